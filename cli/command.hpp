@@ -1,0 +1,66 @@
+#pragma once
+// Shared plumbing of the subcommands. Exceptions are the CLI boundary's way of ending: a
+// subcommand throws Exit (or CLI11's errors) and main() turns it into an exit code, once.
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <CLI/CLI.hpp>
+
+#include "cerulion/core/status.hpp"
+
+namespace cerulion::cli {
+
+/// Ends the program with `code`; main prints `message` (if any) as one "cerulion: ..." line.
+struct Exit {
+  int code = 0;
+  std::string message;
+};
+
+/// Exit codes used everywhere.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitInterrupted = 130;
+
+/// Settings every subcommand shares (filled by main from global flags / environment).
+struct GlobalOptions {
+  std::string domain;
+};
+GlobalOptions& globals();
+
+/// Set by SIGINT/SIGTERM; every wait in core is given this as its cancel flag.
+const std::atomic<bool>* stop_flag();
+bool stop_requested();
+/// The signal that set the stop flag (SIGINT, SIGTERM), 0 if none.
+int stop_signal();
+/// Installs SIGINT/SIGTERM handlers that set stop_flag() (no SA_RESTART: blocked calls return).
+void install_stop_handlers();
+
+/// Throws Exit{1, "<context>: <message>"} when `status` is not ok. Usage-type errors
+/// (InvalidArgument, InvalidTopicName) exit 2.
+void check(const Status& status, std::string_view context = {});
+template <typename T>
+T take(Result<T>&& result, std::string_view context = {}) {
+  check(result.status(), context);
+  return std::move(result).value();
+}
+
+/// "64", "4KiB", "1MiB", "16MiB", "1.5MB", "2G" -> bytes (KiB=1024, kB=1000, K=1024).
+std::optional<std::uint64_t> parse_size(std::string_view text);
+/// A CLI11 validator/transformer accepting parse_size() syntax.
+CLI::Validator size_validator();
+/// Bytes as "1.5 MiB".
+std::string format_bytes(double bytes);
+
+/// Each subcommand file registers itself with a static CommandRegistration, so adding a
+/// subcommand never touches main.cpp. `order` sorts them in --help.
+using AddCommand = void (*)(CLI::App& app);
+struct CommandRegistration {
+  CommandRegistration(int order, AddCommand add);
+};
+
+}  // namespace cerulion::cli

@@ -1,0 +1,79 @@
+// Helpers every subcommand uses: error checks, sizes.
+
+#include <cmath>
+#include <cctype>
+#include <string>
+
+#include <fmt/core.h>
+
+#include "command.hpp"
+
+namespace cerulion::cli {
+
+void check(const Status& status, std::string_view context) {
+  if (status.ok()) return;
+  std::string message = context.empty() ? status.message()
+                                        : fmt::format("{}: {}", context, status.message());
+  int code = kExitFailure;
+  switch (status.code()) {
+    case ErrorCode::InvalidArgument:
+    case ErrorCode::InvalidTopicName: code = kExitUsage; break;
+    case ErrorCode::Interrupted: code = kExitInterrupted; message.clear(); break;
+    default: break;
+  }
+  throw Exit{code, message};
+}
+
+std::optional<std::uint64_t> parse_size(std::string_view text) {
+  std::string s(text);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  if (s.empty()) return std::nullopt;
+  std::size_t pos = 0;
+  double value = 0;
+  try {
+    value = std::stod(s, &pos);
+  } catch (...) {
+    return std::nullopt;
+  }
+  if (!(value >= 0) || std::isinf(value)) return std::nullopt;
+  std::string unit = s.substr(pos);
+  while (!unit.empty() && unit.front() == ' ') unit.erase(unit.begin());
+  std::string u;
+  for (char c : unit) u.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  double mult = 0;
+  if (u.empty() || u == "b") mult = 1;
+  else if (u == "k" || u == "kib" || u == "ki") mult = 1024.0;
+  else if (u == "kb") mult = 1e3;
+  else if (u == "m" || u == "mib" || u == "mi") mult = 1024.0 * 1024;
+  else if (u == "mb") mult = 1e6;
+  else if (u == "g" || u == "gib" || u == "gi") mult = 1024.0 * 1024 * 1024;
+  else if (u == "gb") mult = 1e9;
+  else return std::nullopt;
+  double bytes = value * mult;
+  if (bytes > 1.8e19 || bytes != std::floor(bytes)) return std::nullopt;
+  return static_cast<std::uint64_t>(bytes);
+}
+
+CLI::Validator size_validator() {
+  return CLI::Validator(
+      [](std::string& input) -> std::string {
+        auto bytes = parse_size(input);
+        if (!bytes) return "'" + input + "' is not a size (examples: 64, 4KiB, 1MiB, 16MiB)";
+        input = std::to_string(*bytes);
+        return {};
+      },
+      "SIZE", "size");
+}
+
+std::string format_bytes(double bytes) {
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int i = 0;
+  while (bytes >= 1024 && i < 4) {
+    bytes /= 1024;
+    ++i;
+  }
+  if (i == 0) return fmt::format("{:.0f} B", bytes);
+  return fmt::format("{:.1f} {}", bytes, units[i]);
+}
+
+}  // namespace cerulion::cli

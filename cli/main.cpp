@@ -1,0 +1,117 @@
+// The multi-call entry point: `cerulion <cmd> ...` and `cerulion-<cmd> ...` (a symlink) are the same.
+// This is the only place exceptions are caught and turned into exit codes.
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "cerulion/core/names.hpp"
+#include "command.hpp"
+
+namespace cerulion::cli {
+namespace {
+
+struct Entry {
+  int order;
+  AddCommand add;
+};
+std::vector<Entry>& registry() {
+  static std::vector<Entry> entries;
+  return entries;
+}
+
+std::atomic<bool> g_stop{false};
+std::atomic<int> g_stop_signal{0};
+
+extern "C" void on_stop_signal(int sig) {
+  g_stop_signal.store(sig);
+  g_stop.store(true);
+}
+
+}  // namespace
+
+CommandRegistration::CommandRegistration(int order, AddCommand add) {
+  registry().push_back({order, add});
+}
+
+GlobalOptions& globals() {
+  static GlobalOptions options;
+  return options;
+}
+const std::atomic<bool>* stop_flag() { return &g_stop; }
+bool stop_requested() { return g_stop.load(std::memory_order_relaxed); }
+int stop_signal() { return g_stop_signal.load(); }
+
+void install_stop_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: a futex wait returns EINTR and notices the flag at once
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+}  // namespace cerulion::cli
+
+int main(int argc, char** argv) {
+  using namespace cerulion::cli;
+  std::signal(SIGPIPE, SIG_IGN);  // a closed pipe shows up as EPIPE, handled as a quiet exit
+
+  // Multi-call: "cerulion-ping args" means "cerulion ping args".
+  std::vector<std::string> args(argv, argv + argc);
+  std::string invoked = args[0];
+  if (auto slash = invoked.rfind('/'); slash != std::string::npos) invoked = invoked.substr(slash + 1);
+  if (invoked.rfind("cerulion-", 0) == 0 && invoked.size() > 9) {
+    args.insert(args.begin() + 1, invoked.substr(9));
+  }
+
+  CLI::App app{"cerulion: zero-copy shared-memory messaging for robot processes on one machine,\n"
+               "and recordings of what they said.",
+               "cerulion"};
+  app.require_subcommand(1);
+  app.fallthrough();
+  app.set_version_flag("-V,--version", std::string("cerulion ") + CERULION_VERSION);
+  globals().domain = cerulion::default_domain();
+  app.add_option("--domain", globals().domain,
+                 "Domain the topics live in (env CERULION_DOMAIN, default 'default')")
+      ->check([](const std::string& d) {
+        auto st = cerulion::validate_domain(d);
+        return st.ok() ? std::string() : st.message();
+      });
+
+  auto& entries = registry();
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const auto& a, const auto& b) { return a.order < b.order; });
+  for (const auto& e : entries) e.add(app);
+
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  std::reverse(rest.begin(), rest.end());  // CLI11's vector overload takes arguments reversed
+  try {
+    app.parse(rest);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // One line naming the problem, then where to look; exit 2.
+    std::string what = e.what();
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    fmt::print(stderr, "cerulion: {}\n", what);
+    fmt::print(stderr, "Run 'cerulion --help' or 'cerulion <command> --help' for usage.\n");
+    return kExitUsage;
+  } catch (const Exit& e) {
+    if (!e.message.empty()) fmt::print(stderr, "cerulion: {}\n", e.message);
+    return e.code;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "cerulion: {}\n", e.what());
+    return kExitFailure;
+  }
+  return kExitOk;
+}

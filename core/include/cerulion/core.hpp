@@ -1,0 +1,8 @@
+#pragma once
+// The whole public API of the cerulion shared-memory transport.
+#include "cerulion/core/discovery.hpp"
+#include "cerulion/core/names.hpp"
+#include "cerulion/core/options.hpp"
+#include "cerulion/core/publisher.hpp"
+#include "cerulion/core/status.hpp"
+#include "cerulion/core/subscriber.hpp"

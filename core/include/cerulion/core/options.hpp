@@ -1,0 +1,87 @@
+#pragma once
+// Settings shared by publishers and subscribers. Every default is the recommended setup.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "cerulion/core/names.hpp"
+
+namespace cerulion {
+
+/// How a topic treats a subscriber that is slower than its publishers.
+enum class Mode : std::uint8_t {
+  /// No slot is reused before every subscriber has released it; publishers wait. Nothing is lost,
+  /// order is deterministic. The default.
+  Lockstep = 0,
+  /// Publishers never wait; a subscriber more than `depth` messages behind loses the oldest ones
+  /// and is told how many (Sample::lost_before()).
+  FreeRun = 1,
+};
+
+/// How a participant waits for a message (subscriber) or for room (lockstep publisher).
+enum class WaitStrategy : std::uint8_t {
+  /// Learns the arrival period, sleeps (futex with timeout) until shortly before the next expected
+  /// message, polls, and blocks if it does not come. Default: near-spin latency at a few % CPU.
+  Adaptive = 0,
+  /// Busy-polls: lowest latency, one full core.
+  Spin = 1,
+  /// Blocks in the kernel on a futex in the segment: no CPU, a wake-up costs tens of µs on a VM.
+  Block = 2,
+};
+
+/// What a reader is: a subscriber counts for lockstep backpressure; a tap never holds a publisher
+/// back and counts what it misses.
+enum class Role : std::uint8_t { Publisher = 0, Subscriber = 1, Tap = 2 };
+
+const char* to_string(Mode mode) noexcept;
+const char* to_string(WaitStrategy wait) noexcept;
+const char* to_string(Role role) noexcept;
+std::optional<Mode> parse_mode(std::string_view text) noexcept;            ///< "lockstep", "free-run"
+std::optional<WaitStrategy> parse_wait(std::string_view text) noexcept;    ///< "adaptive", "spin", "block"
+
+/// Default ring depth: messages a topic keeps for late or slow readers (and lockstep's queue room).
+inline constexpr std::uint32_t kDefaultDepth = 16;
+/// Largest ring depth accepted.
+inline constexpr std::uint32_t kMaxDepth = 4096;
+/// Default ceiling of one payload, in bytes (1 GiB). Address space is reserved for it; memory is
+/// committed only for the bytes actually written.
+inline constexpr std::uint64_t kDefaultMaxPayload = 1ull << 30;
+/// Participants (publishers, subscribers and taps together) one topic accepts.
+inline constexpr std::uint32_t kMaxParticipants = 32;
+/// Samples one participant may hold at once (loans for a publisher, received samples otherwise).
+inline constexpr std::uint32_t kMaxHeldPerParticipant = 2;
+
+/// Settings of a topic, fixed by whoever creates its segment. A publisher may also set `mode` on a
+/// topic created by a subscriber (whose mode stays provisional until a publisher fixes it).
+struct TopicOptions {
+  /// Domain of the topic; default: $CERULION_DOMAIN or "default".
+  std::string domain = default_domain();
+  /// Lockstep or free run; nullopt = the topic's current mode (lockstep for a new topic).
+  std::optional<Mode> mode;
+  /// Ring depth in messages; nullopt = the topic's current depth (kDefaultDepth for a new topic).
+  std::optional<std::uint32_t> depth;
+  /// Payload ceiling in bytes for a new topic (default 1 GiB). Ignored when the topic exists.
+  std::uint64_t max_payload = kDefaultMaxPayload;
+};
+
+/// How a participant waits, and what can cut a wait short.
+struct WaitOptions {
+  /// Wait strategy; default adaptive.
+  WaitStrategy strategy = WaitStrategy::Adaptive;
+  /// When non-null and set to true, any wait returns ErrorCode::Interrupted promptly (≤ 100 ms,
+  /// at once when a signal handler set it and interrupted the futex call).
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+/// Nanoseconds on CLOCK_MONOTONIC: the clock of publish timestamps and of round trips.
+std::uint64_t monotonic_ns() noexcept;
+/// Nanoseconds since the Unix epoch (CLOCK_REALTIME), for recordings and listings.
+std::uint64_t realtime_ns() noexcept;
+
+/// A wait limit: nullopt waits for ever (until cancelled).
+using Timeout = std::optional<std::chrono::nanoseconds>;
+
+}  // namespace cerulion

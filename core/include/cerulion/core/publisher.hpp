@@ -1,0 +1,101 @@
+#pragma once
+// Publishing: loan a slot of the topic's shared memory, write the payload in place, publish it.
+// Subscribers then read the very same bytes (zero copy).
+//
+//   auto pub = cerulion::Publisher::create("/robot/cmd");
+//   auto loan = pub->loan(64);
+//   std::memcpy(loan->data().data(), bytes, 64);
+//   auto seq = pub->publish(std::move(*loan));
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "cerulion/core/options.hpp"
+#include "cerulion/core/status.hpp"
+
+namespace cerulion {
+
+namespace detail {
+class PublisherImpl;
+}
+
+/// Options of a publisher: the topic's settings (used if this publisher creates the topic) and how
+/// it waits for room in lockstep.
+struct PublisherOptions {
+  TopicOptions topic;
+  WaitOptions wait;
+};
+
+/// A writable slot lent by a Publisher. Publish it with Publisher::publish(); dropping it
+/// unpublished returns the slot, and nothing of it is ever delivered. Move-only.
+class Loan {
+ public:
+  Loan() = default;
+  Loan(Loan&& other) noexcept;
+  Loan& operator=(Loan&& other) noexcept;
+  Loan(const Loan&) = delete;
+  Loan& operator=(const Loan&) = delete;
+  ~Loan();
+
+  /// The payload bytes, writable in place; size() bytes long.
+  std::span<std::byte> data() const noexcept { return {data_, size_}; }
+  /// Bytes that will be published.
+  std::size_t size() const noexcept { return size_; }
+  /// Publishes fewer bytes than were loaned (new_size ≤ the loaned size; larger is clamped).
+  void shrink(std::size_t new_size) noexcept { size_ = new_size < size_ ? new_size : size_; }
+  bool valid() const noexcept { return impl_ != nullptr; }
+
+ private:
+  friend class Publisher;
+  friend class detail::PublisherImpl;
+  detail::PublisherImpl* impl_ = nullptr;
+  std::byte* data_ = nullptr;
+  std::size_t size_ = 0;
+  std::uint32_t slot_ = 0;
+  std::uint32_t hold_ = 0;
+};
+
+/// One publisher on one topic. Several publishers may share a topic; their messages reach every
+/// subscriber in one total order, numbered by a per-topic sequence. Move-only; the destructor
+/// leaves the topic (and removes its segment when it was the last participant).
+class Publisher {
+ public:
+  /// Opens or creates the topic and joins it as a publisher. Fails with InvalidTopicName,
+  /// PermissionDenied, Corrupted, Incompatible (e.g. an explicit depth that differs from the
+  /// topic's), TooManyParticipants or SystemError.
+  static Result<Publisher> create(std::string_view topic, PublisherOptions options = {});
+
+  Publisher(Publisher&&) noexcept;
+  Publisher& operator=(Publisher&&) noexcept;
+  ~Publisher();
+
+  /// Lends a slot for `size` bytes (0 ≤ size ≤ max_payload()). In lockstep it first waits, per the
+  /// wait strategy and up to `timeout`, until every subscriber has room for one more message.
+  /// The bytes are not cleared: they hold whatever the slot carried before.
+  Result<Loan> loan(std::size_t size, Timeout timeout = std::nullopt);
+
+  /// Publishes a loan; returns its sequence number (0 for a topic's first message).
+  Result<std::uint64_t> publish(Loan&& loan, Timeout timeout = std::nullopt);
+
+  /// Loans, copies `bytes` and publishes: the convenient path for small messages.
+  Result<std::uint64_t> publish_copy(std::span<const std::byte> bytes, Timeout timeout = std::nullopt);
+
+  /// Waits until at least `count` subscribers (taps not counted) are attached.
+  Status wait_for_subscribers(std::uint32_t count, Timeout timeout);
+
+  /// Subscribers attached now (taps not counted).
+  std::uint32_t subscriber_count() const noexcept;
+  const std::string& topic() const noexcept;
+  Mode mode() const noexcept;
+  std::uint32_t depth() const noexcept;
+  std::uint64_t max_payload() const noexcept;
+
+ private:
+  explicit Publisher(std::unique_ptr<detail::PublisherImpl> impl);
+  std::unique_ptr<detail::PublisherImpl> impl_;
+};
+
+}  // namespace cerulion

@@ -1,0 +1,81 @@
+#pragma once
+// Error reporting for the transport API. Nothing in core/ throws across its API: every call that
+// can fail returns a Status or a Result<T> carrying an ErrorCode and a one-line message meant for a
+// person ("topic '/a/../b': '..' components are not allowed").
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace cerulion {
+
+/// What went wrong, coarse enough for a caller to branch on. The message says the rest.
+enum class ErrorCode : std::uint8_t {
+  Ok = 0,
+  InvalidArgument,     ///< A parameter is out of range (zero depth, payload over the ceiling...).
+  InvalidTopicName,    ///< The topic or domain name is malformed or could escape the namespace.
+  NotFound,            ///< No such topic segment exists.
+  PermissionDenied,    ///< The segment belongs to another user (created mode 0600).
+  Corrupted,           ///< The segment is foreign, damaged or of another layout version.
+  Incompatible,        ///< The topic exists with settings that contradict the ones asked for.
+  PayloadTooLarge,     ///< A loan asked for more than the topic's payload ceiling.
+  OutOfMemory,         ///< /dev/shm cannot hold what was asked for.
+  TooManyParticipants, ///< The topic's participant table is full.
+  LoanLimit,           ///< This participant already holds as many samples as it may.
+  Timeout,             ///< A wait ended at its deadline.
+  Interrupted,         ///< A wait was cancelled through the options' cancel flag.
+  SystemError,         ///< An operating-system call failed; the message carries errno's text.
+};
+
+/// A short lowercase name for an error code, e.g. "permission denied".
+const char* to_string(ErrorCode code) noexcept;
+
+/// The outcome of an operation that returns nothing else: ok(), or an error code and message.
+class [[nodiscard]] Status {
+ public:
+  Status() = default;
+  Status(ErrorCode code, std::string message) : code_(code), message_(std::move(message)) {}
+
+  static Status success() { return {}; }
+  bool ok() const noexcept { return code_ == ErrorCode::Ok; }
+  explicit operator bool() const noexcept { return ok(); }
+  ErrorCode code() const noexcept { return code_; }
+  const std::string& message() const noexcept { return message_; }
+
+ private:
+  ErrorCode code_ = ErrorCode::Ok;
+  std::string message_;
+};
+
+/// A value or the Status explaining why there is none (an `expected`-like type for C++20).
+template <typename T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : storage_(std::move(value)) {}  // NOLINT: implicit by design, like expected
+  Result(Status error) : storage_(std::move(error)) {}  // NOLINT
+  Result(ErrorCode code, std::string message) : storage_(Status(code, std::move(message))) {}
+
+  bool ok() const noexcept { return std::holds_alternative<T>(storage_); }
+  explicit operator bool() const noexcept { return ok(); }
+
+  T& value() & { return std::get<T>(storage_); }
+  const T& value() const& { return std::get<T>(storage_); }
+  T&& value() && { return std::get<T>(std::move(storage_)); }
+  T* operator->() { return &std::get<T>(storage_); }
+  const T* operator->() const { return &std::get<T>(storage_); }
+  T& operator*() & { return value(); }
+
+  /// The error; only meaningful when !ok().
+  const Status& status() const {
+    static const Status kOk;
+    return ok() ? kOk : std::get<Status>(storage_);
+  }
+  ErrorCode code() const { return status().code(); }
+  const std::string& message() const { return status().message(); }
+
+ private:
+  std::variant<T, Status> storage_;
+};
+
+}  // namespace cerulion

@@ -1,0 +1,104 @@
+#pragma once
+// Receiving: a read-only, zero-copy view of a published slot, held until the Sample is dropped.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "cerulion/core/options.hpp"
+#include "cerulion/core/status.hpp"
+
+namespace cerulion {
+
+namespace detail {
+class SubscriberImpl;
+}
+
+/// Options of a subscriber or tap.
+struct SubscriberOptions {
+  /// Subscriber (counts for lockstep) or Tap (passive: never holds a publisher back).
+  Role role = Role::Subscriber;
+  /// Used only when this subscriber creates the topic (it waits for a publisher).
+  TopicOptions topic;
+  WaitOptions wait;
+};
+
+/// A received message: read-only view of the publisher's bytes, valid while the Sample lives.
+/// Move-only; dropping it releases the slot (in lockstep, the publisher may then reuse it).
+class Sample {
+ public:
+  Sample() = default;
+  Sample(Sample&& other) noexcept;
+  Sample& operator=(Sample&& other) noexcept;
+  Sample(const Sample&) = delete;
+  Sample& operator=(const Sample&) = delete;
+  ~Sample();
+
+  std::span<const std::byte> data() const noexcept { return {data_, size_}; }
+  std::size_t size() const noexcept { return size_; }
+  /// Per-topic sequence number, 0 for the topic's first message.
+  std::uint64_t sequence() const noexcept { return sequence_; }
+  /// CLOCK_MONOTONIC nanoseconds at publish.
+  std::uint64_t publish_time_ns() const noexcept { return publish_time_ns_; }
+  /// CLOCK_REALTIME nanoseconds at publish (for recordings).
+  std::uint64_t publish_realtime_ns() const noexcept { return publish_realtime_ns_; }
+  /// Process id of the publisher.
+  std::uint32_t publisher_pid() const noexcept { return publisher_pid_; }
+  /// Messages this reader lost just before this one (free run or tap only; 0 in lockstep).
+  std::uint64_t lost_before() const noexcept { return lost_before_; }
+  bool valid() const noexcept { return impl_ != nullptr; }
+
+  /// Releases the slot now rather than at destruction.
+  void release() noexcept;
+
+ private:
+  friend class detail::SubscriberImpl;
+  detail::SubscriberImpl* impl_ = nullptr;
+  const std::byte* data_ = nullptr;
+  std::size_t size_ = 0;
+  std::uint64_t sequence_ = 0;
+  std::uint64_t publish_time_ns_ = 0;
+  std::uint64_t publish_realtime_ns_ = 0;
+  std::uint64_t lost_before_ = 0;
+  std::uint32_t publisher_pid_ = 0;
+  std::uint32_t slot_ = 0;
+  std::uint32_t hold_ = 0;
+};
+
+/// One subscriber (or tap) on one topic. It receives every message published after it attached;
+/// one started before the first publisher creates the topic and waits for it. Move-only.
+class Subscriber {
+ public:
+  /// Opens or creates the topic and attaches. Errors as for Publisher::create.
+  static Result<Subscriber> create(std::string_view topic, SubscriberOptions options = {});
+
+  Subscriber(Subscriber&&) noexcept;
+  Subscriber& operator=(Subscriber&&) noexcept;
+  ~Subscriber();
+
+  /// The next message, waiting per the wait strategy up to `timeout` (Timeout error), or until
+  /// cancelled (Interrupted). LoanLimit if kMaxHeldPerParticipant samples are still held.
+  Result<Sample> receive(Timeout timeout = std::nullopt);
+
+  /// The next message if one is ready now; nullopt if none.
+  Result<std::optional<Sample>> try_receive();
+
+  /// Messages lost so far (free run and taps; always 0 for a lockstep subscriber).
+  std::uint64_t lost() const noexcept;
+  /// Messages received so far.
+  std::uint64_t received() const noexcept;
+  /// Publishers attached now.
+  std::uint32_t publisher_count() const noexcept;
+  const std::string& topic() const noexcept;
+  Mode mode() const noexcept;
+  Role role() const noexcept;
+
+ private:
+  explicit Subscriber(std::unique_ptr<detail::SubscriberImpl> impl);
+  std::unique_ptr<detail::SubscriberImpl> impl_;
+};
+
+}  // namespace cerulion
