@@ -1,0 +1,74 @@
+#pragma once
+// Runs the real `cerulion` binary (or any program) from tests: arguments, stdin bytes, captured
+// stdout/stderr, exit code, and a hard timeout so a hang fails the test instead of the suite.
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace cerulion::test {
+
+struct ProcessResult {
+  int exit_code = -1;       ///< exit status, or 128+signal when killed by a signal
+  bool timed_out = false;   ///< killed because it outlived the timeout
+  std::string out;
+  std::string err;
+};
+
+/// Path of the cerulion binary under test ($CERULION_BIN, set by CTest).
+std::string cerulion_binary();
+
+/// Runs `argv` (argv[0] is the program path) with `input` on stdin (closed afterwards), waits at
+/// most `timeout`, and returns what it printed.
+ProcessResult run_process(const std::vector<std::string>& argv, const std::string& input = {},
+                          std::chrono::milliseconds timeout = std::chrono::seconds(60));
+
+/// `cerulion <args...>`.
+ProcessResult run_cerulion(const std::vector<std::string>& args, const std::string& input = {},
+                           std::chrono::milliseconds timeout = std::chrono::seconds(60));
+
+/// A program running in the background; stdout/stderr go to temporary files read at wait().
+class BackgroundProcess {
+ public:
+  explicit BackgroundProcess(const std::vector<std::string>& argv, const std::string& input = {});
+  BackgroundProcess(const BackgroundProcess&) = delete;
+  BackgroundProcess& operator=(const BackgroundProcess&) = delete;
+  ~BackgroundProcess();  ///< kills (SIGKILL) and reaps if still running
+  pid_t pid() const { return pid_; }
+  void signal(int sig);
+  /// Waits up to `timeout` for exit; on timeout kills it and sets timed_out.
+  ProcessResult wait(std::chrono::milliseconds timeout = std::chrono::seconds(60));
+  /// True while it has not exited.
+  bool running();
+
+ private:
+  pid_t pid_ = -1;
+  std::string out_path_, err_path_;
+  bool reaped_ = false;
+  int status_ = 0;
+};
+
+/// A topic name unique to this process and call, so `ctest -j2` runs never collide.
+std::string unique_topic(const std::string& stem);
+
+/// Number of /dev/shm entries whose name starts with `prefix`.
+int count_shm_entries(const std::string& prefix);
+
+/// Polls `condition` every 10 ms for up to `timeout`; true when it became true.
+template <typename F>
+bool eventually(F condition, std::chrono::milliseconds timeout = std::chrono::seconds(10));
+
+}  // namespace cerulion::test
+
+#include <thread>
+template <typename F>
+bool cerulion::test::eventually(F condition, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return condition();
+}
