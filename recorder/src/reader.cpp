@@ -1,0 +1,625 @@
+#include "cerulion/recorder/reader.hpp"
+
+#include <algorithm>
+#include <exception>
+
+#include "records.hpp"
+#include "source.hpp"
+#include "wire.hpp"
+
+namespace cerulion::recorder {
+
+using detail::Lexer;
+using detail::RawRecord;
+
+namespace {
+
+constexpr const char* kNoStatistics = "no Statistics record";
+
+std::string at(std::uint64_t offset) { return "offset " + std::to_string(offset); }
+
+bool allowed_in_summary(std::uint8_t op) {
+  switch (static_cast<Opcode>(op)) {
+    case Opcode::Header:
+    case Opcode::Footer:
+    case Opcode::Message:
+    case Opcode::Chunk:
+    case Opcode::MessageIndex:
+    case Opcode::Attachment:
+    case Opcode::Metadata:
+      return false;
+    default:
+      return true;
+  }
+}
+
+std::uint32_t prefix_crc(std::uint32_t crc, const RawRecord& r) {
+  ByteVector prefix;
+  detail::append_prefix(prefix, static_cast<Opcode>(r.opcode), r.content.size());
+  crc = detail::crc32_update(crc, prefix.data(), prefix.size());
+  return detail::crc32_update(crc, r.content.data(), r.content.size());
+}
+
+// Reads the Header after the magic; returns the offset just past it.
+Result<std::uint64_t> read_header(detail::Source& source, Header& header) {
+  if (source.size() == 0) return Status(ErrorCode::Corrupted, "empty file (0 bytes): not an MCAP file");
+  if (!detail::has_magic(source, 0)) return Status(ErrorCode::Corrupted, "not an MCAP file (bad magic)");
+  Lexer lexer(source, kMagicSize, source.size());
+  auto rec = lexer.next();
+  if (!rec) return Status(ErrorCode::Corrupted, "truncated MCAP file: no complete Header record");
+  if (rec->opcode != static_cast<std::uint8_t>(Opcode::Header)) {
+    return Status(ErrorCode::Corrupted, "not an MCAP file: the first record is not a Header");
+  }
+  std::string error;
+  auto decoded = detail::decode_record(rec->opcode, rec->content, error);
+  if (!decoded) return Status(ErrorCode::Corrupted, error);
+  header = std::get<Header>(*decoded);
+  return lexer.position();
+}
+
+}  // namespace
+
+Reader::Reader(std::shared_ptr<detail::Source> source, ReaderOptions options)
+    : source_(std::move(source)), options_(options) {}
+Reader::Reader(Reader&&) noexcept = default;
+Reader& Reader::operator=(Reader&&) noexcept = default;
+Reader::~Reader() = default;
+
+Result<Reader> Reader::open(const std::string& path, ReaderOptions options) {
+  auto source = detail::open_file_source(path);
+  if (!source) return source.status();
+  Reader reader(std::move(source.value()), options);
+  Status st = reader.load();
+  if (!st) return Status(st.code(), path + ": " + st.message());
+  return reader;
+}
+
+Result<Reader> Reader::open_memory(std::span<const std::byte> bytes, ReaderOptions options) {
+  Reader reader(detail::memory_source(bytes), options);
+  Status st = reader.load();
+  if (!st) return st;
+  return reader;
+}
+
+Status Reader::load() {
+  try {
+    auto& src = *source_;
+    summary_.file_size = src.size();
+    auto header_end = read_header(src, summary_.header);
+    if (!header_end) return header_end.status();
+    data_start_ = header_end.value();
+    data_end_ = src.size();
+
+    const std::uint64_t tail = kFooterRecordSize + kMagicSize;
+    Footer footer;
+    if (src.size() >= data_start_ + tail && detail::has_magic(src, src.size() - kMagicSize)) {
+      std::byte buf[kFooterRecordSize];
+      if (src.read(src.size() - tail, kFooterRecordSize, buf) &&
+          static_cast<std::uint8_t>(buf[0]) == static_cast<std::uint8_t>(Opcode::Footer) &&
+          detail::load_le(buf + 1, 8) == 20) {
+        footer.summary_start = detail::load_le(buf + 9, 8);
+        footer.summary_offset_start = detail::load_le(buf + 17, 8);
+        footer.summary_crc = static_cast<std::uint32_t>(detail::load_le(buf + 25, 4));
+        summary_.finalized = true;
+        data_end_ = src.size() - tail;
+      }
+    }
+    if (summary_.finalized && footer.summary_start != 0) {
+      std::string why;
+      if (load_summary(why)) {
+        summary_.indexed = true;
+        return Status();
+      }
+      // A summary without Statistics is legal but incomplete: scanning is the normal answer.
+      if (why != kNoStatistics) problems_.push_back("summary unusable (" + why + "); scanned the data section instead");
+      if (!options_.allow_fallback_scan) return Status(ErrorCode::Corrupted, "summary unusable: " + why);
+      summary_.schemas.clear();
+      summary_.channels.clear();
+      summary_.chunk_indexes.clear();
+      summary_.attachment_indexes.clear();
+      summary_.metadata_indexes.clear();
+      summary_.statistics = {};
+    } else if (!summary_.finalized) {
+      problems_.push_back("file is not finalized (no footer): recording was cut short; reading what its complete records hold");
+      if (!options_.allow_fallback_scan) return Status(ErrorCode::Corrupted, "file is not finalized (no footer)");
+    }
+    return scan();
+  } catch (const std::exception& e) {
+    return Status(ErrorCode::SystemError, std::string("reading failed: ") + e.what());
+  }
+}
+
+bool Reader::load_summary(std::string& why) {
+  auto& src = *source_;
+  const std::uint64_t footer_at = src.size() - kFooterRecordSize - kMagicSize;
+  // Re-read the footer to know summary_start (load() validated the record).
+  std::byte buf[kFooterRecordSize];
+  if (!src.read(footer_at, kFooterRecordSize, buf)) {
+    why = "cannot read footer";
+    return false;
+  }
+  std::uint64_t summary_start = detail::load_le(buf + 9, 8);
+  std::uint32_t summary_crc = static_cast<std::uint32_t>(detail::load_le(buf + 25, 4));
+  if (summary_start < data_start_ || summary_start > footer_at) {
+    why = "summary_start " + std::to_string(summary_start) + " is outside the file";
+    return false;
+  }
+  if (options_.verify_crcs && summary_crc != 0) {
+    ByteVector bytes(static_cast<std::size_t>(footer_at - summary_start) + 25);
+    if (!src.read(summary_start, bytes.size(), bytes.data())) {
+      why = "cannot read summary";
+      return false;
+    }
+    if (detail::crc32_of(bytes) != summary_crc) {
+      why = "summary CRC mismatch";
+      return false;
+    }
+  }
+  Lexer lexer(src, summary_start, footer_at);
+  bool have_statistics = false;
+  while (auto rec = lexer.next()) {
+    if (!allowed_in_summary(rec->opcode)) {
+      why = std::string(to_string(static_cast<Opcode>(rec->opcode))) + " record in the summary at " + at(rec->offset);
+      return false;
+    }
+    std::string error;
+    auto decoded = detail::decode_record(rec->opcode, rec->content, error);
+    if (!decoded) {
+      why = error + " at " + at(rec->offset);
+      return false;
+    }
+    if (auto* s = std::get_if<Schema>(&*decoded)) {
+      if (s->id != 0) summary_.schemas[s->id] = std::move(*s);
+    } else if (auto* c = std::get_if<Channel>(&*decoded)) {
+      summary_.channels[c->id] = std::move(*c);
+    } else if (auto* ci = std::get_if<ChunkIndex>(&*decoded)) {
+      if (ci->chunk_start_offset < data_start_ || ci->chunk_length < kRecordPrefixSize ||
+          ci->chunk_start_offset > summary_start || ci->chunk_length > summary_start - ci->chunk_start_offset) {
+        why = "chunk index points outside the data section";
+        return false;
+      }
+      summary_.chunk_indexes.push_back(std::move(*ci));
+    } else if (auto* ai = std::get_if<AttachmentIndex>(&*decoded)) {
+      summary_.attachment_indexes.push_back(std::move(*ai));
+    } else if (auto* mi = std::get_if<MetadataIndex>(&*decoded)) {
+      summary_.metadata_indexes.push_back(std::move(*mi));
+    } else if (auto* st = std::get_if<Statistics>(&*decoded)) {
+      if (have_statistics) {
+        why = "more than one Statistics record";
+        return false;
+      }
+      have_statistics = true;
+      summary_.statistics = std::move(*st);
+    }
+  }
+  if (!lexer.error().empty()) {
+    why = lexer.error();
+    return false;
+  }
+  if (!have_statistics) {
+    why = kNoStatistics;
+    return false;
+  }
+  std::sort(summary_.chunk_indexes.begin(), summary_.chunk_indexes.end(),
+            [](const ChunkIndex& a, const ChunkIndex& b) { return a.chunk_start_offset < b.chunk_start_offset; });
+  summary_.valid_data_end = summary_start;
+  return true;
+}
+
+Status Reader::scan() {
+  auto& src = *source_;
+  Statistics& stats = summary_.statistics;
+  stats = {};
+  bool any_time = false;
+  auto count_message = [&](std::uint16_t channel, std::uint64_t t) {
+    ++stats.message_count;
+    ++stats.channel_message_counts[channel];
+    if (!any_time || t < stats.message_start_time) stats.message_start_time = t;
+    if (!any_time || t > stats.message_end_time) stats.message_end_time = t;
+    any_time = true;
+  };
+  Lexer lexer(src, data_start_, data_end_);
+  ByteVector records;
+  std::uint32_t crc = 0;
+  {
+    ByteVector head(static_cast<std::size_t>(data_start_));
+    if (options_.verify_crcs && src.read(0, head.size(), head.data())) crc = detail::crc32_of(head);
+  }
+  summary_.valid_data_end = data_start_;
+  bool stop = false;
+  while (!stop) {
+    auto rec = lexer.next();
+    if (!rec) break;
+    std::string error;
+    std::span<const std::byte> stored;
+    auto decoded = detail::decode_record(rec->opcode, rec->content, error, &stored);
+    if (!decoded) {
+      problems_.push_back(error + " at " + at(rec->offset) + "; skipped");
+      if (options_.verify_crcs) crc = prefix_crc(crc, *rec);
+      summary_.valid_data_end = lexer.position();
+      continue;
+    }
+    if (auto* s = std::get_if<Schema>(&*decoded)) {
+      if (s->id != 0) summary_.schemas.emplace(s->id, std::move(*s));
+    } else if (auto* c = std::get_if<Channel>(&*decoded)) {
+      summary_.channels.emplace(c->id, std::move(*c));
+    } else if (auto* m = std::get_if<Message>(&*decoded)) {
+      ++summary_.unchunked_messages;
+      count_message(m->channel_id, m->log_time);
+    } else if (auto* chunk = std::get_if<ChunkInfo>(&*decoded)) {
+      if (!detail::load_chunk(*chunk, stored, options_.verify_crcs, records, error)) {
+        problems_.push_back("chunk at " + at(rec->offset) + ": " + error + "; skipped");
+      } else {
+        bool ok = detail::for_each_in_chunk(
+            records,
+            [&](std::uint8_t op, std::uint64_t, std::span<const std::byte> content) {
+              std::string e;
+              auto r = detail::decode_record(op, content, e);
+              if (!r) return true;
+              if (auto* s = std::get_if<Schema>(&*r)) {
+                if (s->id != 0) summary_.schemas.emplace(s->id, std::move(*s));
+              } else if (auto* c = std::get_if<Channel>(&*r)) {
+                summary_.channels.emplace(c->id, std::move(*c));
+              } else if (auto* m = std::get_if<Message>(&*r)) {
+                count_message(m->channel_id, m->log_time);
+              }
+              return true;
+            },
+            error);
+        if (!ok) problems_.push_back("chunk at " + at(rec->offset) + ": " + error);
+        ChunkIndex ci;
+        ci.message_start_time = chunk->message_start_time;
+        ci.message_end_time = chunk->message_end_time;
+        ci.chunk_start_offset = rec->offset;
+        ci.chunk_length = rec->length;
+        ci.compression = chunk->compression;
+        ci.compressed_size = chunk->compressed_size;
+        ci.uncompressed_size = chunk->uncompressed_size;
+        summary_.chunk_indexes.push_back(std::move(ci));
+      }
+    } else if (auto* a = std::get_if<Attachment>(&*decoded)) {
+      if (options_.verify_crcs && a->crc != 0 && detail::attachment_crc(*a) != a->crc) {
+        problems_.push_back("attachment '" + a->name + "' at " + at(rec->offset) + ": CRC mismatch; skipped");
+      } else {
+        summary_.attachment_indexes.push_back(
+            {rec->offset, rec->length, a->log_time, a->create_time, a->data.size(), a->name, a->media_type});
+      }
+    } else if (auto* md = std::get_if<Metadata>(&*decoded)) {
+      summary_.metadata_indexes.push_back({rec->offset, rec->length, md->name});
+    } else if (auto* de = std::get_if<DataEnd>(&*decoded)) {
+      if (options_.verify_crcs && de->data_section_crc != 0 && de->data_section_crc != crc) {
+        problems_.push_back("data section CRC mismatch");
+      }
+      stop = true;
+    } else if (std::holds_alternative<Footer>(*decoded)) {
+      stop = true;
+    }
+    if (options_.verify_crcs) crc = prefix_crc(crc, *rec);
+    summary_.valid_data_end = stop ? rec->offset : lexer.position();
+  }
+  if (!lexer.error().empty()) problems_.push_back("truncated: " + lexer.error() + "; the rest is unreadable");
+  stats.schema_count = static_cast<std::uint16_t>(summary_.schemas.size());
+  stats.channel_count = static_cast<std::uint32_t>(summary_.channels.size());
+  stats.attachment_count = static_cast<std::uint32_t>(summary_.attachment_indexes.size());
+  stats.metadata_count = static_cast<std::uint32_t>(summary_.metadata_indexes.size());
+  stats.chunk_count = static_cast<std::uint32_t>(summary_.chunk_indexes.size());
+  return Status();
+}
+
+bool Reader::deliver_chunk(const ChunkInfo& info, std::span<const std::byte> stored,
+                           const ReadMessagesOptions& options,
+                           const std::function<bool(const MessageView&)>& on_message, bool& keep_going) {
+  ByteVector records;
+  std::string error;
+  if (!detail::load_chunk(info, stored, options_.verify_crcs, records, error)) {
+    problems_.push_back("chunk at " + at(info.file_offset) + ": " + error + "; skipped");
+    return false;
+  }
+  std::map<std::uint16_t, bool> wanted;
+  bool ok = detail::for_each_in_chunk(
+      records,
+      [&](std::uint8_t op, std::uint64_t, std::span<const std::byte> content) {
+        std::string e;
+        if (op == static_cast<std::uint8_t>(Opcode::Message)) {
+          if (content.size() < 22) return true;
+          auto channel_id = static_cast<std::uint16_t>(detail::load_le(content.data(), 2));
+          auto log_time = detail::load_le(content.data() + 6, 8);
+          if (log_time < options.start_time || log_time > options.end_time) return true;
+          auto ch = summary_.channels.find(channel_id);
+          if (ch == summary_.channels.end()) return true;
+          auto w = wanted.find(channel_id);
+          if (w == wanted.end()) {
+            w = wanted.emplace(channel_id, !options.channel_filter || options.channel_filter(ch->second)).first;
+          }
+          if (!w->second) return true;
+          auto r = detail::decode_record(op, content, e);
+          if (!r) return true;
+          auto sc = summary_.schemas.find(ch->second.schema_id);
+          MessageView view{std::get<Message>(*r), ch->second, sc == summary_.schemas.end() ? nullptr : &sc->second};
+          keep_going = on_message(view);
+          return keep_going;
+        }
+        auto r = detail::decode_record(op, content, e);
+        if (!r) return true;
+        if (auto* s = std::get_if<Schema>(&*r)) {
+          if (s->id != 0) summary_.schemas.emplace(s->id, std::move(*s));
+        } else if (auto* c = std::get_if<Channel>(&*r)) {
+          summary_.channels.emplace(c->id, std::move(*c));
+        }
+        return true;
+      },
+      error);
+  if (!ok) problems_.push_back("chunk at " + at(info.file_offset) + ": " + error);
+  return ok;
+}
+
+Status Reader::read_messages(const ReadMessagesOptions& options,
+                             const std::function<bool(const MessageView&)>& on_message) {
+  try {
+    auto& src = *source_;
+    bool keep_going = true;
+    auto chunk_wanted = [&](const ChunkIndex& ci) {
+      if (ci.message_end_time < options.start_time || ci.message_start_time > options.end_time) return false;
+      if (!options.channel_filter || ci.message_index_offsets.empty()) return true;
+      for (const auto& [id, off] : ci.message_index_offsets) {
+        auto ch = summary_.channels.find(id);
+        if (ch == summary_.channels.end() || options.channel_filter(ch->second)) return true;
+      }
+      return false;
+    };
+    if (summary_.indexed && !summary_.chunk_indexes.empty()) {
+      for (const auto& ci : summary_.chunk_indexes) {
+        if (!keep_going) break;
+        if (!chunk_wanted(ci)) continue;
+        Lexer lexer(src, ci.chunk_start_offset, ci.chunk_start_offset + ci.chunk_length);
+        auto rec = lexer.next();
+        std::string error;
+        std::span<const std::byte> stored;
+        std::optional<Record> decoded;
+        if (rec && rec->opcode == static_cast<std::uint8_t>(Opcode::Chunk) && rec->length == ci.chunk_length) {
+          decoded = detail::decode_record(rec->opcode, rec->content, error, &stored);
+        }
+        if (!decoded) {
+          problems_.push_back("chunk index points at no valid chunk at " + at(ci.chunk_start_offset) + "; skipped");
+          continue;
+        }
+        auto& info = std::get<ChunkInfo>(*decoded);
+        info.file_offset = rec->offset;
+        info.record_length = rec->length;
+        deliver_chunk(info, stored, options, on_message, keep_going);
+      }
+      return Status();
+    }
+    Lexer lexer(src, data_start_, data_end_);
+    while (keep_going) {
+      auto rec = lexer.next();
+      if (!rec) break;
+      std::string error;
+      std::span<const std::byte> stored;
+      auto decoded = detail::decode_record(rec->opcode, rec->content, error, &stored);
+      if (!decoded) continue;
+      if (auto* s = std::get_if<Schema>(&*decoded)) {
+        if (s->id != 0) summary_.schemas.emplace(s->id, std::move(*s));
+      } else if (auto* c = std::get_if<Channel>(&*decoded)) {
+        summary_.channels.emplace(c->id, std::move(*c));
+      } else if (auto* m = std::get_if<Message>(&*decoded)) {
+        if (m->log_time < options.start_time || m->log_time > options.end_time) continue;
+        auto ch = summary_.channels.find(m->channel_id);
+        if (ch == summary_.channels.end()) continue;
+        if (options.channel_filter && !options.channel_filter(ch->second)) continue;
+        auto sc = summary_.schemas.find(ch->second.schema_id);
+        keep_going = on_message(MessageView{*m, ch->second, sc == summary_.schemas.end() ? nullptr : &sc->second});
+      } else if (auto* chunk = std::get_if<ChunkInfo>(&*decoded)) {
+        chunk->file_offset = rec->offset;
+        chunk->record_length = rec->length;
+        ChunkIndex ci;
+        ci.message_start_time = chunk->message_start_time;
+        ci.message_end_time = chunk->message_end_time;
+        // An empty chunk (times 0/0) still may define channels: never skip those by time.
+        if (chunk->message_end_time != 0 && !chunk_wanted(ci)) continue;
+        deliver_chunk(*chunk, stored, options, on_message, keep_going);
+      } else if (std::holds_alternative<DataEnd>(*decoded) || std::holds_alternative<Footer>(*decoded)) {
+        break;
+      }
+    }
+    return Status();
+  } catch (const std::exception& e) {
+    return Status(ErrorCode::SystemError, std::string("reading failed: ") + e.what());
+  }
+}
+
+std::vector<std::pair<std::uint64_t, std::uint64_t>> Reader::scan_for(std::uint8_t opcode) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> found;
+  Lexer lexer(*source_, data_start_, summary_.indexed ? summary_.valid_data_end : data_end_);
+  while (auto rec = lexer.next()) {
+    if (rec->opcode == opcode) found.emplace_back(rec->offset, rec->length);
+    if (rec->opcode == static_cast<std::uint8_t>(Opcode::DataEnd)) break;
+  }
+  return found;
+}
+
+Result<std::vector<Metadata>> Reader::read_metadata() {
+  try {
+    std::vector<Metadata> out;
+    // An indexed file may count records its summary does not index: find them by scanning.
+    if (summary_.indexed && summary_.statistics.metadata_count > summary_.metadata_indexes.size()) {
+      summary_.metadata_indexes.clear();
+      for (auto [offset, length] : scan_for(static_cast<std::uint8_t>(Opcode::Metadata))) {
+        summary_.metadata_indexes.push_back({offset, length, {}});
+      }
+    }
+    for (const auto& mi : summary_.metadata_indexes) {
+      Lexer lexer(*source_, mi.offset, mi.offset + mi.length);
+      auto rec = lexer.next();
+      std::string error;
+      if (!rec || rec->opcode != static_cast<std::uint8_t>(Opcode::Metadata)) {
+        problems_.push_back("metadata index points at no Metadata record at " + at(mi.offset));
+        continue;
+      }
+      auto decoded = detail::decode_record(rec->opcode, rec->content, error);
+      if (!decoded) {
+        problems_.push_back(error + " at " + at(mi.offset));
+        continue;
+      }
+      out.push_back(std::move(std::get<Metadata>(*decoded)));
+    }
+    return out;
+  } catch (const std::exception& e) {
+    return Status(ErrorCode::SystemError, std::string("reading failed: ") + e.what());
+  }
+}
+
+Result<std::vector<Attachment>> Reader::read_attachments() {
+  try {
+    std::vector<Attachment> out;
+    if (summary_.indexed && summary_.statistics.attachment_count > summary_.attachment_indexes.size()) {
+      summary_.attachment_indexes.clear();
+      for (auto [offset, length] : scan_for(static_cast<std::uint8_t>(Opcode::Attachment))) {
+        AttachmentIndex ai;
+        ai.offset = offset;
+        ai.length = length;
+        summary_.attachment_indexes.push_back(ai);
+      }
+    }
+    for (const auto& ai : summary_.attachment_indexes) {
+      Lexer lexer(*source_, ai.offset, ai.offset + ai.length);
+      auto rec = lexer.next();
+      std::string error;
+      if (!rec || rec->opcode != static_cast<std::uint8_t>(Opcode::Attachment)) {
+        problems_.push_back("attachment index points at no Attachment record at " + at(ai.offset));
+        continue;
+      }
+      auto decoded = detail::decode_record(rec->opcode, rec->content, error);
+      if (!decoded) {
+        problems_.push_back(error + " at " + at(ai.offset));
+        continue;
+      }
+      auto& a = std::get<Attachment>(*decoded);
+      if (options_.verify_crcs && a.crc != 0 && detail::attachment_crc(a) != a.crc) {
+        problems_.push_back("attachment '" + a.name + "': CRC mismatch; skipped");
+        continue;
+      }
+      out.push_back(std::move(a));
+    }
+    return out;
+  } catch (const std::exception& e) {
+    return Status(ErrorCode::SystemError, std::string("reading failed: ") + e.what());
+  }
+}
+
+namespace {
+
+Status stream_impl(detail::Source& src, const std::function<bool(const Record&)>& on_record,
+                   std::vector<std::string>* problems, StreamOptions options) {
+  auto problem = [&](std::string p) {
+    if (problems) problems->push_back(std::move(p));
+  };
+  if (src.size() == 0) return Status(ErrorCode::Corrupted, "empty file (0 bytes): not an MCAP file");
+  if (!detail::has_magic(src, 0)) return Status(ErrorCode::Corrupted, "not an MCAP file (bad magic)");
+  Lexer lexer(src, kMagicSize, src.size());
+  std::uint32_t crc = detail::crc32_update(0, kMagic, kMagicSize);
+  bool first = true;
+  bool data_ended = false;
+  ByteVector records;
+  while (auto rec = lexer.next()) {
+    std::string error;
+    std::span<const std::byte> stored;
+    auto decoded = detail::decode_record(rec->opcode, rec->content, error, &stored);
+    if (first) {
+      if (!decoded || !std::holds_alternative<Header>(*decoded)) {
+        return Status(ErrorCode::Corrupted, "not an MCAP file: the first record is not a valid Header");
+      }
+      first = false;
+    } else if (decoded && std::holds_alternative<Header>(*decoded)) {
+      return Status(ErrorCode::Corrupted, "a second Header record at " + at(rec->offset));
+    }
+    if (!decoded) {
+      problem(error + " at " + at(rec->offset) + "; skipped");
+      if (!data_ended) crc = prefix_crc(crc, *rec);
+      continue;
+    }
+    if (auto* de = std::get_if<DataEnd>(&*decoded)) {
+      if (options.verify_crcs && de->data_section_crc != 0 && de->data_section_crc != crc) {
+        problem("data section CRC mismatch");
+      }
+      data_ended = true;
+    }
+    if (!data_ended) crc = prefix_crc(crc, *rec);
+    if (auto* a = std::get_if<Attachment>(&*decoded)) {
+      if (options.verify_crcs && a->crc != 0 && detail::attachment_crc(*a) != a->crc) {
+        problem("attachment '" + a->name + "' at " + at(rec->offset) + ": CRC mismatch; skipped");
+        continue;
+      }
+    }
+    if (auto* chunk = std::get_if<ChunkInfo>(&*decoded)) {
+      chunk->file_offset = rec->offset;
+      chunk->record_length = rec->length;
+      if (!on_record(*decoded)) return Status();
+      if (!detail::load_chunk(*chunk, stored, options.verify_crcs, records, error)) {
+        problem("chunk at " + at(rec->offset) + ": " + error + "; skipped");
+        continue;
+      }
+      bool go = true;
+      bool ok = detail::for_each_in_chunk(
+          records,
+          [&](std::uint8_t op, std::uint64_t, std::span<const std::byte> content) {
+            auto kind = static_cast<Opcode>(op);
+            if (kind != Opcode::Schema && kind != Opcode::Channel && kind != Opcode::Message) {
+              if (op < 0x80) problem("chunk at " + at(rec->offset) + ": a record not allowed in a chunk; skipped");
+              return true;
+            }
+            std::string e;
+            auto r = detail::decode_record(op, content, e);
+            if (!r) {
+              problem("chunk at " + at(rec->offset) + ": " + e);
+              return true;
+            }
+            go = on_record(*r);
+            return go;
+          },
+          error);
+      if (!ok) problem("chunk at " + at(rec->offset) + ": " + error);
+      if (!go) return Status();
+      continue;
+    }
+    if (!on_record(*decoded)) return Status();
+    if (std::holds_alternative<Footer>(*decoded)) {
+      std::uint64_t end = lexer.position();
+      if (end + kMagicSize > src.size() || !detail::has_magic(src, end)) {
+        return Status(ErrorCode::Corrupted, "no closing magic after the Footer");
+      }
+      if (end + kMagicSize != src.size()) return Status(ErrorCode::Corrupted, "bytes after the closing magic");
+      return Status();
+    }
+  }
+  if (!lexer.error().empty()) return Status(ErrorCode::Corrupted, "truncated file: " + lexer.error());
+  return Status(ErrorCode::Corrupted, "truncated file: no Footer");
+}
+
+}  // namespace
+
+Status stream_records(const std::string& path, const std::function<bool(const Record&)>& on_record,
+                      std::vector<std::string>* problems, StreamOptions options) {
+  try {
+    auto source = detail::open_file_source(path);
+    if (!source) return source.status();
+    Status st = stream_impl(*source.value(), on_record, problems, options);
+    if (!st) return Status(st.code(), path + ": " + st.message());
+    return st;
+  } catch (const std::exception& e) {
+    return Status(ErrorCode::SystemError, std::string("reading failed: ") + e.what());
+  }
+}
+
+Status stream_records_memory(std::span<const std::byte> bytes,
+                             const std::function<bool(const Record&)>& on_record,
+                             std::vector<std::string>* problems, StreamOptions options) {
+  try {
+    auto source = detail::memory_source(bytes);
+    return stream_impl(*source, on_record, problems, options);
+  } catch (const std::exception& e) {
+    return Status(ErrorCode::SystemError, std::string("reading failed: ") + e.what());
+  }
+}
+
+}  // namespace cerulion::recorder

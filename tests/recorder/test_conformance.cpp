@@ -1,0 +1,120 @@
+// The reader against the official MCAP conformance files and the real sample files.
+
+#include <catch2/catch.hpp>
+
+#include <map>
+
+#include "cerulion/recorder/reader.hpp"
+#include "helpers.hpp"
+
+using namespace rectest;
+
+TEST_CASE("The streaming reader reproduces the records every conformance file lists", "[recorder][conformance]") {
+  fs::path dir = reference_dir() / "mcap-conformance";
+  if (!fs::exists(dir)) {
+    WARN("skipped: " << dir.string() << " is absent");
+    return;
+  }
+  int files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    if (entry.path().extension() != ".mcap") continue;
+    fs::path json_path = entry.path();
+    json_path.replace_extension(".json");
+    if (!fs::exists(json_path)) continue;
+    ++files;
+    INFO(entry.path().filename().string());
+    auto expected = nlohmann::json::parse(read_all(json_path.string()))["records"];
+    auto got = nlohmann::json::array();
+    std::vector<std::string> problems;
+    Status st = stream_records(entry.path().string(), [&](const Record& r) {
+      auto j = to_conformance_json(r);
+      if (!j.is_null()) got.push_back(std::move(j));
+      return true;
+    }, &problems);
+    CHECK(st.ok());
+    CHECK(problems.empty());
+    CHECK(got.dump() == expected.dump());
+  }
+  CHECK(files > 100);
+}
+
+TEST_CASE("The indexed reader returns the messages of every conformance file", "[recorder][conformance]") {
+  fs::path dir = reference_dir() / "mcap-conformance";
+  if (!fs::exists(dir)) {
+    WARN("skipped: " << dir.string() << " is absent");
+    return;
+  }
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    if (entry.path().extension() != ".mcap") continue;
+    fs::path json_path = entry.path();
+    json_path.replace_extension(".json");
+    INFO(entry.path().filename().string());
+    auto expected = nlohmann::json::parse(read_all(json_path.string()))["records"];
+    auto want = nlohmann::json::array();
+    std::size_t metadata = 0, attachments = 0;
+    for (const auto& r : expected) {
+      if (r["type"] == "Message") want.push_back(r);
+      if (r["type"] == "Metadata") ++metadata;
+      if (r["type"] == "Attachment") ++attachments;
+    }
+    auto reader = Reader::open(entry.path().string());
+    REQUIRE(reader.ok());
+    CHECK(reader->summary().finalized);
+    CHECK(reader->problems().empty());
+    auto got = nlohmann::json::array();
+    Status st = reader->read_messages({}, [&](const MessageView& m) {
+      got.push_back(to_conformance_json(m.message));
+      return true;
+    });
+    CHECK(st.ok());
+    CHECK(got.dump() == want.dump());
+    CHECK(reader->summary().statistics.message_count == want.size());
+    auto md = reader->read_metadata();
+    REQUIRE(md.ok());
+    CHECK(md->size() == metadata);
+    auto at = reader->read_attachments();
+    REQUIRE(at.ok());
+    CHECK(at->size() == attachments);
+  }
+}
+
+namespace {
+std::map<std::string, std::uint64_t> count_topics(Reader& reader) {
+  std::map<std::string, std::uint64_t> counts;
+  Status st = reader.read_messages({}, [&](const MessageView& m) {
+    ++counts[m.channel.topic];
+    return true;
+  });
+  REQUIRE(st.ok());
+  return counts;
+}
+}  // namespace
+
+TEST_CASE("The sample files written by the official writer read back with their manifest counts", "[recorder][samples]") {
+  fs::path dir = reference_dir() / "mcap-samples";
+  if (!fs::exists(dir / "manifest.json")) {
+    WARN("skipped: " << dir.string() << " is absent");
+    return;
+  }
+  auto manifest = nlohmann::json::parse(read_all((dir / "manifest.json").string()));
+  for (const auto& item : manifest) {
+    std::string file = item["file"];
+    INFO(file);
+    auto reader = Reader::open((dir / file).string());
+    REQUIRE(reader.ok());
+    auto counts = count_topics(*reader);
+    std::uint64_t total = 0;
+    for (const auto& [topic, n] : counts) total += n;
+    if (item["truncated"].get<bool>()) {
+      CHECK_FALSE(reader->summary().finalized);
+      CHECK(total == 586);  // what the complete chunks hold, per the reference notes
+      CHECK_FALSE(reader->problems().empty());
+    } else {
+      CHECK(reader->summary().finalized);
+      CHECK(reader->summary().indexed);
+      CHECK(reader->problems().empty());
+      for (const auto& [topic, n] : item["messages"].items()) CHECK(counts[topic] == n.get<std::uint64_t>());
+      CHECK(reader->summary().statistics.message_count == total);
+    }
+  }
+}
