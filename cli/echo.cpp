@@ -1,0 +1,201 @@
+// `cerulion echo TOPIC`: prints what a topic carries, as text for people, JSON lines for tools, or
+// the exact bytes for files and pipes.
+
+#include <chrono>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "cerulion/core/subscriber.hpp"
+#include "command.hpp"
+#include "message_format.hpp"
+
+namespace cerulion::cli {
+namespace {
+
+struct EchoSettings {
+  std::string topic;
+  std::uint64_t count = 0;
+  double timeout_s = 0;
+  std::size_t truncate_length = 128;
+  bool json = false;
+  bool raw = false;
+  std::string separator;
+  bool report_lost = false;
+  bool tap = false;
+  double delay_s = 0;
+  std::string mode;
+  std::uint32_t depth = 0;
+
+  CLI::Option* count_option = nullptr;
+  CLI::Option* timeout_option = nullptr;
+  CLI::Option* depth_option = nullptr;
+};
+
+class MessagePrinter {
+ public:
+  MessagePrinter(const EchoSettings& settings, std::string separator)
+      : settings_(settings), separator_(std::move(separator)) {}
+
+  void print(const Sample& sample, const std::string& topic) {
+    auto bytes = sample.data();
+    if (settings_.raw) {
+      out_.append(bytes);
+      out_.append(separator_);
+    } else if (settings_.json) {
+      nlohmann::json line = {
+          {"topic", topic},
+          {"seq", sample.sequence()},
+          {"publish_time_ns", sample.publish_time_ns()},
+          {"receive_time_ns", monotonic_ns()},
+          {"size", sample.size()},
+          {"lost_before", sample.lost_before()},
+      };
+      if (is_valid_utf8(bytes)) {
+        line["data"] = std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+      } else {
+        line["data_base64"] = base64_encode(bytes);
+      }
+      out_.append(line.dump());
+      out_.append("\n");
+    } else {
+      out_.append(render_message_text(bytes, settings_.truncate_length));
+      out_.append("\n");
+    }
+  }
+
+  void flush() { out_.flush(); }
+
+ private:
+  const EchoSettings& settings_;
+  std::string separator_;
+  StdoutWriter out_;
+};
+
+/// Reports free-run losses on stderr, one line per gap and a total at the end.
+void report_lost(const EchoSettings& settings, const Sample& sample, std::uint64_t& total) {
+  if (sample.lost_before() == 0) return;
+  total += sample.lost_before();
+  if (settings.report_lost) {
+    fmt::print(stderr, "lost {} message(s) before #{}\n", sample.lost_before(), sample.sequence());
+  }
+}
+
+void run_echo(const EchoSettings& settings) {
+  auto separator = unescape(settings.separator);
+  if (!separator) throw Exit{kExitUsage, fmt::format("--separator '{}': malformed escape", settings.separator)};
+  install_stop_handlers();
+
+  SubscriberOptions options;
+  options.role = settings.tap ? Role::Tap : Role::Subscriber;
+  options.topic.domain = globals().domain;
+  options.topic.mode = mode_from_option(settings.mode);
+  if (settings.depth_option->count() > 0) options.topic.depth = settings.depth;
+  options.wait.cancel = stop_flag();
+  Subscriber subscriber = take(Subscriber::create(settings.topic, options), settings.topic);
+
+  Timeout timeout;
+  if (settings.timeout_option->count() > 0) timeout = seconds_to_timeout(settings.timeout_s);
+  std::optional<std::uint64_t> limit;
+  if (settings.count_option->count() > 0) limit = settings.count;
+
+  MessagePrinter printer(settings, *separator);
+  std::uint64_t received = 0, lost = 0;
+  auto finish_lost_report = [&] {
+    if (settings.report_lost) fmt::print(stderr, "lost {} message(s) in total, received {}\n", lost, received);
+  };
+  while (!limit || received < *limit) {
+    if (stop_requested()) {  // a busy stream never blocks, so the flag is looked at here too
+      printer.flush();
+      finish_lost_report();
+      throw Exit{kExitInterrupted, {}};
+    }
+    // Flush only when nothing is waiting: full buffers at high rates, prompt lines at low ones.
+    auto ready = subscriber.try_receive();
+    std::optional<Sample> sample;
+    if (ready && ready->has_value()) {
+      sample = std::move(**ready);
+    } else {
+      printer.flush();
+      auto next = subscriber.receive(timeout);
+      if (!next) {
+        if (next.code() == ErrorCode::Interrupted) {
+          finish_lost_report();
+          throw Exit{kExitInterrupted, {}};
+        }
+        if (next.code() != ErrorCode::Timeout) check(next.status(), subscriber.topic());
+        finish_lost_report();
+        if (received == 0) {
+          throw Exit{kExitFailure, fmt::format("no message on '{}' within {} s", subscriber.topic(), settings.timeout_s)};
+        }
+        if (limit) {
+          throw Exit{kExitFailure, fmt::format("received {} of {} messages on '{}' before the {} s timeout",
+                                               received, *limit, subscriber.topic(), settings.timeout_s)};
+        }
+        return;  // the stream went quiet after delivering something: a normal end
+      }
+      sample = std::move(*next);
+    }
+    ++received;
+    report_lost(settings, *sample, lost);
+    printer.print(*sample, subscriber.topic());
+    sample->release();
+    if (settings.delay_s > 0) {
+      printer.flush();
+      if (!sleep_unless_stopped(seconds_to_timeout(settings.delay_s).value())) {
+        finish_lost_report();
+        throw Exit{kExitInterrupted, {}};
+      }
+    }
+  }
+  printer.flush();
+  finish_lost_report();
+}
+
+void add_echo_command(CLI::App& app) {
+  auto settings = std::make_shared<EchoSettings>();
+  auto* cmd = app.add_subcommand("echo", "Print the messages of a topic (text, JSON lines or raw bytes)");
+  cmd->footer(
+      "Started before the first publisher, echo waits for it; started later, it prints messages from then on.\n"
+      "Examples:\n"
+      "  cerulion echo /chatter\n"
+      "  cerulion echo /numbers --json -n 10\n"
+      "  cerulion echo /blob --raw -n 1 > blob.bin");
+  cmd->add_option("topic", settings->topic, "Topic name, e.g. /robot/cmd")->required();
+  settings->count_option = cmd->add_option("-n,--count", settings->count, "Exit after N messages")
+                               ->check(CLI::Range(std::uint64_t{1}, std::numeric_limits<std::uint64_t>::max()));
+  settings->timeout_option =
+      cmd->add_option("--timeout", settings->timeout_s,
+                      "Stop after SEC without a message; exit 1 if nothing (or fewer than -n) arrived")
+          ->check(positive_seconds());
+  cmd->add_option("-l,--truncate-length", settings->truncate_length,
+                  "Text mode: show at most N bytes of a message (default 128, 0 = all)")
+      ->check(CLI::NonNegativeNumber);
+  auto* json = cmd->add_flag("--json", settings->json,
+                             "One JSON object per message: topic, seq, publish_time_ns, receive_time_ns, size, "
+                             "lost_before, and data (UTF-8) or data_base64");
+  auto* raw = cmd->add_flag("--raw", settings->raw, "Write the exact message bytes and nothing else");
+  auto* separator = cmd->add_option("--separator", settings->separator,
+                                    "With --raw: written after every message; C escapes allowed ('\\n', '\\0')");
+  cmd->add_flag("--lost", settings->report_lost, "Report messages lost in free run (and a total) on stderr");
+  cmd->add_flag("--tap", settings->tap, "Attach as a tap: never hold a lockstep publisher back (may lose messages)");
+  cmd->add_option("--delay", settings->delay_s, "Sleep SEC after each message (simulates a slow consumer)")
+      ->check(positive_seconds());
+  cmd->add_option("--mode", settings->mode, "Mode if echo creates the topic: lockstep or free-run")
+      ->check(mode_validator());
+  settings->depth_option = cmd->add_option("--depth", settings->depth, "Ring depth if echo creates the topic")
+                               ->check(CLI::Range(1u, kMaxDepth));
+  json->excludes(raw);
+  separator->needs(raw);
+  cmd->callback([settings] { run_echo(*settings); });
+}
+
+static CommandRegistration registration(11, add_echo_command);
+
+}  // namespace
+}  // namespace cerulion::cli

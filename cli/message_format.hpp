@@ -1,0 +1,73 @@
+#pragma once
+// How pub/echo/topic turn bytes, durations and participants into text, and how they write to
+// stdout without SIGPIPE noise. Shared by the everyday subcommands (pub, echo, topic, clean).
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include <CLI/CLI.hpp>
+
+#include "cerulion/core/options.hpp"
+#include "cerulion/core/status.hpp"
+
+namespace cerulion::cli {
+
+/// True when `bytes` are valid UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF).
+bool is_valid_utf8(std::span<const std::byte> bytes) noexcept;
+
+/// True when `bytes` are valid UTF-8 without control characters other than tab, LF and CR, so
+/// they can go to a terminal as they are.
+bool is_printable_text(std::span<const std::byte> bytes) noexcept;
+
+/// "[5 B] 68 65 6c 6c 6f": a hex preview of at most `limit` bytes (0 = all), "..." when cut.
+std::string hex_preview(std::span<const std::byte> bytes, std::size_t limit);
+
+/// The human rendering of one message: printable text as it is, anything else as a hex
+/// preview; longer than `limit` bytes (0 = no limit) is cut and says how long it was.
+std::string render_message_text(std::span<const std::byte> bytes, std::size_t limit);
+
+/// Standard base64 (RFC 4648, with padding).
+std::string base64_encode(std::span<const std::byte> bytes);
+
+/// Interprets C escapes in a separator given on the command line: \n \t \r \0 \\ \xHH.
+/// nullopt when an escape is malformed.
+std::optional<std::string> unescape(std::string_view text);
+
+/// A CLI11 check for "a number of seconds, > 0" (accepts fractions).
+CLI::Validator positive_seconds();
+/// Seconds (as given on the command line) as a core Timeout.
+Timeout seconds_to_timeout(double seconds);
+
+/// "lockstep" / "free-run" as a CLI11 check, and the parse of it (nullopt = not given).
+CLI::Validator mode_validator();
+std::optional<Mode> mode_from_option(const std::string& text);
+
+/// Writes to stdout with a buffer of its own. A closed pipe (EPIPE) ends the program quietly
+/// with exit 0 (`echo ... | head -n 3`); any other write error exits 1.
+class StdoutWriter {
+ public:
+  explicit StdoutWriter(std::size_t flush_threshold = 64 * 1024) : threshold_(flush_threshold) {}
+  StdoutWriter(const StdoutWriter&) = delete;
+  StdoutWriter& operator=(const StdoutWriter&) = delete;
+  ~StdoutWriter();
+
+  void append(std::string_view text);
+  void append(std::span<const std::byte> bytes);
+  /// Writes everything buffered now.
+  void flush();
+
+ private:
+  void write_all(const char* data, std::size_t size);
+  std::string buffer_;
+  std::size_t threshold_;
+};
+
+/// Sleeps for `duration` in short steps; returns false as soon as a stop was requested.
+bool sleep_unless_stopped(std::chrono::nanoseconds duration);
+
+}  // namespace cerulion::cli

@@ -1,0 +1,324 @@
+// `cerulion topic list | info TOPIC | hz TOPIC`: what runs in a domain, without holding anyone back.
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cerulion/core/discovery.hpp"
+#include "cerulion/core/names.hpp"
+#include "cerulion/core/subscriber.hpp"
+#include "command.hpp"
+#include "message_format.hpp"
+
+namespace cerulion::cli {
+namespace {
+
+using nlohmann::json;
+
+std::string local_time(std::uint64_t realtime_ns) {
+  if (realtime_ns == 0) return "-";
+  std::time_t seconds = static_cast<std::time_t>(realtime_ns / 1000000000ull);
+  std::tm tm{};
+  localtime_r(&seconds, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &tm);
+  return text;
+}
+
+std::string format_rate(double hz) { return hz > 0 ? fmt::format("{:.1f} Hz", hz) : "-"; }
+
+std::string mode_text(const TopicInfo& info) {
+  return std::string(to_string(info.mode)) + (info.mode_fixed ? "" : "*");
+}
+
+/// "2 (4711, 4790 dead)": live participants of a role, then every pid with the dead marked.
+std::string participants_text(const TopicInfo& info, Role role) {
+  std::vector<std::string> pids;
+  for (const auto& p : info.participants) {
+    if (p.role == role) pids.push_back(p.alive ? std::to_string(p.pid) : fmt::format("{} dead", p.pid));
+  }
+  std::string text = std::to_string(info.count(role));
+  if (!pids.empty()) text += " (" + fmt::format("{}", fmt::join(pids, ", ")) + ")";
+  return text;
+}
+
+json participants_summary(const TopicInfo& info, Role role) {
+  json pids = json::array();
+  for (const auto& p : info.participants) {
+    if (p.role == role) pids.push_back({{"pid", p.pid}, {"alive", p.alive}});
+  }
+  return {{"count", info.count(role)}, {"pids", pids}};
+}
+
+json topic_json(const TopicInfo& info, bool detailed) {
+  json out = {
+      {"name", info.name},
+      {"domain", info.domain},
+      {"segment", info.segment},
+      {"mode", to_string(info.mode)},
+      {"mode_fixed", info.mode_fixed},
+      {"depth", info.depth},
+      {"slot_count", info.slot_count},
+      {"max_payload", info.max_payload},
+      {"largest_payload", info.largest_payload},
+      {"published", info.published},
+      {"rate_hz", info.rate_hz},
+      {"last_publish_realtime_ns", info.last_publish_realtime_ns},
+      {"publishers", participants_summary(info, Role::Publisher)},
+      {"subscribers", participants_summary(info, Role::Subscriber)},
+      {"taps", participants_summary(info, Role::Tap)},
+  };
+  if (!detailed) return out;
+  out["creator_pid"] = info.creator_pid;
+  out["created_realtime_ns"] = info.created_realtime_ns;
+  out["segment_bytes"] = info.segment_bytes;
+  out["resident_bytes"] = info.resident_bytes;
+  out["owner_uid"] = info.owner_uid;
+  out["permissions"] = fmt::format("{:04o}", info.permissions);
+  json participants = json::array();
+  for (const auto& p : info.participants) {
+    json entry = {{"role", to_string(p.role)}, {"pid", p.pid}, {"alive", p.alive}, {"messages", p.messages}};
+    if (p.role != Role::Publisher) {
+      entry["position"] = p.position;
+      entry["lost"] = p.lost;
+    }
+    participants.push_back(entry);
+  }
+  out["participants"] = participants;
+  return out;
+}
+
+/// Prints rows as left-aligned columns separated by two spaces.
+void print_table(StdoutWriter& out, const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> widths;
+  for (const auto& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()));
+    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 2, ' ');
+    }
+    out.append(line + "\n");
+  }
+}
+
+void run_list(bool as_json) {
+  auto listing = take(list_topics(globals().domain), "listing topics");
+  for (const auto& problem : listing.problems) fmt::print(stderr, "cerulion: warning: {}\n", problem);
+  StdoutWriter out;
+  if (as_json) {
+    json topics = json::array();
+    for (const auto& info : listing.topics) topics.push_back(topic_json(info, false));
+    out.append(json{{"domain", globals().domain}, {"topics", topics}, {"problems", listing.problems}}.dump());
+    out.append("\n");
+  } else if (listing.topics.empty()) {
+    out.append(fmt::format("no topics in domain '{}'\n", globals().domain));
+  } else {
+    std::vector<std::vector<std::string>> rows{
+        {"TOPIC", "MODE", "SLOTS", "MAX PAYLOAD", "PUBLISHED", "RATE", "PUBLISHERS", "SUBSCRIBERS", "TAPS"}};
+    bool provisional = false;
+    for (const auto& info : listing.topics) {
+      provisional = provisional || !info.mode_fixed;
+      rows.push_back({info.name, mode_text(info), std::to_string(info.slot_count),
+                      format_bytes(static_cast<double>(info.max_payload)), std::to_string(info.published),
+                      format_rate(info.rate_hz), participants_text(info, Role::Publisher),
+                      participants_text(info, Role::Subscriber), participants_text(info, Role::Tap)});
+    }
+    print_table(out, rows);
+    if (provisional) out.append("* mode provisional: no publisher has fixed it yet\n");
+  }
+  out.flush();
+}
+
+TopicInfo inspect_or_exit(const std::string& name) {
+  std::string topic = take(normalize_topic_name(name), name);
+  auto info = inspect_topic(topic, globals().domain);
+  if (info.code() == ErrorCode::NotFound) {
+    throw Exit{kExitFailure, fmt::format("no topic '{}' in domain '{}' (see 'cerulion topic list')", topic,
+                                         globals().domain)};
+  }
+  return take(std::move(info), topic);
+}
+
+void run_info(const std::string& topic, bool as_json) {
+  TopicInfo info = inspect_or_exit(topic);
+  StdoutWriter out;
+  if (as_json) {
+    out.append(topic_json(info, true).dump() + "\n");
+    out.flush();
+    return;
+  }
+  std::vector<std::vector<std::string>> fields{
+      {"topic:", info.name},
+      {"domain:", info.domain},
+      {"segment:", info.segment},
+      {"mode:", std::string(to_string(info.mode)) + (info.mode_fixed ? "" : " (provisional: no publisher yet)")},
+      {"depth:", fmt::format("{} messages ({} slots)", info.depth, info.slot_count)},
+      {"max payload:", fmt::format("{} (largest so far {})", format_bytes(static_cast<double>(info.max_payload)),
+                                   format_bytes(static_cast<double>(info.largest_payload)))},
+      {"published:", fmt::format("{} messages, {}, last at {}", info.published, format_rate(info.rate_hz),
+                                 local_time(info.last_publish_realtime_ns))},
+      {"publishers:", participants_text(info, Role::Publisher)},
+      {"subscribers:", participants_text(info, Role::Subscriber)},
+      {"taps:", participants_text(info, Role::Tap)},
+      {"segment size:", fmt::format("{} reserved, {} resident", format_bytes(static_cast<double>(info.segment_bytes)),
+                                    format_bytes(static_cast<double>(info.resident_bytes)))},
+      {"created:", fmt::format("by pid {} at {}", info.creator_pid, local_time(info.created_realtime_ns))},
+      {"permissions:", fmt::format("{:04o}, owner uid {}", info.permissions, info.owner_uid)},
+  };
+  print_table(out, fields);
+  if (!info.participants.empty()) {
+    std::vector<std::vector<std::string>> rows{{"  ROLE", "PID", "ALIVE", "POSITION", "LOST", "MESSAGES"}};
+    for (const auto& p : info.participants) {
+      bool reader = p.role != Role::Publisher;
+      rows.push_back({std::string("  ") + to_string(p.role), std::to_string(p.pid), p.alive ? "yes" : "no (dead)",
+                      reader ? std::to_string(p.position) : "-", reader ? std::to_string(p.lost) : "-",
+                      std::to_string(p.messages)});
+    }
+    out.append("participants:\n");
+    print_table(out, rows);
+  }
+  out.flush();
+}
+
+/// The rolling statistics of `topic hz`, over the last `window` periods.
+class RateWindow {
+ public:
+  explicit RateWindow(std::size_t window) : window_(window) {}
+
+  void add(const Sample& sample) {
+    if (has_previous_ && sample.sequence() > previous_sequence_ && sample.publish_time_ns() >= previous_time_) {
+      // A tap may miss messages: spread the gap over the messages it spans.
+      double gap = static_cast<double>(sample.publish_time_ns() - previous_time_) /
+                   static_cast<double>(sample.sequence() - previous_sequence_);
+      periods_.push_back(gap * 1e-9);
+      if (periods_.size() > window_) periods_.pop_front();
+    }
+    has_previous_ = true;
+    previous_sequence_ = sample.sequence();
+    previous_time_ = sample.publish_time_ns();
+    ++new_messages_;
+  }
+
+  json report(const std::string& topic, std::uint64_t lost) {
+    double sum = 0, min = 0, max = 0;
+    for (double p : periods_) sum += p;
+    double mean = periods_.empty() ? 0 : sum / static_cast<double>(periods_.size());
+    double variance = 0;
+    for (double p : periods_) variance += (p - mean) * (p - mean);
+    if (!periods_.empty()) {
+      variance /= static_cast<double>(periods_.size());
+      auto [lo, hi] = std::minmax_element(periods_.begin(), periods_.end());
+      min = *lo;
+      max = *hi;
+    }
+    json out = {{"topic", topic},           {"rate_hz", mean > 0 ? 1.0 / mean : 0.0},
+                {"min_period_s", min},      {"max_period_s", max},
+                {"std_dev_s", std::sqrt(variance)}, {"window", periods_.size()},
+                {"new_messages", new_messages_},    {"lost", lost}};
+    new_messages_ = 0;
+    return out;
+  }
+
+ private:
+  std::size_t window_;
+  std::deque<double> periods_;
+  bool has_previous_ = false;
+  std::uint64_t previous_sequence_ = 0;
+  std::uint64_t previous_time_ = 0;
+  std::uint64_t new_messages_ = 0;
+};
+
+void run_hz(const std::string& topic, std::size_t window, std::uint64_t reports_wanted, bool as_json) {
+  install_stop_handlers();
+  SubscriberOptions options;
+  options.role = Role::Tap;  // hz must never hold a lockstep publisher back
+  options.topic.domain = globals().domain;
+  options.wait.cancel = stop_flag();
+  Subscriber tap = take(Subscriber::create(topic, options), topic);
+  RateWindow rates(window);
+  StdoutWriter out(0);
+  std::uint64_t reports = 0;
+  auto next_report = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  for (;;) {
+    auto now = std::chrono::steady_clock::now();
+    if (now >= next_report) {
+      json line = rates.report(tap.topic(), tap.lost());
+      if (as_json) {
+        out.append(line.dump() + "\n");
+      } else if (line["new_messages"] == 0) {
+        out.append("no new messages\n");
+      } else {
+        out.append(fmt::format("average rate: {:.3f}\n\tmin: {:.6f}s max: {:.6f}s std dev: {:.6f}s window: {}\n",
+                               line["rate_hz"].get<double>(), line["min_period_s"].get<double>(),
+                               line["max_period_s"].get<double>(), line["std_dev_s"].get<double>(),
+                               line["window"].get<std::size_t>()));
+      }
+      out.flush();
+      if (reports_wanted > 0 && ++reports >= reports_wanted) return;
+      next_report += std::chrono::seconds(1);
+      continue;
+    }
+    auto sample = tap.receive(next_report - now);
+    if (sample) {
+      rates.add(*sample);
+    } else if (sample.code() == ErrorCode::Interrupted) {
+      throw Exit{kExitInterrupted, {}};
+    } else if (sample.code() != ErrorCode::Timeout) {
+      check(sample.status(), tap.topic());
+    }
+  }
+}
+
+void add_topic_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("topic", "List topics, inspect one, measure its rate");
+  cmd->require_subcommand(1);
+
+  auto list_json = std::make_shared<bool>(false);
+  auto* list = cmd->add_subcommand("list", "Every topic of the domain: participants, messages, rate, mode");
+  list->add_flag("--json", *list_json, "One JSON object: {domain, topics: [...], problems: [...]}");
+  list->callback([list_json] { run_list(*list_json); });
+
+  auto info_topic = std::make_shared<std::string>();
+  auto info_json = std::make_shared<bool>(false);
+  auto* info = cmd->add_subcommand("info", "Everything about one topic, participant by participant");
+  info->add_option("topic", *info_topic, "Topic name")->required();
+  info->add_flag("--json", *info_json, "One JSON object");
+  info->callback([info_topic, info_json] { run_info(*info_topic, *info_json); });
+
+  struct HzSettings {
+    std::string topic;
+    std::size_t window = 10000;
+    std::uint64_t reports = 0;
+    bool json = false;
+  };
+  auto hz_settings = std::make_shared<HzSettings>();
+  auto* hz = cmd->add_subcommand("hz", "Rolling publish rate of a topic, once a second (as a tap)");
+  hz->add_option("topic", hz_settings->topic, "Topic name")->required();
+  hz->add_option("-w,--window", hz_settings->window, "Periods the statistics cover (default 10000)")
+      ->check(CLI::Range(std::size_t{2}, std::size_t{10000000}));
+  hz->add_option("-n,--count", hz_settings->reports, "Exit after N reports")
+      ->check(CLI::Range(std::uint64_t{1}, std::numeric_limits<std::uint64_t>::max()));
+  hz->add_flag("--json", hz_settings->json,
+               "JSON lines: topic, rate_hz, min_period_s, max_period_s, std_dev_s, window, new_messages, lost");
+  hz->callback([hz_settings] {
+    run_hz(hz_settings->topic, hz_settings->window, hz_settings->reports, hz_settings->json);
+  });
+}
+
+static CommandRegistration registration(20, add_topic_command);
+
+}  // namespace
+}  // namespace cerulion::cli
