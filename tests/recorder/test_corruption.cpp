@@ -1,0 +1,254 @@
+// Bad input: truncation, flipped bits, lying length fields, empty and foreign files. The reader
+// must say what is wrong, keep what is good, and never crash, hang or over-allocate.
+
+#include <catch2/catch.hpp>
+
+#include "cerulion/recorder/reader.hpp"
+#include "cerulion/recorder/recovery.hpp"
+#include "cerulion/recorder/writer.hpp"
+#include "fuzz_body.hpp"
+#include "helpers.hpp"
+#include "wire.hpp"
+
+using namespace rectest;
+
+namespace {
+
+constexpr std::size_t kMessages = 600;
+
+std::string make_recording(Compression compression) {
+  auto path = temp_path("src.mcap");
+  WriterOptions o;
+  o.compression = compression;
+  o.chunk_size = 4096;
+  auto w = Writer::create(path, o);
+  REQUIRE(w.ok());
+  auto a = w->add_channel("/a", "cdr");
+  auto b = w->add_channel("/b", "cdr");
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  for (std::size_t i = 0; i < kMessages; ++i) {
+    std::string payload(100 + i % 50, static_cast<char>('a' + i % 26));
+    REQUIRE(w->write(i % 2 ? *a : *b, static_cast<std::uint32_t>(i), 1000 + i, 1000 + i, bytes_of(payload)).ok());
+  }
+  REQUIRE(w->write_metadata({"m", {{"k", "v"}}}).ok());
+  REQUIRE(w->close().ok());
+  return path;
+}
+
+std::size_t count_messages(Reader& r) {
+  std::size_t n = 0;
+  REQUIRE(r.read_messages({}, [&](const MessageView&) {
+            ++n;
+            return true;
+          }).ok());
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("A zero-length file is refused with a clear message", "[recorder][corruption]") {
+  auto path = temp_path("zero.mcap");
+  write_all(path, "");
+  auto r = Reader::open(path);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.code() == ErrorCode::Corrupted);
+  CHECK(r.message().find("empty file") != std::string::npos);
+  CHECK_FALSE(stream_records(path, [](const Record&) { return true; }).ok());
+  CHECK_FALSE(recover(path, temp_path("out.mcap")).ok());
+}
+
+TEST_CASE("A file that is not MCAP is refused with a clear message", "[recorder][corruption]") {
+  auto path = temp_path("text.mcap");
+  write_all(path, "hello, this is not a recording\n");
+  auto r = Reader::open(path);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.message().find("not an MCAP file") != std::string::npos);
+  auto missing = Reader::open(temp_path("missing.mcap"));
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.code() == ErrorCode::NotFound);
+}
+
+TEST_CASE("A file cut at any point reads up to its last complete chunk", "[recorder][corruption]") {
+  auto path = make_recording(Compression::Zstd);
+  std::string bytes = read_all(path);
+  std::size_t previous = 0;
+  for (std::size_t cut = 0; cut < bytes.size(); cut += 97) {
+    INFO("cut at " << cut);
+    std::span<const std::byte> view(reinterpret_cast<const std::byte*>(bytes.data()), cut);
+    auto r = Reader::open_memory(view);
+    if (cut < 8 + 9 + 8) {  // not even a complete Header
+      CHECK_FALSE(r.ok());
+      continue;
+    }
+    REQUIRE(r.ok());
+    CHECK_FALSE(r->summary().finalized);
+    std::size_t n = count_messages(*r);
+    CHECK(n <= kMessages);
+    CHECK(n >= previous);  // more file never means fewer messages
+    CHECK(r->summary().statistics.message_count == n);
+    previous = n;
+    CHECK_FALSE(stream_records_memory(view, [](const Record&) { return true; }).ok());
+  }
+  CHECK(previous > kMessages / 2);
+}
+
+TEST_CASE("A flipped bit in a chunk is reported and that chunk skipped", "[recorder][corruption]") {
+  for (auto compression : {Compression::Zstd, Compression::None}) {
+    auto path = make_recording(compression);
+    auto clean = Reader::open(path);
+    REQUIRE(clean.ok());
+    const auto chunks = clean->summary().chunk_indexes;
+    REQUIRE(chunks.size() > 3);
+    std::string bytes = read_all(path);
+    const auto& victim = chunks[1];
+    std::size_t at = victim.chunk_start_offset + victim.chunk_length - 20;
+    bytes[at] = static_cast<char>(bytes[at] ^ 0x10);
+    auto bad_path = temp_path("flipped.mcap");
+    write_all(bad_path, bytes);
+    auto r = Reader::open(bad_path);
+    REQUIRE(r.ok());
+    std::size_t n = count_messages(*r);
+    CHECK(n < kMessages);
+    CHECK(n > kMessages / 2);
+    REQUIRE_FALSE(r->problems().empty());
+    CHECK(r->problems().back().find("chunk at offset " + std::to_string(victim.chunk_start_offset)) != std::string::npos);
+
+    auto out = temp_path("recovered.mcap");
+    auto report = recover(bad_path, out);
+    REQUIRE(report.ok());
+    CHECK(report->chunks_dropped == 1);
+    CHECK(report->messages == n);
+    auto rr = Reader::open(out);
+    REQUIRE(rr.ok());
+    CHECK(rr->summary().indexed);
+    CHECK(rr->problems().empty());
+    CHECK(count_messages(*rr) == n);
+  }
+}
+
+TEST_CASE("Lying length fields never make the reader allocate or read past the file", "[recorder][corruption]") {
+  auto path = make_recording(Compression::Zstd);
+  auto clean = Reader::open(path);
+  REQUIRE(clean.ok());
+  const auto chunk = clean->summary().chunk_indexes.at(2);
+  const std::string original = read_all(path);
+  auto patch_u64 = [](std::string& s, std::size_t at, std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) s[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
+  };
+  SECTION("a record length of 2^62") {
+    std::string bytes = original.substr(0, original.size() - 100);  // unfinalized: forces a scan
+    patch_u64(bytes, chunk.chunk_start_offset + 1, 1ull << 62);
+    std::span<const std::byte> view(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size());
+    auto r = Reader::open_memory(view);
+    REQUIRE(r.ok());
+    REQUIRE_FALSE(r->problems().empty());
+    CHECK(r->problems().back().find("claims") != std::string::npos);
+    fuzz::run_one(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+  }
+  SECTION("an uncompressed size of 2^60 in a chunk") {
+    std::string bytes = original;
+    patch_u64(bytes, chunk.chunk_start_offset + 9 + 16, 1ull << 60);
+    std::span<const std::byte> view(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size());
+    auto r = Reader::open_memory(view);
+    REQUIRE(r.ok());
+    std::size_t n = count_messages(*r);
+    CHECK(n < kMessages);
+    REQUIRE_FALSE(r->problems().empty());
+  }
+  SECTION("a summary_start beyond the end of the file") {
+    std::string bytes = original;
+    patch_u64(bytes, bytes.size() - 8 - 29 + 9, 1ull << 40);
+    std::span<const std::byte> view(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size());
+    auto r = Reader::open_memory(view);
+    REQUIRE(r.ok());
+    CHECK_FALSE(r->summary().indexed);
+    CHECK(count_messages(*r) == kMessages);
+  }
+}
+
+TEST_CASE("Recovery rebuilds a complete indexed file from a truncated one", "[recorder][recovery]") {
+  auto path = make_recording(Compression::Zstd);
+  std::string bytes = read_all(path);
+  auto cut_path = temp_path("cut.mcap");
+  write_all(cut_path, bytes.substr(0, bytes.size() * 6 / 10));
+  auto cut = Reader::open(cut_path);
+  REQUIRE(cut.ok());
+  std::size_t readable = count_messages(*cut);
+  auto out = temp_path("whole.mcap");
+  auto report = recover(cut_path, out);
+  REQUIRE(report.ok());
+  CHECK_FALSE(report->input_finalized);
+  CHECK(report->messages == readable);
+  CHECK(report->channels == 2);
+  CHECK(report->bytes_ignored > 0);
+  auto r = Reader::open(out);
+  REQUIRE(r.ok());
+  CHECK(r->summary().finalized);
+  CHECK(r->summary().indexed);
+  CHECK(count_messages(*r) == readable);
+  CHECK(stream_records(out, [](const Record&) { return true; }).ok());
+  // Recovering a whole file keeps everything, metadata included.
+  auto again = recover(path, temp_path("again.mcap"));
+  REQUIRE(again.ok());
+  CHECK(again->messages == kMessages);
+  CHECK(again->metadata == 1);
+  CHECK(again->input_finalized);
+}
+
+TEST_CASE("The official truncated sample recovers to the messages of its complete chunks", "[recorder][recovery]") {
+  auto sample = reference_dir() / "mcap-samples" / "zstd-truncated.mcap";
+  if (!fs::exists(sample)) {
+    WARN("skipped: " << sample.string() << " is absent");
+    return;
+  }
+  auto out = temp_path("sample-recovered.mcap");
+  auto report = recover(sample.string(), out);
+  REQUIRE(report.ok());
+  CHECK(report->messages == 586);
+  auto r = Reader::open(out);
+  REQUIRE(r.ok());
+  CHECK(r->summary().statistics.message_count == 586);
+}
+
+TEST_CASE("The fuzz regression corpus replays without crashing", "[recorder][fuzz]") {
+  fs::path dir(CERULION_RECORDER_CORPUS);
+  REQUIRE(fs::exists(dir));
+  int n = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (!entry.is_regular_file()) continue;
+    std::string bytes = read_all(entry.path().string());
+    fuzz::run_one(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+    ++n;
+  }
+  CHECK(n > 0);
+}
+
+// Not run by default: writes small seed files for the fuzzer into $CORPUS_OUT.
+TEST_CASE("Seed files for the fuzz corpus are generated on request", "[.corpus]") {
+  const char* out = std::getenv("CORPUS_OUT");
+  REQUIRE(out);
+  for (auto compression : {Compression::Zstd, Compression::None}) {
+    auto path = temp_path("seed.mcap");
+    WriterOptions o;
+    o.compression = compression;
+    o.chunk_size = 300;
+    auto w = Writer::create(path, o);
+    REQUIRE(w.ok());
+    auto s = w->add_schema("S", "jsonschema", bytes_of("{}"));
+    auto c = w->add_channel("/t", "json", *s, {{"k", "v"}});
+    for (std::uint32_t i = 0; i < 12; ++i) REQUIRE(w->write(*c, i, i, i, bytes_of(std::string(40, 'x'))).ok());
+    REQUIRE(w->write_metadata({"m", {{"a", "b"}}}).ok());
+    REQUIRE(w->write_attachment({1, 2, "f", "text/plain", bytes_of("abc"), 0}).ok());
+    REQUIRE(w->close().ok());
+    std::string bytes = read_all(path);
+    std::string name = std::string(out) + "/seed-" + to_string(compression);
+    write_all(name + ".mcap", bytes);
+    write_all(name + "-truncated.mcap", bytes.substr(0, bytes.size() / 2));
+    std::string flipped = bytes;
+    flipped[flipped.size() / 3] ^= 0x01;
+    write_all(name + "-flipped.mcap", flipped);
+  }
+  write_all(std::string(out) + "/empty", "");
+  write_all(std::string(out) + "/not-mcap", "not an mcap file at all");
+}
