@@ -57,7 +57,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
     dup2(in_pipe[0], 0);
     dup2(out_pipe[1], 1);
     dup2(err_pipe[1], 2);
-    signal(SIGPIPE, SIG_DFL);
+    ::signal(SIGPIPE, SIG_DFL);
     auto args = to_argv(argv);
     execvp(args[0], args.data());
     _exit(127);
@@ -145,7 +145,7 @@ BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv, const
     dup2(in, 0);
     dup2(out, 1);
     dup2(err, 2);
-    signal(SIGPIPE, SIG_DFL);
+    ::signal(SIGPIPE, SIG_DFL);
     auto args = to_argv(argv);
     execvp(args[0], args.data());
     _exit(127);

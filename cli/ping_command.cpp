@@ -1,0 +1,129 @@
+// The command line of `cerulion ping`: options, ping(8)-like output, --json.
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "command.hpp"
+#include "latency_stats.hpp"
+#include "ping_run.hpp"
+
+namespace cerulion::cli {
+namespace {
+
+struct PingArgs {
+  std::string size = "64";
+  double rate = 100;
+  std::uint64_t count = 2000;
+  std::uint64_t warmup = 100;
+  std::string process = "multi";
+  std::string mode = "lockstep";
+  std::string wait = "adaptive";
+  std::string samples_out;
+  bool json = false;
+  bool peer = false;
+  double timeout = 5;
+  std::string prefix = kDefaultPingPrefix;
+};
+
+void print_human(const PingReport& r, const LatencySummary& s) {
+  const auto& o = r.options;
+  const std::string rate = o.rate_hz > 0 ? fmt::format("{:g} Hz", o.rate_hz) : std::string("back to back");
+  fmt::print("PING {} ({} domain): {} payload at {}, {}-process, {}, {} wait\n", o.prefix, o.domain,
+             format_bytes(static_cast<double>(o.size)), rate, o.process, to_string(o.mode), to_string(o.wait));
+  fmt::print("--- ping statistics ---\n");
+  fmt::print("{} round trips, {} lost, {} skipped slots\n", s.count, r.lost, r.skipped);
+  if (s.count > 0) {
+    fmt::print("rtt min/median/p99/max = {:.3f}/{:.3f}/{:.3f}/{:.3f} µs\n", s.min, s.median, s.p99, s.max);
+  }
+  fmt::print("cpu ping {:.1f}%, pong {:.1f}% of the run; peak rss ping {}, pong {}\n", r.cpu_pct_ping,
+             r.cpu_pct_pong, format_bytes(static_cast<double>(r.rss_ping)),
+             format_bytes(static_cast<double>(r.rss_pong)));
+  if (r.pong_gone) fmt::print("pong went away during the run\n");
+}
+
+void print_json(const PingReport& r, const LatencySummary& s) {
+  const auto& o = r.options;
+  nlohmann::json j;
+  j["size_bytes"] = o.size;
+  j["rate_hz"] = o.rate_hz;
+  j["count"] = s.count;
+  j["warmup"] = o.warmup;
+  j["skipped_slots"] = r.skipped;
+  j["lost"] = r.lost;
+  j["process"] = o.process;
+  j["mode"] = to_string(o.mode);
+  j["wait"] = to_string(o.wait);
+  j["rtt_us"] = {{"min", s.min}, {"median", s.median}, {"mean", s.mean},
+                 {"p90", s.p90}, {"p99", s.p99},       {"max", s.max}};
+  j["cpu_pct"] = {{"ping", r.cpu_pct_ping}, {"pong", r.cpu_pct_pong}};
+  j["rss_bytes"] = {{"ping", r.rss_ping}, {"pong", r.rss_pong}};
+  j["pong_gone"] = r.pong_gone;
+  fmt::print("{}\n", j.dump());
+}
+
+void add_ping_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("ping", "Measure round-trip latency to a pong (started for you, or --peer)");
+  auto a = std::make_shared<PingArgs>();
+  cmd->add_option("-s,--size", a->size, "Payload size: 64, 4KiB, 1MiB, 16MiB (at least 8 bytes)")
+      ->transform(size_validator())->capture_default_str();
+  cmd->add_option("-r,--rate", a->rate, "Requests per second on a fixed slot grid; 0 = back to back")
+      ->check(CLI::Range(0.0, 1e6))->capture_default_str();
+  cmd->add_option("-c,--count", a->count, "Measured round trips")->check(CLI::Range(1ull, 100'000'000ull))
+      ->capture_default_str();
+  cmd->add_option("--warmup", a->warmup, "Round trips before measuring")->capture_default_str();
+  cmd->add_option("--process", a->process, "multi: pong in a second process; single: a thread")
+      ->check(CLI::IsMember({"multi", "single"}))->capture_default_str();
+  cmd->add_option("--mode", a->mode, "Topic mode")->check(CLI::IsMember({"lockstep", "free-run"}))
+      ->capture_default_str();
+  cmd->add_option("--wait", a->wait, "Wait strategy")->check(CLI::IsMember({"adaptive", "spin", "block"}))
+      ->capture_default_str();
+  cmd->add_option("--samples-out", a->samples_out, "Write each round trip as little-endian u64 ns");
+  cmd->add_flag("--json", a->json, "Print one JSON object instead of text");
+  auto* peer = cmd->add_flag("--peer", a->peer, "Use a `cerulion pong` that is already running");
+  cmd->add_option("--timeout", a->timeout, "Seconds to wait for a reply before counting it lost")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--topic", a->prefix, "Topic prefix: requests on PREFIX/ping, replies on PREFIX/pong")
+      ->capture_default_str();
+  (void)peer;
+  cmd->callback([a] {
+    if (a->peer && a->process == "single") throw CLI::ValidationError("--peer", "--peer runs with --process multi");
+    PingOptions o;
+    o.domain = globals().domain;
+    o.prefix = a->prefix;
+    o.size = parse_size(a->size).value_or(0);
+    if (o.size < kStampBytes) throw CLI::ValidationError("--size", "must be at least 8 bytes (the timestamp)");
+    o.rate_hz = a->rate;
+    o.count = a->count;
+    o.warmup = a->warmup;
+    o.process = a->process;
+    o.mode = parse_mode(a->mode).value_or(Mode::Lockstep);
+    o.wait = parse_wait(a->wait).value_or(WaitStrategy::Adaptive);
+    o.peer = a->peer;
+    o.timeout = std::chrono::nanoseconds(static_cast<std::int64_t>(a->timeout * 1e9));
+    install_stop_handlers();
+    o.cancel = stop_flag();
+    PingReport report = run_ping(o);
+    std::vector<double> us;
+    us.reserve(report.samples_ns.size());
+    for (auto ns : report.samples_ns) us.push_back(static_cast<double>(ns) / 1000.0);
+    LatencySummary summary = summarize(us);
+    if (!a->samples_out.empty() && !write_samples_le_u64(a->samples_out, report.samples_ns)) {
+      throw Exit{kExitFailure, fmt::format("cannot write --samples-out '{}': {}", a->samples_out, std::strerror(errno))};
+    }
+    if (a->json) print_json(report, summary);
+    else print_human(report, summary);
+    if (report.interrupted) throw Exit{kExitInterrupted, ""};
+    if (report.lost > 0 || report.pong_gone) {
+      throw Exit{kExitFailure, fmt::format("{} round trip(s) went missing{}", report.lost,
+                                           report.pong_gone ? " (the pong went away)" : "")};
+    }
+  });
+}
+
+const CommandRegistration registration(30, add_ping_command);
+
+}  // namespace
+}  // namespace cerulion::cli

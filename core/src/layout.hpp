@@ -1,0 +1,117 @@
+#pragma once
+// The byte layout of a topic segment. Everything another process may read lives here; every index
+// read from it is bounds-checked before use, because the segment is shared and may be damaged.
+//
+//   [ Config (immutable, checksummed) | Control | Participant x32 | LogEntry x depth |
+//     SlotControl x slot_count | padding to a page | payload slots x slot_count (stride each) ]
+//
+// The payload area is sparse: each slot has address space for the topic's ceiling, but tmpfs only
+// commits the pages a publisher writes, so a 16 MiB slot carrying 8 bytes costs one page.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <pthread.h>
+
+#include "cerulion/core/options.hpp"
+#include "futex.hpp"
+
+namespace cerulion::detail {
+
+inline constexpr std::uint64_t kSegmentMagic = 0x4E4F494C55524543ull;  // "CERULION" little-endian
+/// Bump whenever any struct below changes: a process of another version refuses the segment.
+inline constexpr std::uint32_t kLayoutVersion = 1;
+inline constexpr std::size_t kTopicNameCapacity = 216;
+
+static_assert(kMaxParticipants <= 32, "participant bits must fit the 32-bit holder mask of a slot");
+
+/// Fixed at creation; config_crc covers every byte before it.
+struct alignas(64) Config {
+  std::uint64_t magic;
+  std::uint32_t layout_version;
+  std::uint32_t config_bytes;
+  std::uint32_t depth;
+  std::uint32_t slot_count;
+  std::uint32_t hot_slots;
+  std::uint32_t max_participants;
+  std::uint64_t max_payload;
+  std::uint64_t slot_stride;
+  std::uint64_t participants_offset;
+  std::uint64_t log_offset;
+  std::uint64_t slots_offset;
+  std::uint64_t data_offset;
+  std::uint64_t total_bytes;
+  std::uint64_t created_realtime_ns;
+  std::uint32_t creator_pid;
+  std::uint32_t creator_uid;
+  char topic[kTopicNameCapacity];
+  std::uint32_t config_crc;
+};
+
+/// Participant states.
+enum ParticipantState : std::uint32_t { kFree = 0, kActive = 2, kEvicting = 3 };
+
+/// One publisher, subscriber or tap. Its cursor sits on its own cache line because publishers read
+/// it (lockstep room) while its owner writes it on every message.
+struct alignas(64) Participant {
+  std::atomic<std::uint32_t> state;
+  std::uint32_t role;
+  std::uint32_t pid;
+  std::uint32_t reserved;
+  std::uint64_t start_time;  ///< /proc/<pid>/stat starttime: tells a reused pid from the original
+  std::atomic<std::uint64_t> messages;
+  std::atomic<std::uint64_t> lost;
+  alignas(64) std::atomic<std::uint64_t> cursor;  ///< next sequence this reader takes
+};
+
+/// Mutable topic state shared by all participants.
+struct alignas(64) Control {
+  pthread_mutex_t lock;  ///< robust + process-shared: publish order, attach/detach, eviction
+  std::atomic<std::uint32_t> mode;
+  std::atomic<std::uint32_t> mode_fixed;
+  std::atomic<std::uint32_t> unlinked;  ///< set by the last participant before shm_unlink
+  std::atomic<std::uint32_t> initialized;
+  alignas(64) std::atomic<std::uint64_t> published;  ///< next sequence number to assign
+  std::atomic<std::uint64_t> last_publish_mono_ns;
+  std::atomic<std::uint64_t> last_publish_real_ns;
+  std::atomic<std::uint64_t> period_ewma_ns;
+  std::atomic<std::uint64_t> largest_payload;
+  WakeChannel data;   ///< readers sleep here for the next message
+  WakeChannel room;   ///< lockstep publishers sleep here for a subscriber to move on
+  WakeChannel members;  ///< anyone waiting for participants to join
+};
+
+/// One published message in the ring: (sequence + 1) << 24 | slot index; 0 = never written.
+struct alignas(64) LogEntry {
+  std::atomic<std::uint64_t> seq_slot;
+};
+
+inline constexpr std::uint64_t kSlotIndexBits = 24;
+inline constexpr std::uint64_t kSlotIndexMask = (1ull << kSlotIndexBits) - 1;
+inline std::uint64_t make_log_entry(std::uint64_t seq, std::uint32_t slot) {
+  return ((seq + 1) << kSlotIndexBits) | slot;
+}
+
+/// A payload slot's control word: [63:33] tag, [32] in the ring window, [31:0] holder bits (one per
+/// participant index). tag = kLoanTag while loaned, else derived from the sequence it carries.
+/// The slot is free when neither the window bit nor any holder bit is set.
+struct alignas(64) SlotControl {
+  std::atomic<std::uint64_t> word;
+  std::uint64_t size;
+  std::uint64_t publish_mono_ns;
+  std::uint64_t publish_real_ns;
+  std::uint32_t publisher_pid;
+  std::uint32_t reserved;
+  std::atomic<std::uint64_t> high_water;  ///< most bytes ever loaned here: the slot's grown size
+};
+
+inline constexpr std::uint64_t kHolderMask = 0xFFFF'FFFFull;
+inline constexpr std::uint64_t kWindowBit = 1ull << 32;
+inline constexpr std::uint64_t kTagShift = 33;
+inline constexpr std::uint64_t kLoanTag = (1ull << 31) - 1;
+
+inline std::uint64_t tag_of_sequence(std::uint64_t seq) { return seq % (kLoanTag - 1) + 1; }
+inline std::uint64_t tag_of_word(std::uint64_t word) { return word >> kTagShift; }
+inline bool slot_is_free(std::uint64_t word) { return (word & (kWindowBit | kHolderMask)) == 0; }
+
+}  // namespace cerulion::detail

@@ -1,0 +1,61 @@
+#include "liveness.hpp"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <string>
+#include <unistd.h>
+
+namespace cerulion::detail {
+
+std::optional<std::uint64_t> process_start_time(pid_t pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  char buf[1024];
+  ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return std::nullopt;
+  buf[n] = '\0';
+  // The command name (field 2) may hold spaces and parentheses: fields restart after the last ')'.
+  const char* p = std::strrchr(buf, ')');
+  if (!p) return std::nullopt;
+  ++p;
+  // After ')' come fields 3.. ; starttime is field 22, i.e. the 20th token from here.
+  int field = 2;
+  while (*p && field < 22) {
+    while (*p == ' ') ++p;
+    ++field;
+    if (field == 22) break;
+    while (*p && *p != ' ') ++p;
+  }
+  if (field != 22 || !*p) return std::nullopt;
+  return std::strtoull(p, nullptr, 10);
+}
+
+bool process_alive(pid_t pid, std::uint64_t start_time) {
+  if (pid <= 0) return false;
+  if (::kill(pid, 0) != 0 && errno == ESRCH) return false;
+  if (start_time == 0) return true;
+  auto now = process_start_time(pid);
+  // No /proc entry although kill() found it: another pid namespace; trust kill().
+  if (!now) return true;
+  return *now == start_time;
+}
+
+std::uint64_t own_start_time() {
+  // Cached per pid: a forked child is a new process with a start time of its own.
+  static thread_local pid_t cached_pid = 0;
+  static thread_local std::uint64_t cached = 0;
+  pid_t pid = ::getpid();
+  if (pid != cached_pid) {
+    cached = process_start_time(pid).value_or(0);
+    cached_pid = pid;
+  }
+  return cached;
+}
+
+}  // namespace cerulion::detail

@@ -1,0 +1,21 @@
+#pragma once
+// Is a participant's process still the one that joined? A pid alone is not enough: pids are
+// reused, so the process start time recorded at join must match too.
+
+#include <cstdint>
+#include <optional>
+#include <sys/types.h>
+
+namespace cerulion::detail {
+
+/// The start time of `pid` (field 22 of /proc/<pid>/stat, clock ticks since boot), or nullopt if
+/// there is no such process.
+std::optional<std::uint64_t> process_start_time(pid_t pid);
+
+/// True while `pid` exists and started at `start_time` (0 = unknown: pid existence only).
+bool process_alive(pid_t pid, std::uint64_t start_time);
+
+/// This process's start time (cached).
+std::uint64_t own_start_time();
+
+}  // namespace cerulion::detail

@@ -1,0 +1,266 @@
+#include "cerulion/core/publisher.hpp"
+
+#include <cstring>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "cerulion/core/names.hpp"
+#include "segment.hpp"
+#include "waiter.hpp"
+
+namespace cerulion {
+namespace detail {
+
+class PublisherImpl {
+ public:
+  PublisherImpl(std::shared_ptr<TopicSegment> segment, std::uint32_t index, PublisherOptions options)
+      : segment_(std::move(segment)),
+        index_(index),
+        bit_(1ull << index),
+        room_waiter_(options.wait, static_cast<std::uint32_t>(1u << index)),
+        member_waiter_(WaitOptions{WaitStrategy::Block, options.wait.cancel}, static_cast<std::uint32_t>(1u << index)) {}
+
+  ~PublisherImpl() { segment_->detach(index_); }
+
+  Result<Loan> loan(std::size_t size, Timeout timeout) {
+    const Config& cfg = segment_->config();
+    if (size > cfg.max_payload) {
+      return Status(ErrorCode::PayloadTooLarge, "payload of " + std::to_string(size) + " bytes is over topic '" +
+                                                    segment_->topic() + "' ceiling of " +
+                                                    std::to_string(cfg.max_payload) + " bytes");
+    }
+    if (held_ >= kMaxHeldPerParticipant) {
+      return Status(ErrorCode::LoanLimit, "a publisher may hold at most " +
+                                              std::to_string(kMaxHeldPerParticipant) + " loans at once");
+    }
+    if (mode() == Mode::Lockstep) {
+      if (Status st = wait_for_room(timeout); !st.ok()) return st;
+    }
+    auto slot = claim_free_slot();
+    if (!slot) {
+      // Only dead participants' holdings can exhaust the pool: evict them and try once more.
+      segment_->evict_dead(true);
+      slot = claim_free_slot();
+      if (!slot) return Status(ErrorCode::OutOfMemory, "topic '" + segment_->topic() + "' has no free slot");
+    }
+    SlotControl& sc = segment_->slot(*slot);
+    if (Status st = grow_slot(sc, size); !st.ok()) {
+      sc.word.fetch_and(~bit_);
+      return st;
+    }
+    ++held_;
+    Loan loan;
+    loan.impl_ = this;
+    loan.data_ = segment_->slot_data(*slot);
+    loan.size_ = size;
+    loan.slot_ = *slot;
+    return loan;
+  }
+
+  Result<std::uint64_t> publish(Loan& loan, Timeout timeout) {
+    if (loan.impl_ != this) return Status(ErrorCode::InvalidArgument, "loan belongs to another publisher");
+    Control& ctl = segment_->control();
+    SlotControl& sc = segment_->slot(loan.slot_);
+    const std::uint64_t now_mono = monotonic_ns();
+    sc.size = loan.size_;
+    sc.publish_mono_ns = now_mono;
+    sc.publish_real_ns = realtime_ns();
+    sc.publisher_pid = pid_;
+    for (;;) {
+      if (mode() == Mode::Lockstep) {
+        if (Status st = wait_for_room(timeout); !st.ok()) return st;
+      }
+      if (Status st = segment_->lock(); !st.ok()) return st;
+      const std::uint64_t seq = ctl.published.load(std::memory_order_relaxed);
+      if (mode() == Mode::Lockstep && !has_room(seq)) {
+        segment_->unlock();  // another publisher took the room first
+        continue;
+      }
+      LogEntry& entry = segment_->log(seq);
+      const std::uint64_t old = entry.seq_slot.load(std::memory_order_relaxed);
+      // The loan's holder bit becomes the ring window's hold.
+      sc.word.store((tag_of_sequence(seq) << kTagShift) | kWindowBit, std::memory_order_release);
+      entry.seq_slot.store(make_log_entry(seq, loan.slot_), std::memory_order_release);
+      ctl.published.store(seq + 1, std::memory_order_release);
+      if (old != 0) {
+        const auto old_slot = static_cast<std::uint32_t>(old & kSlotIndexMask);
+        if (old_slot < segment_->slot_count()) segment_->slot(old_slot).word.fetch_and(~kWindowBit);
+      }
+      note_rate(ctl, now_mono, sc.publish_real_ns, loan.size_);
+      segment_->unlock();
+      ctl.data.notify();
+      segment_->participant(index_).messages.fetch_add(1, std::memory_order_relaxed);
+      --held_;
+      loan.impl_ = nullptr;
+      return seq;
+    }
+  }
+
+  void drop(Loan& loan) {
+    if (loan.impl_ != this) return;
+    segment_->slot(loan.slot_).word.fetch_and(~bit_);
+    --held_;
+    loan.impl_ = nullptr;
+  }
+
+  Status wait_for_subscribers(std::uint32_t count, Timeout timeout) {
+    auto ready = [&] { return segment_->count(Role::Subscriber) >= count; };
+    return member_waiter_.wait(ready, segment_->control().members, timeout, [&] { segment_->evict_dead(); });
+  }
+
+  Mode mode() const { return static_cast<Mode>(segment_->control().mode.load(std::memory_order_relaxed)); }
+  TopicSegment& segment() { return *segment_; }
+
+ private:
+  bool has_room(std::uint64_t seq) {
+    // Cursors only grow, so a cached minimum is a safe lower bound; rescan only when it blocks.
+    if (seq < cached_min_cursor_ + segment_->depth()) return true;
+    auto lowest = segment_->min_subscriber_cursor();
+    cached_min_cursor_ = lowest.value_or(seq);
+    return seq < cached_min_cursor_ + segment_->depth();
+  }
+
+  Status wait_for_room(Timeout timeout) {
+    Control& ctl = segment_->control();
+    auto ready = [&] { return has_room(ctl.published.load(std::memory_order_acquire)); };
+    Status st = room_waiter_.wait(ready, ctl.room, timeout, [&] { segment_->evict_dead(); });
+    if (st.code() == ErrorCode::Timeout) {
+      return Status(ErrorCode::Timeout, "timed out waiting for subscribers of '" + segment_->topic() +
+                                            "' to take earlier messages (lockstep)");
+    }
+    return st;
+  }
+
+  std::optional<std::uint32_t> claim_free_slot() {
+    const std::uint32_t hot = segment_->config().hot_slots;
+    const std::uint32_t total = segment_->slot_count();
+    // Round robin over the hot slots keeps reuse FIFO (the next one is the one released longest
+    // ago) and the touched memory small; the rest of the pool is the overflow for held samples.
+    for (std::uint32_t probe = 0; probe < total; ++probe) {
+      std::uint32_t k = probe < hot ? (hint_ + probe) % hot : probe;
+      SlotControl& sc = segment_->slot(k);
+      std::uint64_t word = sc.word.load(std::memory_order_acquire);
+      if (!slot_is_free(word)) continue;
+      if (sc.word.compare_exchange_strong(word, (kLoanTag << kTagShift) | bit_, std::memory_order_acq_rel)) {
+        if (k < hot) hint_ = (k + 1) % hot;
+        return k;
+      }
+    }
+    return std::nullopt;
+  }
+
+  Status grow_slot(SlotControl& sc, std::size_t size) {
+    // The slot's address space is reserved; its memory is committed as it is written. Growing
+    // past what /dev/shm can still hold would end in SIGBUS on first touch, so refuse cleanly.
+    std::uint64_t high = sc.high_water.load(std::memory_order_relaxed);
+    if (size <= high) return Status::success();
+    if (size - high > (1u << 20)) {
+      struct statvfs vfs {};
+      if (::fstatvfs(segment_->fd(), &vfs) == 0) {
+        std::uint64_t free_bytes = std::uint64_t(vfs.f_bavail) * vfs.f_frsize;
+        if (free_bytes < size - high) {
+          return Status(ErrorCode::OutOfMemory, "/dev/shm has " + std::to_string(free_bytes) +
+                                                    " bytes free, a " + std::to_string(size) +
+                                                    "-byte payload does not fit");
+        }
+      }
+    }
+    while (high < size && !sc.high_water.compare_exchange_weak(high, size)) {
+    }
+    std::uint64_t largest = segment_->control().largest_payload.load(std::memory_order_relaxed);
+    while (largest < size && !segment_->control().largest_payload.compare_exchange_weak(largest, size)) {
+    }
+    return Status::success();
+  }
+
+  static void note_rate(Control& ctl, std::uint64_t now_mono, std::uint64_t now_real, std::size_t) {
+    std::uint64_t last = ctl.last_publish_mono_ns.load(std::memory_order_relaxed);
+    if (last != 0 && now_mono > last) {
+      double interval = static_cast<double>(now_mono - last);
+      double ewma = static_cast<double>(ctl.period_ewma_ns.load(std::memory_order_relaxed));
+      ewma = ewma == 0 ? interval : ewma + (interval - ewma) / 16;
+      ctl.period_ewma_ns.store(static_cast<std::uint64_t>(ewma), std::memory_order_relaxed);
+    }
+    ctl.last_publish_mono_ns.store(now_mono, std::memory_order_relaxed);
+    ctl.last_publish_real_ns.store(now_real, std::memory_order_relaxed);
+  }
+
+  std::shared_ptr<TopicSegment> segment_;
+  std::uint32_t index_;
+  std::uint64_t bit_;
+  Waiter room_waiter_;
+  Waiter member_waiter_;
+  std::uint64_t cached_min_cursor_ = 0;
+  std::uint32_t held_ = 0;
+  std::uint32_t hint_ = 0;
+  std::uint32_t pid_ = static_cast<std::uint32_t>(::getpid());
+};
+
+}  // namespace detail
+
+Loan::Loan(Loan&& other) noexcept
+    : impl_(other.impl_), data_(other.data_), size_(other.size_), slot_(other.slot_), hold_(other.hold_) {
+  other.impl_ = nullptr;
+}
+
+Loan& Loan::operator=(Loan&& other) noexcept {
+  if (this != &other) {
+    if (impl_) impl_->drop(*this);
+    impl_ = other.impl_;
+    data_ = other.data_;
+    size_ = other.size_;
+    slot_ = other.slot_;
+    hold_ = other.hold_;
+    other.impl_ = nullptr;
+  }
+  return *this;
+}
+
+Loan::~Loan() {
+  if (impl_) impl_->drop(*this);
+}
+
+Result<Publisher> Publisher::create(std::string_view topic, PublisherOptions options) {
+  auto name = normalize_topic_name(topic);
+  if (!name) return name.status();
+  if (Status st = validate_domain(options.topic.domain); !st.ok()) return st;
+  detail::TopicSegment::OpenRequest request{*name, options.topic, true, true, true};
+  auto segment = detail::TopicSegment::open(request);
+  if (!segment) return segment.status();
+  auto index = (*segment)->attach(Role::Publisher, options.topic.mode, options.topic.depth);
+  if (!index) return index.status();
+  return Publisher(std::make_unique<detail::PublisherImpl>(std::move(*segment), *index, options));
+}
+
+Publisher::Publisher(std::unique_ptr<detail::PublisherImpl> impl) : impl_(std::move(impl)) {}
+Publisher::Publisher(Publisher&&) noexcept = default;
+Publisher& Publisher::operator=(Publisher&&) noexcept = default;
+Publisher::~Publisher() = default;
+
+Result<Loan> Publisher::loan(std::size_t size, Timeout timeout) { return impl_->loan(size, timeout); }
+
+Result<std::uint64_t> Publisher::publish(Loan&& loan, Timeout timeout) {
+  if (!loan.valid()) return Status(ErrorCode::InvalidArgument, "publishing an empty loan");
+  auto result = impl_->publish(loan, timeout);
+  if (!result.ok()) impl_->drop(loan);  // nothing half-published: the slot goes back
+  return result;
+}
+
+Result<std::uint64_t> Publisher::publish_copy(std::span<const std::byte> bytes, Timeout timeout) {
+  auto loan = impl_->loan(bytes.size(), timeout);
+  if (!loan) return loan.status();
+  if (!bytes.empty()) std::memcpy(loan->data().data(), bytes.data(), bytes.size());
+  return publish(std::move(*loan), timeout);
+}
+
+Status Publisher::wait_for_subscribers(std::uint32_t count, Timeout timeout) {
+  return impl_->wait_for_subscribers(count, timeout);
+}
+
+std::uint32_t Publisher::subscriber_count() const noexcept { return impl_->segment().count(Role::Subscriber); }
+const std::string& Publisher::topic() const noexcept { return impl_->segment().topic(); }
+Mode Publisher::mode() const noexcept { return impl_->mode(); }
+std::uint32_t Publisher::depth() const noexcept { return impl_->segment().depth(); }
+std::uint64_t Publisher::max_payload() const noexcept { return impl_->segment().config().max_payload; }
+
+}  // namespace cerulion

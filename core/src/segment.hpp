@@ -1,0 +1,100 @@
+#pragma once
+// A mapped topic segment: creation, validation, joining and leaving, the topic lock, and the
+// eviction of participants whose process died.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cerulion/core/options.hpp"
+#include "cerulion/core/status.hpp"
+#include "layout.hpp"
+
+namespace cerulion::detail {
+
+/// Pure layout arithmetic for a topic of `depth` messages and a `max_payload` ceiling.
+struct LayoutPlan {
+  std::uint32_t depth;
+  std::uint32_t slot_count;
+  std::uint32_t hot_slots;
+  std::uint64_t stride;
+  std::uint64_t participants_offset, log_offset, slots_offset, data_offset, total_bytes;
+};
+LayoutPlan plan_layout(std::uint32_t depth, std::uint64_t max_payload);
+
+/// Checksum of the immutable configuration (FNV-1a over the bytes before config_crc).
+std::uint32_t config_checksum(const Config& config);
+
+/// Ok if `config` describes a sane layout of a segment `file_bytes` long; Corrupted otherwise.
+Status validate_config(const Config& config, std::uint64_t file_bytes, std::string_view what);
+
+class TopicSegment {
+ public:
+  /// How to open a segment.
+  struct OpenRequest {
+    std::string topic;  ///< normalized
+    TopicOptions options;
+    bool create_if_missing = true;
+    bool writable_data = true;  ///< publishers map payloads read-write, readers read-only
+    bool control_writable = true;  ///< false: a read-only look (discovery)
+  };
+
+  static Result<std::shared_ptr<TopicSegment>> open(const OpenRequest& request);
+  ~TopicSegment();
+  TopicSegment(const TopicSegment&) = delete;
+  TopicSegment& operator=(const TopicSegment&) = delete;
+
+  const Config& config() const { return *config_; }
+  Control& control() { return *control_; }
+  Participant& participant(std::uint32_t index) { return participants_[index]; }
+  LogEntry& log(std::uint64_t seq) { return log_[seq % config_->depth]; }
+  SlotControl& slot(std::uint32_t index) { return slots_[index]; }
+  std::byte* slot_data(std::uint32_t index) { return data_ + std::uint64_t(index) * config_->slot_stride; }
+  std::uint32_t depth() const { return depth_; }
+  std::uint32_t slot_count() const { return slot_count_; }
+  const std::string& topic() const { return topic_; }
+  const std::string& name() const { return name_; }
+  int fd() const;
+
+  /// Takes the topic lock (recovering it, and repairing the ring, if its holder died).
+  Status lock();
+  void unlock();
+
+  /// Joins as `role`. A publisher with `explicit_mode` fixes a provisional mode or must match it.
+  /// Must be called without the lock held.
+  Result<std::uint32_t> attach(Role role, std::optional<Mode> explicit_mode,
+                               std::optional<std::uint32_t> explicit_depth);
+  /// Leaves; the last participant out removes the segment name.
+  void detach(std::uint32_t index);
+
+  /// Evicts participants whose process is gone (pid + start time); returns how many. Takes the
+  /// lock itself. Rate-limited to one scan per 50 ms per process unless `force`.
+  std::uint32_t evict_dead(bool force = false);
+
+  /// Live participants of a role (state active).
+  std::uint32_t count(Role role) const;
+
+  /// Lowest cursor among active lockstep subscribers, or nullopt if there are none.
+  std::optional<std::uint64_t> min_subscriber_cursor() const;
+
+ private:
+  TopicSegment() = default;
+  void evict_locked(std::uint32_t index);
+  void repair_ring_locked();
+  struct Mapping;
+  std::unique_ptr<Mapping> mapping_;
+  Config* config_ = nullptr;
+  Control* control_ = nullptr;
+  Participant* participants_ = nullptr;
+  LogEntry* log_ = nullptr;
+  SlotControl* slots_ = nullptr;
+  std::byte* data_ = nullptr;
+  std::uint32_t depth_ = 0;
+  std::uint32_t slot_count_ = 0;
+  std::string topic_;
+  std::string name_;  ///< without leading '/'
+  std::uint64_t last_evict_scan_ns_ = 0;
+};
+
+}  // namespace cerulion::detail

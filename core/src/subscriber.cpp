@@ -1,0 +1,198 @@
+#include "cerulion/core/subscriber.hpp"
+
+#include <unistd.h>
+
+#include "cerulion/core/names.hpp"
+#include "segment.hpp"
+#include "waiter.hpp"
+
+namespace cerulion {
+namespace detail {
+
+class SubscriberImpl {
+ public:
+  SubscriberImpl(std::shared_ptr<TopicSegment> segment, std::uint32_t index, SubscriberOptions options)
+      : segment_(std::move(segment)),
+        index_(index),
+        bit_(1ull << index),
+        role_(options.role),
+        waiter_(options.wait, static_cast<std::uint32_t>(1u << index)),
+        cursor_(segment_->participant(index).cursor.load()) {}
+
+  ~SubscriberImpl() { segment_->detach(index_); }
+
+  /// One attempt to take the message at the cursor: a Sample, nullopt if none is ready.
+  Result<std::optional<Sample>> try_take() {
+    if (held_ >= kMaxHeldPerParticipant) {
+      return Status(ErrorCode::LoanLimit, "a subscriber may hold at most " +
+                                              std::to_string(kMaxHeldPerParticipant) + " samples at once");
+    }
+    Participant& me = segment_->participant(index_);
+    std::uint64_t lost_now = 0;
+    for (;;) {
+      const std::uint64_t entry = segment_->log(cursor_).seq_slot.load(std::memory_order_acquire);
+      const std::uint64_t want = cursor_ + 1;
+      const std::uint64_t have = entry >> kSlotIndexBits;
+      if (entry == 0 || have < want) {
+        if (lost_now) record_lost(me, lost_now);
+        return std::optional<Sample>{};
+      }
+      if (have > want) {
+        // Overwritten before we got to it (free run, or a tap): skip to the oldest still kept.
+        const std::uint64_t published = segment_->control().published.load(std::memory_order_acquire);
+        const std::uint64_t oldest = published > segment_->depth() ? published - segment_->depth() : 0;
+        const std::uint64_t next = std::max(oldest, cursor_ + 1);
+        lost_now += next - cursor_;
+        cursor_ = next;
+        continue;
+      }
+      const auto slot = static_cast<std::uint32_t>(entry & kSlotIndexMask);
+      if (slot >= segment_->slot_count()) {
+        return Status(ErrorCode::Corrupted, "topic '" + segment_->topic() + "': ring entry names slot " +
+                                                std::to_string(slot) + " of " +
+                                                std::to_string(segment_->slot_count()));
+      }
+      SlotControl& sc = segment_->slot(slot);
+      const std::uint64_t tag = tag_of_sequence(cursor_);
+      std::uint64_t word = sc.word.load(std::memory_order_acquire);
+      bool held = false;
+      while (tag_of_word(word) == tag && (word & kWindowBit) != 0) {
+        if (sc.word.compare_exchange_weak(word, word | bit_, std::memory_order_acq_rel)) {
+          held = true;
+          break;
+        }
+      }
+      if (!held) {
+        // Reused between reading the ring and taking hold: that message is gone.
+        ++lost_now;
+        ++cursor_;
+        continue;
+      }
+      const std::uint64_t size = sc.size;
+      if (size > segment_->config().max_payload) {
+        sc.word.fetch_and(~bit_);
+        return Status(ErrorCode::Corrupted, "topic '" + segment_->topic() + "': slot size over the ceiling");
+      }
+      Sample sample;
+      sample.impl_ = this;
+      sample.data_ = segment_->slot_data(slot);
+      sample.size_ = static_cast<std::size_t>(size);
+      sample.sequence_ = cursor_;
+      sample.publish_time_ns_ = sc.publish_mono_ns;
+      sample.publish_realtime_ns_ = sc.publish_real_ns;
+      sample.publisher_pid_ = sc.publisher_pid;
+      sample.lost_before_ = lost_now;
+      sample.slot_ = slot;
+      if (lost_now) record_lost(me, lost_now);
+      ++cursor_;
+      ++held_;
+      me.cursor.store(cursor_, std::memory_order_release);
+      me.messages.store(me.messages.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+      if (role_ == Role::Subscriber && mode() == Mode::Lockstep) segment_->control().room.notify();
+      waiter_.record_arrival(sample.publish_time_ns_);
+      return std::optional<Sample>(std::move(sample));
+    }
+  }
+
+  Result<Sample> receive(Timeout timeout) {
+    std::optional<Sample> got;
+    Status failure;
+    auto ready = [&] {
+      auto r = try_take();
+      if (!r.ok()) {
+        failure = r.status();
+        return true;
+      }
+      if (r->has_value()) {
+        got = std::move(**r);
+        return true;
+      }
+      return false;
+    };
+    Status st = waiter_.wait(ready, segment_->control().data, timeout, [&] { segment_->evict_dead(); });
+    if (!failure.ok()) return failure;
+    if (!st.ok()) return st;
+    return std::move(*got);
+  }
+
+  void release(Sample& sample) {
+    if (sample.impl_ != this) return;
+    segment_->slot(sample.slot_).word.fetch_and(~bit_, std::memory_order_acq_rel);
+    --held_;
+    sample.impl_ = nullptr;
+  }
+
+  Mode mode() const { return static_cast<Mode>(segment_->control().mode.load(std::memory_order_relaxed)); }
+  Role role() const { return role_; }
+  TopicSegment& segment() { return *segment_; }
+  std::uint64_t lost() const { return segment_->participant(index_).lost.load(std::memory_order_relaxed); }
+  std::uint64_t received() const { return segment_->participant(index_).messages.load(std::memory_order_relaxed); }
+
+ private:
+  static void record_lost(Participant& me, std::uint64_t n) { me.lost.fetch_add(n, std::memory_order_relaxed); }
+
+  std::shared_ptr<TopicSegment> segment_;
+  std::uint32_t index_;
+  std::uint64_t bit_;
+  Role role_;
+  Waiter waiter_;
+  std::uint64_t cursor_;
+  std::uint32_t held_ = 0;
+};
+
+}  // namespace detail
+
+Sample::Sample(Sample&& other) noexcept { *this = std::move(other); }
+
+Sample& Sample::operator=(Sample&& other) noexcept {
+  if (this != &other) {
+    release();
+    impl_ = other.impl_;
+    data_ = other.data_;
+    size_ = other.size_;
+    sequence_ = other.sequence_;
+    publish_time_ns_ = other.publish_time_ns_;
+    publish_realtime_ns_ = other.publish_realtime_ns_;
+    lost_before_ = other.lost_before_;
+    publisher_pid_ = other.publisher_pid_;
+    slot_ = other.slot_;
+    hold_ = other.hold_;
+    other.impl_ = nullptr;
+  }
+  return *this;
+}
+
+Sample::~Sample() { release(); }
+
+void Sample::release() noexcept {
+  if (impl_) impl_->release(*this);
+}
+
+Result<Subscriber> Subscriber::create(std::string_view topic, SubscriberOptions options) {
+  auto name = normalize_topic_name(topic);
+  if (!name) return name.status();
+  if (Status st = validate_domain(options.topic.domain); !st.ok()) return st;
+  if (options.role == Role::Publisher) return Status(ErrorCode::InvalidArgument, "a subscriber's role is subscriber or tap");
+  detail::TopicSegment::OpenRequest request{*name, options.topic, true, false, true};
+  auto segment = detail::TopicSegment::open(request);
+  if (!segment) return segment.status();
+  auto index = (*segment)->attach(options.role, std::nullopt, std::nullopt);
+  if (!index) return index.status();
+  return Subscriber(std::make_unique<detail::SubscriberImpl>(std::move(*segment), *index, options));
+}
+
+Subscriber::Subscriber(std::unique_ptr<detail::SubscriberImpl> impl) : impl_(std::move(impl)) {}
+Subscriber::Subscriber(Subscriber&&) noexcept = default;
+Subscriber& Subscriber::operator=(Subscriber&&) noexcept = default;
+Subscriber::~Subscriber() = default;
+
+Result<Sample> Subscriber::receive(Timeout timeout) { return impl_->receive(timeout); }
+Result<std::optional<Sample>> Subscriber::try_receive() { return impl_->try_take(); }
+std::uint64_t Subscriber::lost() const noexcept { return impl_->lost(); }
+std::uint64_t Subscriber::received() const noexcept { return impl_->received(); }
+std::uint32_t Subscriber::publisher_count() const noexcept { return impl_->segment().count(Role::Publisher); }
+const std::string& Subscriber::topic() const noexcept { return impl_->segment().topic(); }
+Mode Subscriber::mode() const noexcept { return impl_->mode(); }
+Role Subscriber::role() const noexcept { return impl_->role(); }
+
+}  // namespace cerulion

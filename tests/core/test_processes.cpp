@@ -1,0 +1,204 @@
+// Several processes on one topic, and processes that die at the worst moment (kill -9).
+
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+#include "helpers.hpp"
+#include "process.hpp"
+
+using namespace cerulion;
+using namespace cerulion::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// A forked child; its body returns an exit code. The parent learns "ready" through a pipe.
+class Child {
+ public:
+  template <typename Body>
+  explicit Child(Body body) {
+    int fds[2];
+    REQUIRE(pipe(fds) == 0);
+    pid_ = fork();
+    REQUIRE(pid_ >= 0);
+    if (pid_ == 0) {
+      close(fds[0]);
+      ready_fd_ = fds[1];
+      int code = 99;
+      try {
+        code = body(*this);
+      } catch (...) {
+      }
+      _exit(code);
+    }
+    close(fds[1]);
+    ready_fd_ = fds[0];
+  }
+  ~Child() {
+    if (pid_ > 0 && !reaped_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    close(ready_fd_);
+  }
+  /// In the child: tell the parent it reached the interesting point.
+  void signal_ready() {
+    char c = 1;
+    (void)!write(ready_fd_, &c, 1);
+  }
+  /// In the parent: wait for signal_ready().
+  bool wait_ready() {
+    char c;
+    return read(ready_fd_, &c, 1) == 1;
+  }
+  void kill9() {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+    reaped_ = true;
+  }
+  int join() {
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    reaped_ = true;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int ready_fd_ = -1;
+  bool reaped_ = false;
+};
+
+}  // namespace
+
+TEST_CASE("MessagesCrossProcessesInOrder", "[process]") {
+  const std::string topic = unique_topic("fork_delivery");
+  auto sub = Subscriber::create(topic, subscriber_options());
+  REQUIRE(sub.ok());
+  Child child([&](Child&) {
+    auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep, std::nullopt));
+    if (!pub.ok()) return 1;
+    if (!pub->wait_for_subscribers(1, 5s).ok()) return 2;
+    for (int i = 0; i < 500; ++i) {
+      if (!pub->publish_copy(bytes_of("p" + std::to_string(i)), 10s).ok()) return 3;
+    }
+    return 0;
+  });
+  for (int i = 0; i < 500; ++i) {
+    auto s = sub->receive(10s);
+    REQUIRE(s.ok());
+    CHECK(text_of(*s) == "p" + std::to_string(i));
+    CHECK(s->publisher_pid() != static_cast<std::uint32_t>(getpid()));
+  }
+  CHECK(child.join() == 0);
+}
+
+TEST_CASE("PublisherKilledMidLoanLeavesOthersWorkingAndNothingHalfWritten", "[process]") {
+  const std::string topic = unique_topic("kill_mid_loan");
+  auto sub = Subscriber::create(topic, subscriber_options());
+  REQUIRE(sub.ok());
+  Child child([&](Child& self) {
+    auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep, std::nullopt));
+    if (!pub.ok()) return 1;
+    auto a = pub->loan(4);
+    auto b = pub->loan(4);  // every loan it may hold
+    if (!a.ok() || !b.ok()) return 2;
+    std::memcpy(a->data().data(), "HALF", 4);
+    self.signal_ready();
+    pause();
+    return 0;
+  });
+  REQUIRE(child.wait_ready());
+  child.kill9();
+  auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep, std::nullopt));
+  REQUIRE(pub.ok());
+  // Enough messages to cycle every slot, the dead one's included.
+  std::thread producer([&] {
+    for (int i = 0; i < 200; ++i) REQUIRE(pub->publish_copy(bytes_of("ok" + std::to_string(i)), 5s).ok());
+  });
+  for (int i = 0; i < 200; ++i) {
+    auto s = sub->receive(5s);
+    REQUIRE(s.ok());
+    CHECK(text_of(*s) == "ok" + std::to_string(i));
+  }
+  producer.join();
+  auto info = inspect_topic(topic);
+  REQUIRE(info.ok());
+  CHECK(info->count(Role::Publisher, false) == 1);  // the dead one was evicted
+}
+
+TEST_CASE("SubscriberKilledWhileHoldingASampleDoesNotStallLockstep", "[process]") {
+  const std::string topic = unique_topic("kill_holding");
+  auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep, 2));
+  REQUIRE(pub.ok());
+  Child child([&](Child& self) {
+    auto sub = Subscriber::create(topic, subscriber_options());
+    if (!sub.ok()) return 1;
+    self.signal_ready();
+    auto held = sub->receive(10s);  // then holds it for ever and never takes another
+    if (!held.ok()) return 2;
+    self.signal_ready();
+    pause();
+    return 0;
+  });
+  REQUIRE(child.wait_ready());
+  REQUIRE(pub->publish_copy(bytes_of("first"), 5s).ok());
+  REQUIRE(child.wait_ready());
+  REQUIRE(pub->publish_copy(bytes_of("second"), 5s).ok());
+  REQUIRE(pub->publish_copy(bytes_of("third"), 5s).ok());
+  // Ring full of messages the (stuck) subscriber has not taken: the publisher waits...
+  CHECK(pub->loan(1, 100ms).code() == ErrorCode::Timeout);
+  child.kill9();
+  // ...until the dead subscriber is evicted (well within a second).
+  auto started = std::chrono::steady_clock::now();
+  for (int i = 0; i < 50; ++i) REQUIRE(pub->publish_copy(bytes_of("after"), 3s).ok());
+  CHECK(std::chrono::steady_clock::now() - started < 3s);
+  CHECK(pub->subscriber_count() == 0);
+}
+
+TEST_CASE("PublisherKilledAtRandomMomentsNeverCorruptsTheStream", "[process]") {
+  const std::string topic = unique_topic("kill_random");
+  auto sub = Subscriber::create(topic, subscriber_options());
+  REQUIRE(sub.ok());
+  std::uint64_t last_seq = 0;
+  bool first = true;
+  for (int round = 0; round < 5; ++round) {
+    Child child([&](Child& self) {
+      auto pub = Publisher::create(topic, publisher_options(Mode::FreeRun, std::nullopt));
+      if (!pub.ok()) return 1;
+      self.signal_ready();
+      for (std::uint64_t i = 0;; ++i) {
+        auto loan = pub->loan(64);
+        if (!loan.ok()) return 2;
+        // Every payload is 64 copies of one byte: a torn one would be visible.
+        std::memset(loan->data().data(), static_cast<int>('a' + i % 26), 64);
+        if (!pub->publish(std::move(*loan)).ok()) return 3;
+      }
+    });
+    REQUIRE(child.wait_ready());
+    for (int i = 0; i < 100; ++i) {
+      auto s = sub->receive(5s);
+      REQUIRE(s.ok());
+      REQUIRE(s->size() == 64);
+      const auto* p = reinterpret_cast<const char*>(s->data().data());
+      CHECK(std::all_of(p, p + 64, [&](char c) { return c == p[0]; }));
+      if (!first) CHECK(s->sequence() > last_seq);
+      last_seq = s->sequence();
+      first = false;
+    }
+    child.kill9();
+  }
+  // A fresh publisher still works after five violent deaths.
+  auto pub = Publisher::create(topic, publisher_options(Mode::FreeRun, std::nullopt));
+  REQUIRE(pub.ok());
+  REQUIRE(pub->publish_copy(bytes_of("alive")).ok());
+  for (;;) {
+    auto s = sub->receive(5s);
+    REQUIRE(s.ok());
+    if (text_of(*s) == "alive") break;
+  }
+}

@@ -1,0 +1,211 @@
+// Segment lifecycle: naming, removal by the last participant, corruption, permissions, clean.
+
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helpers.hpp"
+#include "process.hpp"
+
+using namespace cerulion;
+using namespace cerulion::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::string shm_path(const std::string& topic, const std::string& domain = default_domain()) {
+  return "/dev/shm" + segment_name(domain, topic);
+}
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+/// Overwrites `bytes` at `offset` of a topic's segment.
+void scribble(const std::string& topic, std::size_t offset, const std::string& bytes) {
+  int fd = ::open(shm_path(topic).c_str(), O_RDWR);
+  REQUIRE(fd >= 0);
+  REQUIRE(::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(offset)) == static_cast<ssize_t>(bytes.size()));
+  ::close(fd);
+}
+
+}  // namespace
+
+TEST_CASE("SegmentIsNamedAfterDomainAndTopicAndPrivateToItsUser", "[segment]") {
+  const std::string topic = unique_topic("naming");
+  auto pub = Publisher::create(topic);
+  REQUIRE(pub.ok());
+  struct stat st {};
+  REQUIRE(::stat(shm_path(topic).c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  auto info = inspect_topic(topic);
+  REQUIRE(info.ok());
+  CHECK(info->permissions == 0600);
+  CHECK(info->segment == segment_name(default_domain(), topic));
+}
+
+TEST_CASE("LastParticipantOutRemovesTheSegment", "[segment]") {
+  const std::string topic = unique_topic("cleanup");
+  {
+    auto pub = Publisher::create(topic);
+    auto sub = Subscriber::create(topic);
+    REQUIRE(pub.ok());
+    REQUIRE(sub.ok());
+    CHECK(exists(shm_path(topic)));
+  }
+  CHECK_FALSE(exists(shm_path(topic)));
+  // And the topic can be created afresh.
+  auto again = Publisher::create(topic);
+  CHECK(again.ok());
+}
+
+TEST_CASE("CorruptedSegmentIsReportedNeverTrusted", "[segment]") {
+  const std::string topic = unique_topic("corrupt");
+  auto keeper = Subscriber::create(topic);  // keeps the segment alive while we damage it
+  REQUIRE(keeper.ok());
+  SECTION("wrong magic") {
+    scribble(topic, 0, "GARBAGE!");
+    auto pub = Publisher::create(topic);
+    CHECK(pub.code() == ErrorCode::Corrupted);
+    CHECK(pub.message().find("magic") != std::string::npos);
+  }
+  SECTION("wrong layout version") {
+    scribble(topic, 8, std::string("\x63\x00\x00\x00", 4));
+    auto pub = Publisher::create(topic);
+    CHECK(pub.code() == ErrorCode::Corrupted);
+    CHECK(pub.message().find("layout version") != std::string::npos);
+  }
+  SECTION("damaged sizes") {
+    scribble(topic, 16, std::string("\xff\xff\x00\x00", 4));
+    auto sub = Subscriber::create(topic);
+    CHECK(sub.code() == ErrorCode::Corrupted);
+  }
+  SECTION("listing names the damaged topic instead of failing") {
+    scribble(topic, 0, "GARBAGE!");
+    auto listing = list_topics();
+    REQUIRE(listing.ok());
+    bool mentioned = std::any_of(listing->problems.begin(), listing->problems.end(),
+                                 [&](const std::string& p) { return p.find(topic) != std::string::npos; });
+    CHECK(mentioned);
+  }
+  // Repair so the keeper's destructor can remove it normally.
+  ::unlink(shm_path(topic).c_str());
+}
+
+TEST_CASE("ForeignFileInTheNamespaceIsReportedAsCorrupted", "[segment]") {
+  const std::string topic = unique_topic("foreign");
+  int fd = ::shm_open(segment_name(default_domain(), topic).c_str(), O_CREAT | O_RDWR, 0600);
+  REQUIRE(fd >= 0);
+  REQUIRE(::ftruncate(fd, 8192) == 0);
+  ::close(fd);
+  auto sub = Subscriber::create(topic);
+  CHECK(sub.code() == ErrorCode::Corrupted);
+  ::shm_unlink(segment_name(default_domain(), topic).c_str());
+}
+
+TEST_CASE("AnotherUserGetsPermissionDenied", "[segment]") {
+  if (::geteuid() != 0) {
+    WARN("skipped: needs root to switch to another user");
+    return;
+  }
+  const std::string topic = unique_topic("permission");
+  auto pub = Publisher::create(topic);
+  REQUIRE(pub.ok());
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) _exit(10);
+    auto sub = Subscriber::create(topic);
+    if (sub.ok()) _exit(1);
+    if (sub.code() != ErrorCode::PermissionDenied) _exit(2);
+    if (sub.message().find("permission denied") == std::string::npos) _exit(3);
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+}
+
+TEST_CASE("CleanRemovesOnlyWhatDeadProcessesLeft", "[segment]") {
+  const std::string domain = "cleantest" + std::to_string(getpid());
+  const std::string dead_topic = "/left/behind";
+  const std::string live_topic = "/still/used";
+  pid_t pid = fork();
+  if (pid == 0) {
+    PublisherOptions o;
+    o.topic.domain = domain;
+    auto pub = Publisher::create(dead_topic, o);
+    if (!pub.ok()) _exit(1);
+    ::kill(::getpid(), SIGKILL);
+    _exit(2);
+  }
+  waitpid(pid, nullptr, 0);
+  PublisherOptions o;
+  o.topic.domain = domain;
+  auto live = Publisher::create(live_topic, o);
+  REQUIRE(live.ok());
+  REQUIRE(exists(shm_path(dead_topic, domain)));
+
+  auto dry = clean_domain(domain, true);
+  REQUIRE(dry.ok());
+  REQUIRE(dry->size() == 1);
+  CHECK((*dry)[0].topic == dead_topic);
+  CHECK_FALSE((*dry)[0].removed);
+  CHECK((*dry)[0].reason.find(std::to_string(pid)) != std::string::npos);
+  CHECK(exists(shm_path(dead_topic, domain)));
+
+  auto done = clean_domain(domain, false);
+  REQUIRE(done.ok());
+  REQUIRE(done->size() == 1);
+  CHECK((*done)[0].removed);
+  CHECK_FALSE(exists(shm_path(dead_topic, domain)));
+  CHECK(exists(shm_path(live_topic, domain)));
+
+  auto forced = clean_domain(domain, false, live_topic);
+  REQUIRE(forced.ok());
+  REQUIRE(forced->size() == 1);
+  CHECK_FALSE(exists(shm_path(live_topic, domain)));
+  CHECK(clean_domain(domain, false, "/no/such").code() == ErrorCode::NotFound);
+}
+
+TEST_CASE("ListingShowsLiveParticipantsAndMarksDeadOnes", "[segment]") {
+  const std::string domain = "listtest" + std::to_string(getpid());
+  PublisherOptions po;
+  po.topic.domain = domain;
+  SubscriberOptions so;
+  so.topic.domain = domain;
+  auto pub = Publisher::create("/list/me", po);
+  auto sub = Subscriber::create("/list/me", so);
+  SubscriberOptions tap_options = so;
+  tap_options.role = Role::Tap;
+  auto tap = Subscriber::create("/list/me", tap_options);
+  REQUIRE(pub.ok());
+  REQUIRE(sub.ok());
+  REQUIRE(tap.ok());
+  pid_t pid = fork();
+  if (pid == 0) {
+    auto dead = Subscriber::create("/list/me", so);
+    ::kill(::getpid(), SIGKILL);
+    _exit(1);
+  }
+  waitpid(pid, nullptr, 0);
+  REQUIRE(pub->publish_copy(bytes_of("x"), 0ms).ok());
+  auto listing = list_topics(domain);
+  REQUIRE(listing.ok());
+  REQUIRE(listing->topics.size() == 1);
+  const TopicInfo& t = listing->topics[0];
+  CHECK(t.name == "/list/me");
+  CHECK(t.count(Role::Publisher) == 1);
+  CHECK(t.count(Role::Subscriber) == 1);
+  CHECK(t.count(Role::Subscriber, false) == 2);
+  CHECK(t.count(Role::Tap) == 1);
+  CHECK(t.published == 1);
+  CHECK_FALSE(t.abandoned());
+  CHECK(inspect_topic("/nope", domain).code() == ErrorCode::NotFound);
+}
