@@ -1,0 +1,7 @@
+#!/bin/sh
+# The main job on a fresh Debian 12 machine: install, build, measure a round trip.
+set -eu
+cd "$(dirname "$0")/.."
+./scripts/install-deps.sh
+./scripts/build.sh
+./build/cerulion ping "$@"

@@ -1,0 +1,7 @@
+#!/bin/sh
+# Every test on a fresh Debian 12 machine: install, build, run the whole suite with CTest.
+set -eu
+cd "$(dirname "$0")/.."
+./scripts/install-deps.sh
+./scripts/build.sh
+ctest --test-dir build -j"$(nproc)" --output-on-failure --timeout 600
