@@ -1,0 +1,153 @@
+// `cerulion ping` / `pong` through the real binary.
+
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sys/stat.h>
+#include <thread>
+
+#include "process.hpp"
+
+using namespace cerulion::test;
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+namespace {
+
+json parse_last_line(const std::string& out) {
+  auto end = out.find_last_not_of('\n');
+  auto start = out.rfind('\n', end);
+  return json::parse(out.substr(start == std::string::npos ? 0 : start + 1, end + 1));
+}
+
+}  // namespace
+
+TEST_CASE("PingMeasuresRoundTripsInEveryModeAndLayout", "[ping]") {
+  const std::string prefix = unique_topic("ping");
+  std::vector<std::string> args{"ping", "--topic", prefix, "-c", "40", "--warmup", "5", "-r", "500", "--json"};
+  std::string process = "multi", mode = "lockstep", wait = "adaptive";
+  SECTION("multi-process lockstep adaptive (the defaults)") {}
+  SECTION("single process") { process = "single"; }
+  SECTION("free run") { mode = "free-run"; }
+  SECTION("spin") { wait = "spin"; }
+  SECTION("block") { wait = "block"; }
+  SECTION("16 MiB payload") {
+    args.push_back("-s");
+    args.push_back("16MiB");
+  }
+  args.insert(args.end(), {"--process", process, "--mode", mode, "--wait", wait});
+  auto r = run_cerulion(args, {}, 60s);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  json j = parse_last_line(r.out);
+  CHECK(j["count"] == 40);
+  CHECK(j["lost"] == 0);
+  CHECK(j["process"] == process);
+  CHECK(j["mode"] == mode);
+  CHECK(j["wait"] == wait);
+  CHECK(j["rtt_us"]["min"].get<double>() > 0);
+  CHECK(j["rtt_us"]["median"].get<double>() >= j["rtt_us"]["min"].get<double>());
+  CHECK(j["rtt_us"]["max"].get<double>() >= j["rtt_us"]["p99"].get<double>());
+  CHECK(j.contains("cpu_pct"));
+  CHECK(count_shm_entries("cerulion.default:test:ping_") == 0);
+}
+
+TEST_CASE("PingPrintsStatisticsLikePing8", "[ping]") {
+  const std::string prefix = unique_topic("ping_text");
+  auto r = run_cerulion({"ping", "--topic", prefix, "-c", "10", "--warmup", "2", "-r", "1000"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("PING " + prefix) == 0);
+  CHECK(r.out.find("--- ping statistics ---") != std::string::npos);
+  CHECK(r.out.find("10 round trips, 0 lost, ") != std::string::npos);
+  CHECK(r.out.find("rtt min/median/p99/max = ") != std::string::npos);
+  CHECK(r.out.find("cpu ping ") != std::string::npos);
+}
+
+TEST_CASE("PingWritesRawSamplesAsLittleEndianU64", "[ping]") {
+  const std::string prefix = unique_topic("ping_samples");
+  const std::string path = "/tmp/cerulion-samples-" + std::to_string(getpid()) + ".bin";
+  auto r = run_cerulion({"ping", "--topic", prefix, "-c", "25", "--warmup", "0", "-r", "0", "--samples-out", path});
+  REQUIRE(r.exit_code == 0);
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  REQUIRE(bytes.size() == 25 * 8);
+  for (std::size_t i = 0; i < 25; ++i) {
+    std::uint64_t v = 0;
+    for (int b = 7; b >= 0; --b) v = (v << 8) | static_cast<unsigned char>(bytes[i * 8 + b]);
+    CHECK(v > 0);
+    CHECK(v < 5'000'000'000ull);
+  }
+  std::remove(path.c_str());
+}
+
+TEST_CASE("PingPeerUsesAPongAlreadyRunning", "[ping]") {
+  const std::string prefix = unique_topic("ping_peer");
+  BackgroundProcess pong({cerulion_binary(), "pong", "--topic", prefix});
+  auto r = run_cerulion({"ping", "--peer", "--topic", prefix, "-c", "20", "--warmup", "2", "-r", "1000", "--json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(parse_last_line(r.out)["count"] == 20);
+  // The same pong answers a second ping.
+  auto again = run_cerulion({"ping", "--peer", "--topic", prefix, "-c", "5", "--warmup", "0", "-r", "1000"});
+  CHECK(again.exit_code == 0);
+  pong.signal(SIGINT);
+  auto done = pong.wait(10s);
+  CHECK(done.exit_code == 0);
+  CHECK_FALSE(done.timed_out);
+}
+
+TEST_CASE("PingWithoutAPeerGivesUpAtTheTimeout", "[ping]") {
+  const std::string prefix = unique_topic("ping_nobody");
+  auto r = run_cerulion({"ping", "--peer", "--topic", prefix, "--timeout", "0.3", "-c", "5"}, {}, 20s);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("no `cerulion pong` answered") != std::string::npos);
+}
+
+TEST_CASE("PingStopsAndReportsWhenThePongDiesMidRun", "[ping]") {
+  const std::string prefix = unique_topic("ping_pong_dies");
+  BackgroundProcess pong({cerulion_binary(), "pong", "--topic", prefix});
+  BackgroundProcess ping({cerulion_binary(), "ping", "--peer", "--topic", prefix, "-c", "1000000", "-r", "200",
+                          "--timeout", "1", "--json"});
+  std::this_thread::sleep_for(1s);
+  pong.signal(SIGKILL);
+  auto r = ping.wait(20s);
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.exit_code == 1);
+  auto j = parse_last_line(r.out);
+  CHECK(j["pong_gone"] == true);
+  CHECK(j["count"].get<int>() > 0);
+  CHECK(r.err.find("went missing") != std::string::npos);
+}
+
+TEST_CASE("PingUsageErrorsExitWith2", "[ping][usage]") {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"ping", "--size", "4"},
+           {"ping", "--size", "lots"},
+           {"ping", "--mode", "sometimes"},
+           {"ping", "--wait", "forever"},
+           {"ping", "--process", "many"},
+           {"ping", "--bogus"},
+           {"ping", "-c", "0"},
+           {"ping", "--peer", "--process", "single"},
+           {"ping", "--topic", "/a/../b", "-c", "1"},
+           {"pong", "--mode", "x"},
+           {"--domain", "bad.domain", "ping"},
+       }) {
+    auto r = run_cerulion(args, {}, 20s);
+    INFO(args[0] << " " << (args.size() > 1 ? args[1] : "") << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_FALSE(r.err.empty());
+    CHECK(r.err.find("cerulion:") == 0);
+  }
+}
+
+TEST_CASE("SymlinkedNameActsAsTheSubcommand", "[ping]") {
+  const std::string link = cerulion_binary() + "-ping";
+  struct stat st {};
+  REQUIRE(lstat(link.c_str(), &st) == 0);
+  auto r = run_process({link, "--help"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("--samples-out") != std::string::npos);
+}
