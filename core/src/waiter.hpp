@@ -1,8 +1,8 @@
 #pragma once
 // The three wait strategies behind every blocking call: spin, block (futex) and adaptive.
 
+#include <algorithm>
 #include <cstdint>
-#include <functional>
 
 #include "cerulion/core/options.hpp"
 #include "cerulion/core/status.hpp"
@@ -19,8 +19,8 @@ class Waiter {
   /// Returns Ok when `ready()` became true, Timeout at the deadline, Interrupted when cancelled.
   /// `channel` is the futex a waker notifies after making `ready()` true. `housekeeping` runs about
   /// every 100 ms while waiting (dead-participant eviction).
-  Status wait(const std::function<bool()>& ready, WakeChannel& channel, Timeout timeout,
-              const std::function<void()>& housekeeping = {});
+  template <typename Ready, typename Housekeeping>
+  Status wait(Ready&& ready, WakeChannel& channel, Timeout timeout, Housekeeping&& housekeeping);
 
   /// Tells the adaptive strategy when the awaited event happened (CLOCK_MONOTONIC ns), so it can
   /// predict the next one. Publish times are more exact than the moment the waiter noticed.
@@ -30,9 +30,20 @@ class Waiter {
   std::uint64_t predicted_next_ns() const;
 
  private:
-  bool cancelled() const;
-  Status block_until(const std::function<bool()>& ready, WakeChannel& channel, std::uint64_t deadline_ns,
-                     std::uint64_t sleep_until_ns, const std::function<void()>& housekeeping, bool& became_ready);
+  bool cancelled() const {
+    return options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed);
+  }
+  template <typename Ready, typename Housekeeping>
+  Status block_until(Ready& ready, WakeChannel& channel, std::uint64_t deadline_ns, std::uint64_t sleep_until_ns,
+                     Housekeeping& housekeeping, bool& became_ready);
+  /// Where the adaptive strategy sleeps until and polls until, given the time now (0 = not learnt).
+  struct AdaptivePlan {
+    std::uint64_t wake_at;
+    std::uint64_t poll_after;
+  };
+  AdaptivePlan plan_adaptive(std::uint64_t now) const;
+  void note_oversleep(std::uint64_t late_ns);
+  static void tighten_timer_slack();
 
   WaitOptions options_;
   std::uint32_t bit_;
@@ -43,5 +54,90 @@ class Waiter {
   double oversleep_ = 0;   ///< smoothed lateness of timed futex wake-ups
   std::uint32_t arrivals_ = 0;
 };
+
+inline constexpr std::uint64_t kHousekeepingNs = 100'000'000;  // liveness checks: stall ≤ 1 s
+inline constexpr std::uint64_t kWaitForever = UINT64_MAX;
+
+template <typename Ready, typename Housekeeping>
+Status Waiter::block_until(Ready& ready, WakeChannel& channel, std::uint64_t deadline_ns,
+                           std::uint64_t sleep_until_ns, Housekeeping& housekeeping, bool& became_ready) {
+  became_ready = false;
+  std::uint64_t next_housekeeping = monotonic_ns() + kHousekeepingNs;
+  for (;;) {
+    if (ready()) {
+      became_ready = true;
+      return Status::success();
+    }
+    if (cancelled()) return {ErrorCode::Interrupted, "interrupted"};
+    const std::uint64_t now = monotonic_ns();
+    if (now >= deadline_ns) return {ErrorCode::Timeout, "timed out"};
+    if (now >= sleep_until_ns) return Status::success();
+    if (now >= next_housekeeping) {
+      housekeeping();
+      next_housekeeping = now + kHousekeepingNs;
+    }
+    const std::uint64_t until = std::min({deadline_ns, sleep_until_ns, next_housekeeping});
+    const std::uint32_t seen = channel.sequence.load(std::memory_order_seq_cst);
+    channel.sleepers.fetch_or(bit_, std::memory_order_seq_cst);
+    if (ready()) {
+      channel.sleepers.fetch_and(~bit_, std::memory_order_relaxed);
+      became_ready = true;
+      return Status::success();
+    }
+    futex_wait(&channel.sequence, seen, static_cast<std::int64_t>(until - now));
+    channel.sleepers.fetch_and(~bit_, std::memory_order_relaxed);
+  }
+}
+
+template <typename Ready, typename Housekeeping>
+Status Waiter::wait(Ready&& ready, WakeChannel& channel, Timeout timeout, Housekeeping&& housekeeping) {
+  if (ready()) return Status::success();
+  const std::uint64_t start = monotonic_ns();
+  const std::uint64_t deadline =
+      timeout ? start + static_cast<std::uint64_t>(std::max<std::int64_t>(timeout->count(), 0)) : kWaitForever;
+  bool became_ready = false;
+
+  if (options_.strategy == WaitStrategy::Block) {
+    return block_until(ready, channel, deadline, kWaitForever, housekeeping, became_ready);
+  }
+  if (options_.strategy == WaitStrategy::Spin) {
+    std::uint64_t next_check = start + kHousekeepingNs;
+    for (std::uint32_t i = 1;; ++i) {
+      if (ready()) return Status::success();
+      cpu_relax();
+      if ((i & 255) == 0) {
+        if (cancelled()) return {ErrorCode::Interrupted, "interrupted"};
+        const std::uint64_t now = monotonic_ns();
+        if (now >= deadline) return {ErrorCode::Timeout, "timed out"};
+        if (now >= next_check) {
+          housekeeping();
+          next_check = now + kHousekeepingNs;
+        }
+      }
+    }
+  }
+
+  // Adaptive: sleep until shortly before the predicted arrival (a publisher wakes us if it comes
+  // early), poll across the window where it is likely, then block if it still has not come.
+  tighten_timer_slack();
+  AdaptivePlan plan = plan_adaptive(start);
+  if (plan.wake_at > start) {
+    Status st = block_until(ready, channel, deadline, plan.wake_at, housekeeping, became_ready);
+    if (!st.ok() || became_ready) return st;
+    note_oversleep(monotonic_ns() - plan.wake_at);
+  }
+  std::uint64_t now = monotonic_ns();
+  const std::uint64_t poll_until = std::max(plan.poll_after, now + 10'000);
+  for (std::uint32_t i = 1; now < poll_until; ++i) {
+    if (ready()) return Status::success();
+    cpu_relax();
+    if ((i & 63) == 0) {
+      if (cancelled()) return {ErrorCode::Interrupted, "interrupted"};
+      now = monotonic_ns();
+      if (now >= deadline) return {ErrorCode::Timeout, "timed out"};
+    }
+  }
+  return block_until(ready, channel, deadline, kWaitForever, housekeeping, became_ready);
+}
 
 }  // namespace cerulion::detail
