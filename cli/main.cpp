@@ -103,8 +103,7 @@ int main(int argc, char** argv) {
     // One line naming the problem, then where to look; exit 2.
     std::string what = e.what();
     std::replace(what.begin(), what.end(), '\n', ' ');
-    fmt::print(stderr, "cerulion: {}\n", what);
-    fmt::print(stderr, "Run 'cerulion --help' or 'cerulion <command> --help' for usage.\n");
+    fmt::print(stderr, "cerulion: {} (see 'cerulion --help')\n", what);
     return kExitUsage;
   } catch (const Exit& e) {
     if (!e.message.empty()) fmt::print(stderr, "cerulion: {}\n", e.message);
