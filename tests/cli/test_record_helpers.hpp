@@ -1,0 +1,39 @@
+#pragma once
+// Helpers of the record/play/info/recover tests: temp files and the shared MCAP samples.
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+
+namespace cerulion::test {
+
+/// A fresh path under a per-process temp folder (ctest -j2 safe).
+inline std::string record_temp_path(const std::string& stem) {
+  static std::atomic<int> counter{0};
+  auto dir = std::filesystem::temp_directory_path() / ("cerulion-clitest-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return (dir / (std::to_string(counter++) + "-" + stem)).string();
+}
+
+/// ../shared/reference/mcap-samples next to the repository (read in place), "" when absent.
+inline std::string mcap_sample(const std::string& name) {
+  auto repo = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
+  auto path = repo.parent_path() / "shared" / "reference" / "mcap-samples" / name;
+  return std::filesystem::exists(path) ? path.string() : std::string();
+}
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+inline void spit(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+}  // namespace cerulion::test
