@@ -23,21 +23,23 @@ struct CleanSettings {
 void run_clean(const CleanSettings& settings) {
   std::string force_topic;
   if (!settings.force_topic.empty()) force_topic = take(normalize_topic_name(settings.force_topic), "--force");
-  auto cleaned = take(clean_domain(globals().domain, settings.dry_run, force_topic), "clean");
-  if (!force_topic.empty() && cleaned.empty()) {
+  auto result = clean_domain(globals().domain, settings.dry_run, force_topic);
+  bool unknown_topic = !force_topic.empty() && (result.code() == ErrorCode::NotFound || (result && result->empty()));
+  if (unknown_topic) {
     throw Exit{kExitFailure, fmt::format("no topic '{}' in domain '{}'", force_topic, globals().domain)};
   }
+  auto cleaned = take(std::move(result), "clean");
 
   StdoutWriter out;
   if (settings.json) {
-    auto entries = nlohmann::json::array();
+    auto entries = nlohmann::ordered_json::array();
     for (const auto& segment : cleaned) {
       entries.push_back({{"topic", segment.topic},
                          {"segment", segment.segment},
                          {"reason", segment.reason},
                          {"removed", segment.removed}});
     }
-    out.append(nlohmann::json{{"domain", globals().domain}, {"dry_run", settings.dry_run}, {"segments", entries}}
+    out.append(nlohmann::ordered_json{{"domain", globals().domain}, {"dry_run", settings.dry_run}, {"segments", entries}}
                    .dump() +
                "\n");
     out.flush();

@@ -48,7 +48,7 @@ class MessagePrinter {
       out_.append(bytes);
       out_.append(separator_);
     } else if (settings_.json) {
-      nlohmann::json line = {
+      nlohmann::ordered_json line = {
           {"topic", topic},
           {"seq", sample.sequence()},
           {"publish_time_ns", sample.publish_time_ns()},

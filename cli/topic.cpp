@@ -22,7 +22,7 @@
 namespace cerulion::cli {
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 
 std::string local_time(std::uint64_t realtime_ns) {
   if (realtime_ns == 0) return "-";

@@ -1,0 +1,74 @@
+// Faults in what pub is given: a clear line, an exit code, and nothing published half-way.
+
+#include <csignal>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "everyday_helpers.hpp"
+#include "process.hpp"
+
+using namespace cerulion::test;
+
+TEST_CASE("PayloadOverTheCeilingIsRefusedAndNothingIsPublished", "[cli][pub][faults]") {
+  const std::string topic = unique_topic("ceiling");
+  // A publisher that only creates the topic with a 16-byte ceiling and waits (it never publishes).
+  BackgroundProcess holder({cerulion_binary(), "pub", topic, "x", "--max-payload", "16", "--wait-subscribers", "5",
+                            "--timeout", "60"});
+  REQUIRE(eventually([&] { return !topic_snapshot(topic).is_null(); }));
+  BackgroundProcess echo({cerulion_binary(), "echo", topic, "--json", "--timeout", "2"});
+  REQUIRE(eventually([&] { return live_readers(topic_snapshot(topic), "subscriber") == 1; }));
+
+  auto sized = run_cerulion({"pub", topic, "--size", "17", "--once"});
+  CHECK(sized.exit_code == 1);
+  CHECK(sized.err.find("over the payload ceiling") != std::string::npos);
+
+  auto lines = run_cerulion({"pub", topic}, "short\nthis line is far too long\nnext\n");
+  CHECK(lines.exit_code == 1);
+  CHECK(lines.err == "cerulion: message #2 is 25 bytes, over the payload ceiling of topic '" + topic +
+                         "' (16 bytes); nothing of it was published\n");
+
+  auto echoed = echo.wait();
+  CHECK(echoed.exit_code == 0);
+  auto received = json_lines(echoed.out);
+  REQUIRE(received.size() == 1);  // only the line before the oversized one
+  CHECK(received[0]["data"] == "short");
+  holder.signal(SIGINT);
+  holder.wait();
+}
+
+TEST_CASE("UnreadableFileIsRefusedBeforeTheTopicIsTouched", "[cli][pub][faults]") {
+  const std::string topic = unique_topic("unreadable");
+  auto result = run_cerulion({"pub", topic, "--file", "/nonexistent/payload.bin", "--once"});
+  CHECK(result.exit_code == 1);
+  CHECK(result.err == "cerulion: cannot read '/nonexistent/payload.bin': No such file or directory\n");
+  auto directory = run_cerulion({"pub", topic, "--file", "/tmp", "--once"});
+  CHECK(directory.exit_code == 1);
+  CHECK(directory.err == "cerulion: cannot read '/tmp': is a directory\n");
+  CHECK(count_shm_entries(shm_file(topic)) == 0);
+}
+
+TEST_CASE("StdinEndingBeforeTheAskedCountExitsOne", "[cli][pub][faults]") {
+  const std::string topic = unique_topic("stdin_short");
+  auto result = run_cerulion({"pub", topic, "-n", "5"}, "a\nb\n");
+  CHECK(result.exit_code == 1);
+  CHECK(result.err == "cerulion: stdin ended after 2 of 5 messages\n");
+}
+
+TEST_CASE("PubTimesOutWaitingForSubscribersThatNeverCome", "[cli][pub][faults]") {
+  const std::string topic = unique_topic("no_subscriber");
+  auto result = run_cerulion({"pub", topic, "x", "--once", "--wait-subscribers", "1", "--timeout", "0.2"});
+  CHECK(result.exit_code == 1);
+  CHECK(result.err == "cerulion: timed out after 0.2 s waiting for 1 subscriber(s) on '" + topic +
+                         "' (0 attached)\n");
+  CHECK(count_shm_entries(shm_file(topic)) == 0);
+}
+
+TEST_CASE("EchoTimeoutWithNothingArrivedExitsOne", "[cli][echo][faults]") {
+  const std::string topic = unique_topic("echo_timeout");
+  auto result = run_cerulion({"echo", topic, "--timeout", "0.2"});
+  CHECK(result.exit_code == 1);
+  CHECK(result.err == "cerulion: no message on '" + topic + "' within 0.2 s\n");
+  CHECK(count_shm_entries(shm_file(topic)) == 0);
+}

@@ -1,0 +1,100 @@
+// `clean` removes what dead processes left behind, and nothing a live process uses.
+
+#include <csignal>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "everyday_helpers.hpp"
+#include "process.hpp"
+
+using namespace cerulion::test;
+using nlohmann::json;
+
+namespace {
+
+std::vector<std::string> in_domain(const std::string& domain, std::vector<std::string> args) {
+  args.insert(args.begin(), {"--domain", domain});
+  return args;
+}
+
+/// Leaves `topic` behind as a kill -9'd publisher would: a segment nobody alive uses.
+void leave_abandoned_topic(const std::string& domain, const std::string& topic) {
+  BackgroundProcess pub({cerulion_binary(), "--domain", domain, "pub", topic, "x", "-r", "100"});
+  REQUIRE(eventually([&] {
+    auto snapshot = topic_snapshot(topic, domain);
+    return !snapshot.is_null() && snapshot["published"].get<int>() > 0;
+  }));
+  pub.signal(SIGKILL);
+  REQUIRE(pub.wait().exit_code == 128 + SIGKILL);
+  REQUIRE(count_shm_entries(shm_file(topic, domain)) == 1);
+}
+
+}  // namespace
+
+TEST_CASE("CleanDryRunFindsASegmentLeftByAKilledProcessAndCleanRemovesIt", "[cli][clean]") {
+  const std::string domain = unique_domain("clean_killed");
+  const std::string topic = unique_topic("killed");
+  leave_abandoned_topic(domain, topic);
+
+  auto listed = json::parse(run_cerulion(in_domain(domain, {"topic", "list", "--json"})).out);
+  REQUIRE(listed["topics"].size() == 1);
+  CHECK(listed["topics"][0]["publishers"]["count"] == 0);  // the dead one is not counted...
+  CHECK(listed["topics"][0]["publishers"]["pids"][0]["alive"] == false);  // ...but shown, marked dead
+
+  auto dry = run_cerulion(in_domain(domain, {"clean", "--dry-run"}));
+  CHECK(dry.exit_code == 0);
+  CHECK(dry.out.rfind("would remove " + topic + " (", 0) == 0);
+  CHECK(count_shm_entries(shm_file(topic, domain)) == 1);
+
+  auto cleaned = run_cerulion(in_domain(domain, {"clean"}));
+  CHECK(cleaned.exit_code == 0);
+  CHECK(cleaned.out.rfind("removed " + topic + " (", 0) == 0);
+  CHECK(count_shm_entries(shm_file(topic, domain)) == 0);
+
+  auto again = run_cerulion(in_domain(domain, {"clean"}));
+  CHECK(again.exit_code == 0);
+  CHECK(again.out == "nothing to clean in domain '" + domain + "'\n");
+}
+
+TEST_CASE("CleanNeverTouchesATopicWithALiveParticipantUnlessForced", "[cli][clean]") {
+  const std::string domain = unique_domain("clean_live");
+  const std::string live_topic = unique_topic("live");
+  const std::string dead_topic = unique_topic("dead");
+  BackgroundProcess echo({cerulion_binary(), "--domain", domain, "echo", live_topic});
+  REQUIRE(eventually([&] { return live_readers(topic_snapshot(live_topic, domain), "subscriber") == 1; }));
+  leave_abandoned_topic(domain, dead_topic);
+
+  auto cleaned = run_cerulion(in_domain(domain, {"clean", "--json"}));
+  REQUIRE(cleaned.exit_code == 0);
+  auto report = json::parse(cleaned.out);
+  REQUIRE(report["segments"].size() == 1);
+  CHECK(report["segments"][0]["topic"] == dead_topic);
+  CHECK(report["segments"][0]["removed"] == true);
+  CHECK(count_shm_entries(shm_file(dead_topic, domain)) == 0);
+  CHECK(count_shm_entries(shm_file(live_topic, domain)) == 1);
+
+  auto forced = run_cerulion(in_domain(domain, {"clean", "--force", live_topic}));
+  CHECK(forced.exit_code == 0);
+  CHECK(forced.out.rfind("removed " + live_topic + " (", 0) == 0);
+  CHECK(count_shm_entries(shm_file(live_topic, domain)) == 0);
+  echo.signal(SIGINT);
+  echo.wait();
+}
+
+TEST_CASE("CleanForceOfAnUnknownTopicExitsOne", "[cli][clean]") {
+  const std::string domain = unique_domain("clean_unknown");
+  auto result = run_cerulion(in_domain(domain, {"clean", "--force", "/no/such/topic"}));
+  CHECK(result.exit_code == 1);
+  CHECK(result.err == "cerulion: no topic '/no/such/topic' in domain '" + domain + "'\n");
+}
+
+TEST_CASE("TheLastParticipantsNormalExitUnlinksTheSegment", "[cli][clean]") {
+  const std::string topic = unique_topic("normal_exit");
+  BackgroundProcess echo({cerulion_binary(), "echo", topic, "-n", "1"});
+  REQUIRE(eventually([&] { return count_shm_entries(shm_file(topic)) == 1; }));
+  REQUIRE(run_cerulion({"pub", topic, "bye", "--once", "--wait-subscribers", "1", "--timeout", "20"}).exit_code == 0);
+  REQUIRE(echo.wait().exit_code == 0);
+  CHECK(count_shm_entries(shm_file(topic)) == 0);
+}

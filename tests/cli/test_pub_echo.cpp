@@ -1,0 +1,234 @@
+// pub and echo through the real binary, in shell pipelines, as a person would use them.
+
+#include <csignal>
+#include <fstream>
+#include <random>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "everyday_helpers.hpp"
+#include "process.hpp"
+
+using namespace cerulion::test;
+using nlohmann::json;
+
+namespace {
+
+std::string bin() { return cerulion_binary(); }
+
+/// `echo` in the background, with `pub --wait-subscribers` sure to find it.
+BackgroundProcess start_echo(const std::string& topic, std::vector<std::string> options) {
+  std::vector<std::string> argv{bin(), "echo", topic};
+  argv.insert(argv.end(), options.begin(), options.end());
+  return BackgroundProcess(argv);
+}
+
+std::string temp_path(const std::string& stem) {
+  return "/tmp/cerulion-" + stem + "-" + std::to_string(getpid()) + "-" + std::to_string(std::random_device{}());
+}
+
+}  // namespace
+
+TEST_CASE("EchoReceivesEveryLineInOrderInLockstep", "[cli][pub][echo]") {
+  const std::string topic = unique_topic("lockstep_lines");
+  auto echo = start_echo(topic, {"-n", "100000", "--json"});
+  auto pub = run_process({"sh", "-c",
+                          "seq 1 100000 | '" + bin() + "' pub " + topic + " --wait-subscribers 1 --timeout 20"},
+                         {}, std::chrono::seconds(120));
+  REQUIRE(pub.exit_code == 0);
+  CHECK(pub.out.empty());  // quiet by default
+  auto echoed = echo.wait(std::chrono::seconds(120));
+  REQUIRE(echoed.exit_code == 0);
+  auto lines = json_lines(echoed.out);
+  REQUIRE(lines.size() == 100000);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    INFO("line " << i);
+    REQUIRE(lines[i]["data"] == std::to_string(i + 1));
+    REQUIRE(lines[i]["seq"] == lines[0]["seq"].get<std::uint64_t>() + i);
+    REQUIRE(lines[i]["lost_before"] == 0);
+    REQUIRE(lines[i]["topic"] == topic);
+    REQUIRE(lines[i]["size"] == std::to_string(i + 1).size());
+  }
+  CHECK(count_shm_entries(shm_file(topic)) == 0);
+}
+
+TEST_CASE("RawRoundTripsABinaryFileByteForByte", "[cli][pub][echo]") {
+  const std::string topic = unique_topic("raw_file");
+  std::string content(300000, '\0');
+  std::mt19937 random(42);
+  for (auto& c : content) c = static_cast<char>(random());
+  const std::string path = temp_path("raw-in");
+  std::ofstream(path, std::ios::binary) << content;
+
+  auto echo = start_echo(topic, {"--raw", "-n", "1"});
+  auto pub = run_cerulion({"pub", topic, "--file", path, "--once", "--wait-subscribers", "1", "--timeout", "20"});
+  ::unlink(path.c_str());
+  REQUIRE(pub.exit_code == 0);
+  auto echoed = echo.wait();
+  REQUIRE(echoed.exit_code == 0);
+  CHECK(echoed.out.size() == content.size());
+  CHECK(echoed.out == content);
+}
+
+TEST_CASE("RawWithASeparatorWritesItAfterEveryMessage", "[cli][pub][echo]") {
+  const std::string topic = unique_topic("raw_separator");
+  auto echo = start_echo(topic, {"--raw", "--separator", "\\0", "-n", "2"});
+  auto pub = run_cerulion({"pub", topic, "a b", "c", "--once", "--wait-subscribers", "1", "--timeout", "20"});
+  REQUIRE(pub.exit_code == 0);
+  auto echoed = echo.wait();
+  REQUIRE(echoed.exit_code == 0);
+  CHECK(echoed.out == std::string("a b\0c\0", 6));
+}
+
+TEST_CASE("StdinNullSplitsMessagesAtNulBytesOnly", "[cli][pub][echo]") {
+  const std::string topic = unique_topic("stdin_null");
+  auto echo = start_echo(topic, {"--json", "-n", "3"});
+  auto pub = run_cerulion({"pub", topic, "--stdin", "null", "--wait-subscribers", "1", "--timeout", "20"},
+                          std::string("one\0two lines\nstill two\0three", 30));
+  REQUIRE(pub.exit_code == 0);
+  auto lines = json_lines(echo.wait().out);
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[0]["data"] == "one");
+  CHECK(lines[1]["data"] == "two lines\nstill two");
+  CHECK(lines[2]["data"] == "three");
+}
+
+TEST_CASE("StdinWholePublishesAllOfStdinAsOneMessage", "[cli][pub][echo]") {
+  const std::string topic = unique_topic("stdin_whole");
+  auto echo = start_echo(topic, {"--json", "--timeout", "2"});
+  auto pub = run_cerulion({"pub", topic, "--stdin", "whole", "--wait-subscribers", "1", "--timeout", "20"},
+                          "a\nb\nc\n");
+  REQUIRE(pub.exit_code == 0);
+  auto echoed = echo.wait();
+  CHECK(echoed.exit_code == 0);
+  auto lines = json_lines(echoed.out);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0]["data"] == "a\nb\nc\n");
+}
+
+TEST_CASE("FreeRunWithASlowedSubscriberReportsTheExactLostCount", "[cli][pub][echo]") {
+  const std::string topic = unique_topic("free_run_lost");
+  const int published = 300;
+  auto echo = start_echo(topic, {"--json", "--lost", "--delay", "0.05", "--timeout", "1"});
+  std::string input;
+  for (int i = 1; i <= published; ++i) input += std::to_string(i) + "\n";
+  auto pub = run_cerulion({"pub", topic, "--mode", "free-run", "--wait-subscribers", "1", "--timeout", "20"}, input);
+  REQUIRE(pub.exit_code == 0);
+  auto echoed = echo.wait();
+  REQUIRE(echoed.exit_code == 0);
+  auto lines = json_lines(echoed.out);
+  REQUIRE(!lines.empty());
+
+  std::uint64_t lost = lines[0]["seq"].get<std::uint64_t>();  // messages before the first one it got
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    auto gap = lines[i]["seq"].get<std::uint64_t>() - lines[i - 1]["seq"].get<std::uint64_t>() - 1;
+    CHECK(lines[i]["lost_before"] == gap);  // every gap is reported where it happened
+    lost += gap;
+  }
+  CHECK(lines.size() + lost == static_cast<std::size_t>(published));
+  CHECK(lost > 0);  // a subscriber sleeping 50 ms per message cannot keep up with a burst of 300
+  CHECK(lines.back()["data"] == std::to_string(published));  // the newest message is never the one lost
+  CHECK(echoed.err.find("lost " + std::to_string(lost) + " message(s) in total, received " +
+                        std::to_string(lines.size())) != std::string::npos);
+}
+
+TEST_CASE("TextModeShowsTextAsItIsAndBinaryAsAHexPreview", "[cli][pub][echo]") {
+  const std::string topic = unique_topic("text_mode");
+  auto echo = start_echo(topic, {"-n", "3", "-l", "4"});
+  REQUIRE(run_cerulion({"pub", topic, "hey", "--once", "--wait-subscribers", "1", "--timeout", "20"}).exit_code == 0);
+  REQUIRE(run_cerulion({"pub", topic, "abcdefgh", "--once"}).exit_code == 0);
+  REQUIRE(run_cerulion({"pub", topic, "--size", "6", "--fill", "counter", "--once"}).exit_code == 0);
+  auto echoed = echo.wait();
+  REQUIRE(echoed.exit_code == 0);
+  CHECK(text_lines(echoed.out) == std::vector<std::string>{"hey", "abcd... [8 B]", "[6 B] 00 00 00 00 ..."});
+}
+
+TEST_CASE("JsonCarriesInvalidUtf8AsBase64", "[cli][pub][echo]") {
+  const std::string topic = unique_topic("json_base64");
+  auto echo = start_echo(topic, {"--json", "-n", "1"});
+  auto pub = run_cerulion({"pub", topic, "--stdin", "whole", "--wait-subscribers", "1", "--timeout", "20"},
+                          "\xff\xfe" "abc");
+  REQUIRE(pub.exit_code == 0);
+  auto lines = json_lines(echo.wait().out);
+  REQUIRE(lines.size() == 1);
+  CHECK_FALSE(lines[0].contains("data"));
+  CHECK(lines[0]["data_base64"] == "//5hYmM=");
+  CHECK(lines[0]["size"] == 5);
+}
+
+TEST_CASE("VerbosePubSaysWhatItPublished", "[cli][pub]") {
+  const std::string topic = unique_topic("verbose");
+  auto pub = run_cerulion({"pub", topic, "hello", "-n", "2", "-r", "0", "-v"});
+  REQUIRE(pub.exit_code == 0);
+  CHECK(pub.out == "published #0 (5 bytes)\npublished #1 (5 bytes)\n");
+  CHECK(count_shm_entries(shm_file(topic)) == 0);  // the last participant's exit unlinked the segment
+}
+
+TEST_CASE("EchoStartedAfterThePublisherGetsMessagesFromThenOn", "[cli][pub][echo]") {
+  const std::string topic = unique_topic("late_echo");
+  BackgroundProcess pub({bin(), "pub", topic, "tick", "-r", "50"});
+  REQUIRE(eventually([&] {
+    auto snapshot = topic_snapshot(topic);
+    return !snapshot.is_null() && snapshot["published"].get<int>() >= 5;
+  }));
+  auto echoed = run_cerulion({"echo", topic, "--json", "-n", "3", "--timeout", "10"});
+  REQUIRE(echoed.exit_code == 0);
+  auto lines = json_lines(echoed.out);
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[0]["seq"].get<int>() >= 5);
+  CHECK(lines[1]["seq"] == lines[0]["seq"].get<int>() + 1);
+  CHECK(lines[2]["seq"] == lines[0]["seq"].get<int>() + 2);
+  pub.signal(SIGINT);
+  CHECK(pub.wait().exit_code == 130);
+}
+
+TEST_CASE("EchoPipedIntoHeadEndsQuietly", "[cli][echo]") {
+  const std::string topic = unique_topic("head");
+  BackgroundProcess pub({bin(), "pub", topic, "tick", "-r", "200", "--wait-subscribers", "1", "--timeout", "20"});
+  auto piped = run_process({"bash", "-c", "set -o pipefail; '" + bin() + "' echo " + topic + " | head -n 3"});
+  CHECK(piped.exit_code == 0);
+  CHECK(piped.err.empty());
+  CHECK(text_lines(piped.out) == std::vector<std::string>{"tick", "tick", "tick"});
+  pub.signal(SIGINT);
+  CHECK(pub.wait().exit_code == 130);
+}
+
+TEST_CASE("CtrlCEndsEchoWithExitCode130", "[cli][echo]") {
+  const std::string topic = unique_topic("ctrl_c");
+  auto echo = start_echo(topic, {});
+  REQUIRE(eventually([&] { return live_readers(topic_snapshot(topic), "subscriber") == 1; }));
+  echo.signal(SIGINT);
+  auto echoed = echo.wait();
+  CHECK(echoed.exit_code == 130);
+  CHECK(echoed.err.empty());
+  CHECK(count_shm_entries(shm_file(topic)) == 0);
+}
+
+TEST_CASE("KillingAPublisherMidStreamLeavesEchoRunningAndTheNextPubWorks", "[cli][pub][echo]") {
+  const std::string topic = unique_topic("kill_pub");
+  auto echo = start_echo(topic, {"--json"});
+  {
+    BackgroundProcess first({bin(), "pub", topic, "first", "-r", "100", "--wait-subscribers", "1", "--timeout", "20"});
+    REQUIRE(eventually([&] {
+      auto snapshot = topic_snapshot(topic);
+      return !snapshot.is_null() && snapshot["published"].get<int>() >= 5;
+    }));
+    first.signal(SIGKILL);
+    CHECK(first.wait().exit_code == 128 + SIGKILL);
+  }
+  auto second = run_cerulion({"pub", topic, "second", "-n", "3", "-r", "0", "--timeout", "10"});
+  REQUIRE(second.exit_code == 0);
+  REQUIRE(eventually([&] { return subscribers_caught_up(topic_snapshot(topic)); }));
+  REQUIRE(echo.running());
+  echo.signal(SIGINT);
+  auto echoed = echo.wait();
+  CHECK(echoed.exit_code == 130);
+  auto lines = json_lines(echoed.out);
+  REQUIRE(lines.size() >= 8);
+  for (std::size_t i = 0; i + 3 < lines.size(); ++i) CHECK(lines[i]["data"] == "first");
+  for (std::size_t i = lines.size() - 3; i < lines.size(); ++i) CHECK(lines[i]["data"] == "second");
+  for (std::size_t i = 1; i < lines.size(); ++i) CHECK(lines[i]["seq"] == lines[i - 1]["seq"].get<int>() + 1);
+}
