@@ -187,7 +187,7 @@ void add_echo_command(CLI::App& app) {
   cmd->add_option("--delay", settings->delay_s, "Sleep SEC after each message (simulates a slow consumer)")
       ->check(positive_seconds());
   cmd->add_option("--mode", settings->mode, "Mode if echo creates the topic: lockstep or free-run")
-      ->check(mode_validator());
+      ->check(CLI::IsMember({"lockstep", "free-run"}));
   settings->depth_option = cmd->add_option("--depth", settings->depth, "Ring depth if echo creates the topic")
                                ->check(CLI::Range(1u, kMaxDepth));
   json->excludes(raw);

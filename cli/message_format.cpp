@@ -171,14 +171,6 @@ Timeout seconds_to_timeout(double seconds) {
   return std::chrono::nanoseconds(static_cast<std::int64_t>(seconds * 1e9));
 }
 
-CLI::Validator mode_validator() {
-  return CLI::Validator(
-      [](std::string& input) -> std::string {
-        return parse_mode(input) ? std::string() : "'" + input + "' is not a mode (lockstep, free-run)";
-      },
-      "lockstep|free-run", "mode");
-}
-
 std::optional<Mode> mode_from_option(const std::string& text) {
   if (text.empty()) return std::nullopt;
   return parse_mode(text);

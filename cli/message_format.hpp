@@ -43,8 +43,7 @@ CLI::Validator positive_seconds();
 /// Seconds (as given on the command line) as a core Timeout.
 Timeout seconds_to_timeout(double seconds);
 
-/// "lockstep" / "free-run" as a CLI11 check, and the parse of it (nullopt = not given).
-CLI::Validator mode_validator();
+/// The mode given as --mode ("lockstep", "free-run"); nullopt when not given.
 std::optional<Mode> mode_from_option(const std::string& text);
 
 /// Writes to stdout with a buffer of its own. A closed pipe (EPIPE) ends the program quietly

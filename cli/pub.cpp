@@ -342,7 +342,8 @@ void add_pub_command(CLI::App& app) {
       cmd->add_option("--timeout", settings->timeout_s,
                       "Give up (exit 1) after SEC waiting for subscribers or for lockstep room")
           ->check(positive_seconds());
-  cmd->add_option("--mode", settings->mode, "Topic mode: lockstep (default) or free-run")->check(mode_validator());
+  cmd->add_option("--mode", settings->mode, "Topic mode: lockstep (default) or free-run")
+      ->check(CLI::IsMember({"lockstep", "free-run"}));
   settings->depth_option = cmd->add_option("--depth", settings->depth, "Ring depth of a new topic (messages)")
                                ->check(CLI::Range(1u, kMaxDepth));
   cmd->add_option("--max-payload", settings->max_payload, "Payload ceiling of a new topic (default 1GiB)")
