@@ -1,0 +1,172 @@
+// `cerulion record [TOPIC...] -o FILE.mcap`: taps topics (never holding a publisher back) and writes
+// what they carry into MCAP files, with progress on stderr and a per-topic summary at the end.
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <regex>
+#include <set>
+#include <string>
+#include <thread>
+#include <unistd.h>
+
+#include <fmt/core.h>
+
+#include "cerulion/core/discovery.hpp"
+#include "command.hpp"
+#include "record_session.hpp"
+#include "record_util.hpp"
+
+namespace cerulion::cli {
+namespace {
+
+std::vector<std::regex> compile(const std::vector<std::string>& patterns, const char* flag) {
+  std::vector<std::regex> out;
+  for (const auto& p : patterns) {
+    try {
+      out.emplace_back(p, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      throw Exit{kExitUsage, fmt::format("{} '{}': not a valid regular expression ({})", flag, p, e.what())};
+    }
+  }
+  return out;
+}
+
+bool any_match(const std::vector<std::regex>& res, const std::string& topic) {
+  for (const auto& re : res) if (std::regex_search(topic, re)) return true;
+  return false;
+}
+
+std::uint64_t payload_bytes(RecordSession& session) {
+  std::uint64_t bytes = 0;
+  for (const auto& t : session.counters()) bytes += t->bytes.load();
+  return bytes;
+}
+
+std::string progress_line(RecordSession& session, double elapsed_s, double rate_mb) {
+  std::uint64_t messages = 0, drops = 0;
+  std::string per_topic;
+  for (const auto& t : session.counters()) {
+    messages += t->written.load();
+    std::uint64_t lost = t->missed.load() + t->queue_drops.load();
+    drops += lost;
+    if (lost) per_topic += fmt::format(" {}:{}", t->topic, lost);
+  }
+  return fmt::format("recording {:.1f} s: {} msgs, {}, {:.2f} MB/s, dropped {}{}", elapsed_s, messages,
+                     format_bytes(static_cast<double>(payload_bytes(session))), rate_mb, drops, per_topic);
+}
+
+void run_record(const RecordSettings& settings) {
+  if (settings.topics.empty() && !settings.all && settings.regex.empty()) {
+    throw Exit{kExitUsage, "record: name topics, or use -a/--all or -e/--regex"};
+  }
+  if (settings.output.empty()) throw Exit{kExitUsage, "record: -o FILE.mcap is required"};
+  auto includes = compile(settings.regex, "--regex");
+  auto excludes = compile(settings.exclude, "--exclude");
+  install_stop_handlers();
+  const std::string domain = globals().domain;
+  RecordSession session(settings, domain);
+  session.start();
+
+  std::set<std::string> refused;  // topics we could not tap: report once
+  auto try_tap = [&](const std::string& topic) {
+    std::string error;
+    if (!session.tap(topic, error) && refused.insert(topic).second) {
+      fmt::print(stderr, "cerulion: cannot record '{}': {}\n", topic, error);
+    }
+  };
+  for (const auto& t : settings.topics) {
+    std::string error;
+    if (!session.tap(t, error)) {
+      session.finish();
+      throw Exit{error.find("invalid") != std::string::npos ? kExitUsage : kExitFailure,
+                 fmt::format("cannot record '{}': {}", t, error)};
+    }
+  }
+  const bool discover = settings.all || !includes.empty();
+  const bool tty = ::isatty(STDERR_FILENO);
+  const auto started = std::chrono::steady_clock::now();
+  auto last_progress = started;
+  std::uint64_t last_bytes = 0;
+  auto next_discovery = started;
+  bool printed_tty = false;
+  while (!stop_requested()) {
+    auto now = std::chrono::steady_clock::now();
+    double elapsed = std::chrono::duration<double>(now - started).count();
+    if (settings.duration_s > 0 && elapsed >= settings.duration_s) break;
+    if (!session.error().empty()) break;
+    if (discover && now >= next_discovery) {
+      if (auto listing = list_topics(domain); listing.ok()) {
+        for (const auto& info : listing->topics) {
+          if (!settings.all && !any_match(includes, info.name)) continue;
+          if (any_match(excludes, info.name)) continue;
+          try_tap(info.name);
+        }
+      }
+      next_discovery = now + std::chrono::milliseconds(200);
+    }
+    if (now - last_progress >= std::chrono::seconds(1)) {
+      double dt = std::chrono::duration<double>(now - last_progress).count();
+      std::uint64_t bytes = payload_bytes(session);
+      std::string line = progress_line(session, elapsed, static_cast<double>(bytes - last_bytes) / dt / 1e6);
+      if (tty) {
+        fmt::print(stderr, "\r\033[K{}", line);
+        printed_tty = true;
+      } else {
+        fmt::print(stderr, "{}\n", line);
+      }
+      std::fflush(stderr);
+      last_progress = now;
+      last_bytes = bytes;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (printed_tty) fmt::print(stderr, "\n");
+  session.finish();
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  auto counters = session.counters();
+  std::uint64_t messages = 0;
+  for (const auto& t : counters) messages += t->written.load();
+  auto files = session.files();
+  fmt::print(stderr, "recorded {} messages on {} topics, {} in {:.1f} s into {}\n", messages, counters.size(),
+             format_bytes(static_cast<double>(session.bytes_written())), elapsed,
+             files.size() == 1 ? files[0] : fmt::format("{} files ({} ... {})", files.size(), files.front(), files.back()));
+  for (const auto& t : counters) {
+    fmt::print(stderr, "  {}: {} written, {} received, {} lost ({} missed by the tap, {} dropped: disk behind)\n",
+               t->topic, t->written.load(), t->received.load(), t->missed.load() + t->queue_drops.load(),
+               t->missed.load(), t->queue_drops.load());
+  }
+  if (auto error = session.error(); !error.empty()) throw Exit{kExitFailure, error};
+}
+
+void add_record_command(CLI::App& app) {
+  auto s = std::make_shared<RecordSettings>();
+  auto* cmd = app.add_subcommand("record", "Record topics into an MCAP file (a tap: never holds a publisher back)");
+  cmd->add_option("topics", s->topics, "Topics to record");
+  cmd->add_option("-o,--output", s->output, "Output file, e.g. run.mcap (numbered run_0.mcap... when splitting)")
+      ->required();
+  cmd->add_flag("-a,--all", s->all, "Record every topic of the domain, including topics that appear later");
+  cmd->add_option("-e,--regex", s->regex, "Record topics matching this regular expression (repeatable; new ones too)");
+  cmd->add_option("-x,--exclude", s->exclude, "Do not record topics matching this regular expression (repeatable)");
+  cmd->add_option("--compression", s->compression, "Chunk compression: zstd (default) or none")
+      ->check(CLI::IsMember({"zstd", "none"}));
+  cmd->add_option("--level", s->level, "zstd level (default 1: fast; up to 19)")->check(CLI::Range(-7, 19));
+  cmd->add_option("--chunk-size", s->chunk_size, "Uncompressed bytes per chunk (default 1MiB)")
+      ->transform(size_validator());
+  cmd->add_option("--split-size", s->split_size, "Start a new numbered file after this many bytes")
+      ->transform(size_validator());
+  cmd->add_option("--split-duration", s->split_duration_s, "Start a new numbered file every SEC seconds")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--duration", s->duration_s, "Stop after SEC seconds")->check(CLI::PositiveNumber);
+  cmd->add_flag("-f,--force", s->force, "Overwrite existing output files");
+  cmd->callback([s] {
+    if (s->chunk_size == 0) throw Exit{kExitUsage, "--chunk-size must be positive"};
+    run_record(*s);
+  });
+}
+
+}  // namespace
+
+static CommandRegistration registration(50, add_record_command);
+
+}  // namespace cerulion::cli
