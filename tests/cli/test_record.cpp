@@ -1,0 +1,133 @@
+// `cerulion record` end to end: named topics, -a discovery, overwrite refusal, splitting, and a
+// recorder killed with SIGKILL whose file info/play still read and recover makes whole.
+
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "everyday_helpers.hpp"
+#include "process.hpp"
+#include "test_record_helpers.hpp"
+
+using namespace cerulion::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+nlohmann::json info_json(const std::string& file) {
+  auto r = run_cerulion({"info", "--json", file});
+  REQUIRE(r.exit_code == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+std::uint64_t topic_count(const nlohmann::json& info, const std::string& topic) {
+  for (const auto& c : info["channels"]) if (c["topic"] == topic) return c["message_count"];
+  return 0;
+}
+
+// Waits until a tap is attached to `topic` in `domain`.
+bool tap_attached(const std::string& topic, const std::string& domain = {}) {
+  return eventually([&] { return live_readers(topic_snapshot(topic, domain), "tap") >= 1; }, 10s);
+}
+
+}  // namespace
+
+TEST_CASE("record writes what named topics carry and info counts it", "[cli][record]") {
+  auto topic = unique_topic("rec_named");
+  auto file = record_temp_path("named.mcap");
+  BackgroundProcess rec({cerulion_binary(), "record", topic, "-o", file});
+  REQUIRE(tap_attached(topic));
+  auto pub = run_cerulion({"pub", topic, "hello", "-n", "100", "-r", "500"});
+  REQUIRE(pub.exit_code == 0);
+  std::this_thread::sleep_for(300ms);
+  rec.signal(SIGINT);
+  auto done = rec.wait(20s);
+  REQUIRE(done.exit_code == 0);
+  CHECK(done.err.find("recorded 100 messages") != std::string::npos);
+  auto info = info_json(file);
+  CHECK(info["finalized"] == true);
+  CHECK(topic_count(info, topic) == 100);
+  CHECK(info["message_count"] == 100);
+}
+
+TEST_CASE("record -a picks up topics that appear after it started", "[cli][record]") {
+  auto domain = unique_domain("recall");
+  auto file = record_temp_path("all.mcap");
+  BackgroundProcess rec({cerulion_binary(), "--domain", domain, "record", "-a", "-x", "^/skip", "-o", file});
+  std::this_thread::sleep_for(500ms);
+  BackgroundProcess pub({cerulion_binary(), "--domain", domain, "pub", "/late/topic", "x", "-r", "50"});
+  BackgroundProcess skipped({cerulion_binary(), "--domain", domain, "pub", "/skip/me", "y", "-r", "50"});
+  REQUIRE(tap_attached("/late/topic", domain));
+  std::this_thread::sleep_for(500ms);
+  rec.signal(SIGTERM);
+  auto done = rec.wait(20s);
+  REQUIRE(done.exit_code == 0);
+  auto info = info_json(file);
+  CHECK(topic_count(info, "/late/topic") > 5);
+  for (const auto& c : info["channels"]) CHECK(c["topic"] != "/skip/me");
+}
+
+TEST_CASE("record refuses to overwrite a file without --force and needs topics", "[cli][record]") {
+  auto file = record_temp_path("exists.mcap");
+  spit(file, "precious");
+  auto r = run_cerulion({"record", unique_topic("rec_x"), "-o", file, "--duration", "0.2"}, {}, 20s);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("already exists") != std::string::npos);
+  CHECK(slurp(file) == "precious");
+  r = run_cerulion({"record", "-o", record_temp_path("none.mcap")}, {}, 20s);
+  CHECK(r.exit_code == 2);
+  r = run_cerulion({"record", "-e", "([", "-o", record_temp_path("bad.mcap")}, {}, 20s);
+  CHECK(r.exit_code == 2);
+  r = run_cerulion({"record", unique_topic("rec_f"), "-o", file, "--duration", "0.2", "-f"}, {}, 20s);
+  CHECK(r.exit_code == 0);
+  CHECK(info_json(file)["finalized"] == true);
+}
+
+TEST_CASE("record --split-size writes numbered files that together hold every message", "[cli][record]") {
+  auto topic = unique_topic("rec_split");
+  auto base = record_temp_path("split.mcap");
+  BackgroundProcess rec({cerulion_binary(), "record", topic, "-o", base, "--split-size", "8KiB",
+                         "--chunk-size", "2KiB", "--compression", "none"});
+  REQUIRE(tap_attached(topic));
+  REQUIRE(run_cerulion({"pub", topic, "--size", "500", "-n", "100", "-r", "1000"}).exit_code == 0);
+  std::this_thread::sleep_for(300ms);
+  rec.signal(SIGINT);
+  REQUIRE(rec.wait(20s).exit_code == 0);
+  std::string stem = base.substr(0, base.size() - 5);
+  std::uint64_t total = 0;
+  int files = 0;
+  for (int i = 0; std::filesystem::exists(stem + "_" + std::to_string(i) + ".mcap"); ++i) {
+    total += topic_count(info_json(stem + "_" + std::to_string(i) + ".mcap"), topic);
+    ++files;
+  }
+  CHECK(files >= 3);
+  CHECK(total == 100);
+}
+
+TEST_CASE("A recorder killed with SIGKILL leaves a file info and play read and recover makes whole", "[cli][record]") {
+  auto topic = unique_topic("rec_killed");
+  auto file = record_temp_path("killed.mcap");
+  BackgroundProcess rec({cerulion_binary(), "record", topic, "-o", file, "--chunk-size", "4KiB"});
+  REQUIRE(tap_attached(topic));
+  REQUIRE(run_cerulion({"pub", topic, "--size", "200", "--fill", "counter", "-n", "300", "-r", "1000"}).exit_code == 0);
+  std::this_thread::sleep_for(500ms);
+  rec.signal(SIGKILL);
+  rec.wait(10s);
+  auto info = info_json(file);
+  CHECK(info["finalized"] == false);
+  std::uint64_t readable = info["message_count"];
+  CHECK(readable > 200);
+  auto text = run_cerulion({"info", file});
+  CHECK(text.out.find("NO") != std::string::npos);
+  auto play = run_cerulion({"play", file, "--json", "-r", "100"}, {}, 30s);
+  REQUIRE(play.exit_code == 0);
+  CHECK(nlohmann::json::parse(play.out)["messages_published"] == readable);
+  auto whole = record_temp_path("whole.mcap");
+  REQUIRE(run_cerulion({"recover", file, "-o", whole}).exit_code == 0);
+  auto fixed = info_json(whole);
+  CHECK(fixed["finalized"] == true);
+  CHECK(fixed["message_count"] == readable);
+}
