@@ -62,12 +62,17 @@ struct alignas(64) Participant {
   std::atomic<std::uint64_t> messages;
   std::atomic<std::uint64_t> lost;
   alignas(64) std::atomic<std::uint64_t> cursor;  ///< next sequence this reader takes
+  /// Oldest sequence a lockstep subscriber still needs kept: its oldest held sample, else its
+  /// cursor. Lockstep publishers never let the ring overtake it.
+  std::atomic<std::uint64_t> floor;
 };
 
 /// Mutable topic state shared by all participants.
 struct alignas(64) Control {
   pthread_mutex_t lock;  ///< robust + process-shared: publish order, attach/detach, eviction
-  std::atomic<std::uint32_t> mode;
+  // Read on every message by everyone, written almost never: kept off the lock's line, which
+  // every publish writes, so reading them costs no cache-line transfer.
+  alignas(64) std::atomic<std::uint32_t> mode;
   std::atomic<std::uint32_t> mode_fixed;
   std::atomic<std::uint32_t> unlinked;  ///< set by the last participant before shm_unlink
   std::atomic<std::uint32_t> initialized;
@@ -82,8 +87,15 @@ struct alignas(64) Control {
 };
 
 /// One published message in the ring: (sequence + 1) << 24 | slot index; 0 = never written.
+/// The metadata beside it is written before seq_slot (release), so a lockstep subscriber gets
+/// everything it needs in this one cache line. Free-run readers, whose entry may be overwritten
+/// under them, read the copy in SlotControl after taking hold of the slot.
 struct alignas(64) LogEntry {
   std::atomic<std::uint64_t> seq_slot;
+  std::uint64_t size;
+  std::uint64_t publish_mono_ns;
+  std::uint64_t publish_real_ns;
+  std::uint32_t publisher_pid;
 };
 
 inline constexpr std::uint64_t kSlotIndexBits = 24;

@@ -342,6 +342,7 @@ Result<std::uint32_t> TopicSegment::attach(Role role, std::optional<Mode> explic
       p.messages.store(0);
       p.lost.store(0);
       p.cursor.store(control_->published.load());
+      p.floor.store(control_->published.load());
       p.state.store(kActive, std::memory_order_release);
       unlock();
       control_->members.notify();
@@ -430,13 +431,13 @@ std::uint32_t TopicSegment::count(Role role) const {
   return n;
 }
 
-std::optional<std::uint64_t> TopicSegment::min_subscriber_cursor() const {
+std::optional<std::uint64_t> TopicSegment::min_subscriber_floor() const {
   std::optional<std::uint64_t> lowest;
   for (std::uint32_t i = 0; i < kMaxParticipants; ++i) {
     const Participant& p = participants_[i];
     if (p.state.load(std::memory_order_acquire) != kActive) continue;
     if (p.role != static_cast<std::uint32_t>(Role::Subscriber)) continue;
-    std::uint64_t c = p.cursor.load(std::memory_order_acquire);
+    std::uint64_t c = p.floor.load(std::memory_order_acquire);
     if (!lowest || c < *lowest) lowest = c;
   }
   return lowest;

@@ -75,8 +75,8 @@ class TopicSegment {
   /// Live participants of a role (state active).
   std::uint32_t count(Role role) const;
 
-  /// Lowest cursor among active lockstep subscribers, or nullopt if there are none.
-  std::optional<std::uint64_t> min_subscriber_cursor() const;
+  /// Lowest floor (oldest sequence still needed) among active subscribers, or nullopt if none.
+  std::optional<std::uint64_t> min_subscriber_floor() const;
 
  private:
   TopicSegment() = default;

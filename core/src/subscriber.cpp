@@ -1,5 +1,6 @@
 #include "cerulion/core/subscriber.hpp"
 
+#include <algorithm>
 #include <unistd.h>
 
 #include "cerulion/core/names.hpp"
@@ -52,7 +53,10 @@ class SubscriberImpl {
                                                 std::to_string(slot) + " of " +
                                                 std::to_string(segment_->slot_count()));
       }
+      if (role_ == Role::Subscriber && mode() == Mode::Lockstep) return take_lockstep(me, slot);
       SlotControl& sc = segment_->slot(slot);
+      // Fetch the payload's head alongside the slot word: two transfers in flight, not in a row.
+      __builtin_prefetch(segment_->slot_data(slot), 0, 3);
       const std::uint64_t tag = tag_of_sequence(cursor_);
       std::uint64_t word = sc.word.load(std::memory_order_acquire);
       bool held = false;
@@ -87,11 +91,37 @@ class SubscriberImpl {
       ++cursor_;
       ++held_;
       me.cursor.store(cursor_, std::memory_order_release);
+      me.floor.store(cursor_, std::memory_order_release);  // free run: the ring never waits for us
       me.messages.store(me.messages.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-      if (role_ == Role::Subscriber && mode() == Mode::Lockstep) segment_->control().room.notify();
       waiter_.record_arrival(sample.publish_time_ns_);
       return std::optional<Sample>(std::move(sample));
     }
+  }
+
+  /// Lockstep: the publisher never lets the ring overtake this subscriber's floor (its oldest
+  /// held sample), so the slot needs no hold of its own and the entry carries the metadata: one
+  /// cache line to read, none to write in shared state.
+  Result<std::optional<Sample>> take_lockstep(Participant& me, std::uint32_t slot) {
+    const LogEntry& entry = segment_->log(cursor_);
+    if (entry.size > segment_->config().max_payload) {
+      return Status(ErrorCode::Corrupted, "topic '" + segment_->topic() + "': message size over the ceiling");
+    }
+    Sample sample;
+    sample.impl_ = this;
+    sample.data_ = segment_->slot_data(slot);
+    sample.size_ = static_cast<std::size_t>(entry.size);
+    sample.sequence_ = cursor_;
+    sample.publish_time_ns_ = entry.publish_mono_ns;
+    sample.publish_realtime_ns_ = entry.publish_real_ns;
+    sample.publisher_pid_ = entry.publisher_pid;
+    sample.slot_ = slot;
+    sample.hold_ = kHeldByFloor;
+    held_seqs_[held_++] = cursor_;
+    ++cursor_;
+    me.cursor.store(cursor_, std::memory_order_release);
+    me.messages.store(me.messages.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    waiter_.record_arrival(sample.publish_time_ns_);
+    return std::optional<Sample>(std::move(sample));
   }
 
   Result<Sample> receive(Timeout timeout) {
@@ -117,9 +147,23 @@ class SubscriberImpl {
 
   void release(Sample& sample) {
     if (sample.impl_ != this) return;
-    segment_->slot(sample.slot_).word.fetch_and(~bit_, std::memory_order_acq_rel);
-    --held_;
     sample.impl_ = nullptr;
+    if (sample.hold_ != kHeldByFloor) {
+      segment_->slot(sample.slot_).word.fetch_and(~bit_, std::memory_order_acq_rel);
+      --held_;
+      return;
+    }
+    // Forget this sequence, then move the floor up to the oldest one still held (or the cursor).
+    for (std::uint32_t i = 0; i < held_; ++i) {
+      if (held_seqs_[i] == sample.sequence_) {
+        held_seqs_[i] = held_seqs_[--held_];
+        break;
+      }
+    }
+    std::uint64_t floor = cursor_;
+    for (std::uint32_t i = 0; i < held_; ++i) floor = std::min(floor, held_seqs_[i]);
+    segment_->participant(index_).floor.store(floor, std::memory_order_release);
+    segment_->control().room.notify();
   }
 
   Mode mode() const { return static_cast<Mode>(segment_->control().mode.load(std::memory_order_relaxed)); }
@@ -136,8 +180,10 @@ class SubscriberImpl {
   std::uint64_t bit_;
   Role role_;
   Waiter waiter_;
+  static constexpr std::uint32_t kHeldByFloor = 1;  ///< Sample::hold_: kept by the floor, no slot bit
   std::uint64_t cursor_;
   std::uint32_t held_ = 0;
+  std::uint64_t held_seqs_[kMaxHeldPerParticipant] = {};
 };
 
 }  // namespace detail

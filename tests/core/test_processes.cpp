@@ -149,8 +149,7 @@ TEST_CASE("SubscriberKilledWhileHoldingASampleDoesNotStallLockstep", "[process]"
   REQUIRE(pub->publish_copy(bytes_of("first"), 5s).ok());
   REQUIRE(child.wait_ready());
   REQUIRE(pub->publish_copy(bytes_of("second"), 5s).ok());
-  REQUIRE(pub->publish_copy(bytes_of("third"), 5s).ok());
-  // Ring full of messages the (stuck) subscriber has not taken: the publisher waits...
+  // Ring full of messages the (stuck) subscriber has not released: the publisher waits...
   CHECK(pub->loan(1, 100ms).code() == ErrorCode::Timeout);
   child.kill9();
   // ...until the dead subscriber is evicted (well within a second).

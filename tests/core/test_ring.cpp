@@ -52,6 +52,9 @@ TEST_CASE("LockstepPublisherWaitsForASlowSubscriber", "[ring]") {
   auto first = sub->receive(1s);
   REQUIRE(first.ok());
   CHECK(text_of(*first) == "a");
+  // Taken but still held: its slot may not be reused yet.
+  CHECK(pub->loan(1, 50ms).code() == ErrorCode::Timeout);
+  first->release();
   CHECK(pub->publish_copy(bytes_of("c"), 1s).ok());
 }
 
