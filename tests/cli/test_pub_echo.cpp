@@ -123,6 +123,7 @@ TEST_CASE("FreeRunWithASlowedSubscriberReportsTheExactLostCount", "[cli][pub][ec
   REQUIRE(!lines.empty());
 
   std::uint64_t lost = lines[0]["seq"].get<std::uint64_t>();  // messages before the first one it got
+  CHECK(lines[0]["lost_before"] == lost);
   for (std::size_t i = 1; i < lines.size(); ++i) {
     auto gap = lines[i]["seq"].get<std::uint64_t>() - lines[i - 1]["seq"].get<std::uint64_t>() - 1;
     CHECK(lines[i]["lost_before"] == gap);  // every gap is reported where it happened
