@@ -1,0 +1,47 @@
+// Reads an MCAP file with @mcap/core's McapIndexedReader (summary, chunk indexes, message indexes,
+// CRCs) and prints one JSON object: counts, metadata, attachments and one line per message.
+// Usage: node read_indexed.mjs FILE
+import { open } from "node:fs/promises";
+import { McapIndexedReader } from "@mcap/core";
+import { decompress } from "fzstd";
+
+function fnv1a(bytes) {
+  let h = 0x811c9dc5;
+  for (const b of bytes) {
+    h ^= b;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+const handle = await open(process.argv[2], "r");
+const size = (await handle.stat()).size;
+const readable = {
+  size: async () => BigInt(size),
+  read: async (offset, length) => {
+    const buf = new Uint8Array(Number(length));
+    await handle.read(buf, 0, Number(length), Number(offset));
+    return buf;
+  },
+};
+const reader = await McapIndexedReader.Initialize({
+  readable,
+  decompressHandlers: { zstd: (data, decompressedSize) => decompress(data, new Uint8Array(Number(decompressedSize))) },
+});
+const messages = [];
+for await (const m of reader.readMessages({ validateCrcs: true })) {
+  const channel = reader.channelsById.get(m.channelId);
+  messages.push([channel.topic, m.sequence, m.logTime.toString(), m.data.length, fnv1a(m.data)]);
+}
+const metadata = [];
+for await (const md of reader.readMetadata()) metadata.push({ name: md.name, metadata: Object.fromEntries(md.metadata) });
+const attachments = [];
+for await (const a of reader.readAttachments()) attachments.push({ name: a.name, size: a.data.length });
+console.log(JSON.stringify({
+  message_count: Number(reader.statistics?.messageCount ?? -1),
+  chunk_count: reader.chunkIndexes.length,
+  messages,
+  metadata,
+  attachments,
+}));
+await handle.close();
