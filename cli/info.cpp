@@ -84,6 +84,11 @@ void run_info(const InfoSettings& s) {
                           {"metadata", ch.metadata}});
     }
     j["channels"] = channels;
+    auto metadata = nlohmann::ordered_json::array();
+    if (auto md = reader->read_metadata(); md.ok()) {
+      for (const auto& m : md.value()) metadata.push_back({{"name", m.name}, {"metadata", m.metadata}});
+    }
+    j["metadata"] = metadata;
     j["problems"] = reader->problems();
     fmt::print("{}\n", j.dump(2));
     return;

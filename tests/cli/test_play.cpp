@@ -77,3 +77,17 @@ TEST_CASE("play on bad input prints one line and exits non-zero", "[cli][play]")
   r = run_cerulion({"play", empty, "-r", "0"}, {}, 20s);
   CHECK(r.exit_code == 2);
 }
+
+TEST_CASE("play --loop starts over until interrupted", "[cli][play]") {
+  auto topic = unique_topic("play_loop");
+  auto file = make_recording(topic, 10);
+  BackgroundProcess play({cerulion_binary(), "play", file, "--loop", "--json", "-r", "10"});
+  std::this_thread::sleep_for(1500ms);
+  play.signal(SIGINT);
+  auto done = play.wait(20s);
+  REQUIRE(done.exit_code == 0);
+  auto j = nlohmann::json::parse(done.out);
+  CHECK(j["loops"].get<int>() >= 2);
+  CHECK(j["interrupted"] == true);
+  CHECK(j["messages_published"].get<int>() > 10);
+}

@@ -51,6 +51,37 @@ TEST_CASE("record writes what named topics carry and info counts it", "[cli][rec
   CHECK(info["finalized"] == true);
   CHECK(topic_count(info, topic) == 100);
   CHECK(info["message_count"] == 100);
+  // The closing Metadata record carries per-topic counts, the host and the version.
+  nlohmann::json rec_md;
+  for (const auto& m : info["metadata"]) if (m["name"] == "cerulion.recording") rec_md = m["metadata"];
+  REQUIRE(rec_md.is_object());
+  CHECK(rec_md["received:" + topic] == "100");
+  CHECK(rec_md["lost:" + topic] == "0");
+  CHECK(rec_md.contains("host"));
+  CHECK(rec_md.contains("cerulion_version"));
+  for (const auto& c : info["channels"]) CHECK(c["metadata"]["mode"] == "lockstep");
+}
+
+TEST_CASE("record never holds a fast publisher back and counts what it missed", "[cli][record]") {
+  auto topic = unique_topic("rec_fast");
+  auto file = record_temp_path("fast.mcap");
+  BackgroundProcess rec({cerulion_binary(), "record", topic, "-o", file});
+  REQUIRE(tap_attached(topic));
+  // As fast as lockstep allows: with only a tap attached, nothing makes the publisher wait.
+  auto pub = run_cerulion({"pub", topic, "--size", "64KiB", "--fill", "random", "-n", "3000", "-r", "0"}, {}, 60s);
+  REQUIRE(pub.exit_code == 0);
+  std::this_thread::sleep_for(500ms);
+  rec.signal(SIGINT);
+  REQUIRE(rec.wait(30s).exit_code == 0);
+  auto info = info_json(file);
+  nlohmann::json rec_md;
+  for (const auto& m : info["metadata"]) if (m["name"] == "cerulion.recording") rec_md = m["metadata"];
+  REQUIRE(rec_md.is_object());
+  auto received = std::stoull(rec_md["received:" + topic].get<std::string>());
+  auto lost = std::stoull(rec_md["lost:" + topic].get<std::string>());
+  CHECK(topic_count(info, topic) <= received);
+  CHECK(topic_count(info, topic) + lost >= 3000 - 16);  // all but what was past the tap before it read
+  CHECK(received + lost <= 3000);
 }
 
 TEST_CASE("record -a picks up topics that appear after it started", "[cli][record]") {
