@@ -24,6 +24,8 @@ std::optional<std::uint64_t> process_start_time(pid_t pid) {
   const char* p = std::strrchr(buf, ')');
   if (!p) return std::nullopt;
   ++p;
+  // A zombie (exited, not yet reaped by its parent) is as dead as a participant can be.
+  if (p[0] == ' ' && (p[1] == 'Z' || p[1] == 'X' || p[1] == 'x')) return std::nullopt;
   // After ')' come fields 3.. ; starttime is field 22, i.e. the 20th token from here.
   int field = 2;
   while (*p && field < 22) {
@@ -39,11 +41,14 @@ std::optional<std::uint64_t> process_start_time(pid_t pid) {
 bool process_alive(pid_t pid, std::uint64_t start_time) {
   if (pid <= 0) return false;
   if (::kill(pid, 0) != 0 && errno == ESRCH) return false;
-  if (start_time == 0) return true;
-  auto now = process_start_time(pid);
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d", static_cast<int>(pid));
+  const bool in_our_proc = ::access(path, F_OK) == 0;
   // No /proc entry although kill() found it: another pid namespace; trust kill().
-  if (!now) return true;
-  return *now == start_time;
+  if (!in_our_proc) return true;
+  auto now = process_start_time(pid);
+  if (!now) return false;  // a zombie
+  return start_time == 0 || *now == start_time;
 }
 
 std::uint64_t own_start_time() {

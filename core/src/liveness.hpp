@@ -9,7 +9,7 @@
 namespace cerulion::detail {
 
 /// The start time of `pid` (field 22 of /proc/<pid>/stat, clock ticks since boot), or nullopt if
-/// there is no such process.
+/// there is no such process or it is a zombie.
 std::optional<std::uint64_t> process_start_time(pid_t pid);
 
 /// True while `pid` exists and started at `start_time` (0 = unknown: pid existence only).
