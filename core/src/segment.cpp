@@ -263,6 +263,14 @@ TopicSegment::~TopicSegment() = default;
 int TopicSegment::fd() const { return mapping_->shm.get_mapping_handle().handle; }
 
 Status TopicSegment::lock() {
+  // Uncontended (the common case): no clock read, no syscall.
+  int first = pthread_mutex_trylock(&control_->lock);
+  if (first == 0) return Status::success();
+  if (first == EOWNERDEAD) {
+    pthread_mutex_consistent(&control_->lock);
+    repair_ring_locked();
+    return Status::success();
+  }
   // A plain lock could hang for ever on a damaged mutex word; the lock is only ever held for
   // microseconds, so 2 s without it means something is wrong.
   timespec deadline{};
