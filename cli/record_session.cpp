@@ -164,9 +164,18 @@ void RecordSession::writer_loop() {
       ready_.wait_for(lock, std::chrono::milliseconds(200), [&] { return !queue_.empty() || writer_done_; });
       if (queue_.empty() && writer_done_) break;
       batch.swap(queue_);
-      queued_bytes_ = 0;
     }
+    // The batch still counts against the queue budget until each item is on its way to disk:
+    // that is what makes a slow disk show up as drops instead of unbounded memory.
     for (auto& item : batch) {
+      struct Release {
+        RecordSession* self;
+        std::size_t bytes;
+        ~Release() {
+          std::lock_guard lock(self->mutex_);
+          self->queued_bytes_ -= bytes;
+        }
+      } release{this, item.data.size()};
       if (!writer_) continue;
       std::shared_ptr<TopicCounters> t;
       {

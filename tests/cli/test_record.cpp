@@ -5,6 +5,7 @@
 
 #include <csignal>
 #include <filesystem>
+#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
@@ -161,4 +162,33 @@ TEST_CASE("A recorder killed with SIGKILL leaves a file info and play read and r
   auto fixed = info_json(whole);
   CHECK(fixed["finalized"] == true);
   CHECK(fixed["message_count"] == readable);
+}
+
+TEST_CASE("A slow disk makes record drop and count messages, never stall the publisher", "[cli][record]") {
+  auto topic = unique_topic("rec_slowdisk");
+  auto fifo = record_temp_path("slow.fifo");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  // The "disk": a reader taking 64 KiB every 50 ms for 4 s, then everything at full speed.
+  BackgroundProcess slow({"/bin/sh", "-c",
+                          "exec < \"$0\"; end=$(($(date +%s)+4)); while [ $(date +%s) -lt $end ]; do "
+                          "dd bs=65536 count=1 of=/dev/null 2>/dev/null; sleep 0.05; done; cat > /dev/null",
+                          fifo});
+  BackgroundProcess rec({cerulion_binary(), "record", topic, "-o", fifo, "-f", "--compression", "none"});
+  REQUIRE(tap_attached(topic));
+  auto started = std::chrono::steady_clock::now();
+  auto pub = run_cerulion({"pub", topic, "--size", "256KiB", "-n", "1600", "-r", "800"}, {}, 60s);
+  auto took = std::chrono::steady_clock::now() - started;
+  REQUIRE(pub.exit_code == 0);
+  CHECK(took < 3500ms);  // 2 s of publishing at 800 Hz: the disk never slowed it down
+  rec.signal(SIGINT);
+  auto done = rec.wait(60s);
+  REQUIRE(done.exit_code == 0);
+  INFO(done.err);
+  auto at = done.err.find(" dropped: disk behind");
+  REQUIRE(at != std::string::npos);
+  auto open = done.err.rfind('(', at);
+  auto missed_end = done.err.find(" missed", open);
+  auto drops_start = done.err.find(", ", missed_end) + 2;
+  CHECK(std::stoull(done.err.substr(drops_start, at - drops_start)) > 0);
+  slow.wait(30s);
 }
