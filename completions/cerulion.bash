@@ -20,11 +20,11 @@ _cerulion() {
   for ((i=1; i<COMP_CWORD; i++)); do
     w=${COMP_WORDS[i]}
     case $w in
-      --count|--delay|--depth|--domain|--file|--fill|--force|--max-payload|--mode|--process|--rate|--samples-out|--separator|--size|--stdin|--timeout|--times|--topic|--truncate-length|--wait|--wait-subscribers|--warmup|--window|-c|-l|-n|-r|-s|-w) ((i++)); continue ;;
+      --chunk-size|--compression|--count|--delay|--depth|--domain|--duration|--exclude|--file|--fill|--force|--level|--max-payload|--mode|--output|--process|--rate|--regex|--samples-out|--separator|--size|--split-duration|--split-size|--start-offset|--stdin|--timeout|--times|--topic|--topics|--truncate-length|--wait|--wait-subscribers|--warmup|--window|-c|-e|-l|-n|-o|-r|-s|-w|-x) ((i++)); continue ;;
       -*) continue ;;
     esac
     case "$cmd" in
-      "") case $w in pub|echo|topic|clean|ping|pong) cmd="$w"; continue ;; esac ;;
+      "") case $w in pub|echo|topic|clean|ping|pong|record|play|info|recover) cmd="$w"; continue ;; esac ;;
       "topic") case $w in list|info|hz) cmd="topic $w"; continue ;; esac ;;
     esac
     ((positional++))
@@ -41,7 +41,7 @@ _cerulion() {
     "pub|--times") return ;;
     "pub|--wait-subscribers") return ;;
     "pub|--timeout") return ;;
-    "pub|--mode") return ;;
+    "pub|--mode") COMPREPLY=($(compgen -W 'lockstep free-run' -- "$cur")); return ;;
     "pub|--depth") return ;;
     "pub|--max-payload") return ;;
     "echo|-n") return ;;
@@ -51,7 +51,7 @@ _cerulion() {
     "echo|--truncate-length") return ;;
     "echo|--separator") return ;;
     "echo|--delay") return ;;
-    "echo|--mode") return ;;
+    "echo|--mode") COMPREPLY=($(compgen -W 'lockstep free-run' -- "$cur")); return ;;
     "echo|--depth") return ;;
     "topic hz|-w") return ;;
     "topic hz|--window") return ;;
@@ -74,10 +74,31 @@ _cerulion() {
     "pong|--topic") return ;;
     "pong|--mode") COMPREPLY=($(compgen -W 'lockstep free-run' -- "$cur")); return ;;
     "pong|--wait") COMPREPLY=($(compgen -W 'adaptive spin block' -- "$cur")); return ;;
+    "record|-o") COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    "record|--output") COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    "record|-e") return ;;
+    "record|--regex") return ;;
+    "record|-x") return ;;
+    "record|--exclude") return ;;
+    "record|--compression") COMPREPLY=($(compgen -W 'zstd none' -- "$cur")); return ;;
+    "record|--level") return ;;
+    "record|--chunk-size") return ;;
+    "record|--split-size") return ;;
+    "record|--split-duration") return ;;
+    "record|--duration") return ;;
+    "play|-r") return ;;
+    "play|--rate") return ;;
+    "play|--topics") COMPREPLY=($(compgen -W "$(_cerulion_topics)" -- "$cur")); return ;;
+    "play|-e") return ;;
+    "play|--regex") return ;;
+    "play|--start-offset") return ;;
+    "recover|-o") COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    "recover|--output") COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    "recover|--compression") COMPREPLY=($(compgen -W 'zstd none' -- "$cur")); return ;;
   esac
   local words=""
   case "$cmd" in
-    "") words='pub echo topic clean ping pong -h --help -V --version --domain' ;;
+    "") words='pub echo topic clean ping pong record play info recover -h --help -V --version --domain' ;;
     "pub") words='-h --help --stdin --file --size --fill -r --rate -n --times -1 --once --wait-subscribers --timeout --mode --depth --max-payload -v --verbose'
       [[ $cur != -* && $positional == 0 ]] && words="$words $(_cerulion_topics)" ;;
     "echo") words='-h --help -n --count --timeout -l --truncate-length --json --raw --separator --lost --tap --delay --mode --depth'
@@ -91,7 +112,15 @@ _cerulion() {
     "clean") words='-h --help --dry-run --force --json' ;;
     "ping") words='-h --help -s --size -r --rate -c --count --warmup --process --mode --wait --samples-out --json --peer --timeout --topic' ;;
     "pong") words='-h --help --topic --mode --wait --once' ;;
+    "record") words='-h --help -o --output -a --all -e --regex -x --exclude --compression --level --chunk-size --split-size --split-duration --duration -f --force'
+      [[ $cur != -* && $positional == 0 ]] && words="$words $(_cerulion_topics)" ;;
+    "play") words='-h --help -r --rate -l --loop --topics -e --regex --start-offset --lockstep --json'
+      [[ $cur != -* ]] && { COMPREPLY=($(compgen -f -- "$cur")); return; } ;;
+    "info") words='-h --help --json'
+      [[ $cur != -* ]] && { COMPREPLY=($(compgen -f -- "$cur")); return; } ;;
+    "recover") words='-h --help -o --output -f --force --compression --json'
+      [[ $cur != -* ]] && { COMPREPLY=($(compgen -f -- "$cur")); return; } ;;
   esac
   COMPREPLY=($(compgen -W "$words" -- "$cur"))
 }
-complete -F _cerulion cerulion cerulion-pub cerulion-echo cerulion-topic cerulion-clean cerulion-ping cerulion-pong
+complete -F _cerulion cerulion cerulion-pub cerulion-echo cerulion-topic cerulion-clean cerulion-ping cerulion-pong cerulion-record cerulion-play cerulion-info cerulion-recover
