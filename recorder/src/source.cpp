@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "compression.hpp"
+#include "records.hpp"
 #include "wire.hpp"
 
 namespace cerulion::recorder::detail {
@@ -70,6 +71,15 @@ Result<std::shared_ptr<Source>> open_file_source(const std::string& path) {
 
 std::shared_ptr<Source> memory_source(std::span<const std::byte> bytes) {
   return std::make_shared<MemorySource>(bytes);
+}
+
+std::string at(std::uint64_t offset) { return "offset " + std::to_string(offset); }
+
+std::uint32_t prefix_crc(std::uint32_t crc, const RawRecord& r) {
+  ByteVector prefix;
+  append_prefix(prefix, static_cast<Opcode>(r.opcode), r.content.size());
+  crc = crc32_update(crc, prefix.data(), prefix.size());
+  return crc32_update(crc, r.content.data(), r.content.size());
 }
 
 bool has_magic(Source& source, std::uint64_t offset) {

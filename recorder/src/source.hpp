@@ -64,6 +64,11 @@ bool for_each_in_chunk(std::span<const std::byte> records,
                        const std::function<bool(std::uint8_t, std::uint64_t, std::span<const std::byte>)>& fn,
                        std::string& error);
 
+/// "offset N", for messages.
+std::string at(std::uint64_t offset);
+/// Continues a CRC over a record's prefix and content, as they lie in the file.
+std::uint32_t prefix_crc(std::uint32_t crc, const RawRecord& record);
+
 /// Whether the first 8 bytes are the MCAP magic.
 bool has_magic(Source& source, std::uint64_t offset);
 
