@@ -192,3 +192,19 @@ TEST_CASE("A slow disk makes record drop and count messages, never stall the pub
   CHECK(std::stoull(done.err.substr(drops_start, at - drops_start)) > 0);
   slow.wait(30s);
 }
+
+TEST_CASE("record --split-duration starts a new numbered file every interval", "[cli][record]") {
+  auto topic = unique_topic("rec_splitdur");
+  auto base = record_temp_path("dur.mcap");
+  BackgroundProcess pub({cerulion_binary(), "pub", topic, "tick", "-r", "50"});
+  auto r = run_cerulion({"record", topic, "-o", base, "--split-duration", "0.5", "--duration", "2.2"}, {}, 30s);
+  REQUIRE(r.exit_code == 0);
+  std::string stem = base.substr(0, base.size() - 5);
+  int files = 0;
+  for (int i = 0; std::filesystem::exists(stem + "_" + std::to_string(i) + ".mcap"); ++i) {
+    CHECK(info_json(stem + "_" + std::to_string(i) + ".mcap")["finalized"] == true);
+    ++files;
+  }
+  CHECK(files >= 3);
+  CHECK(files <= 6);
+}

@@ -156,6 +156,17 @@ TEST_CASE("Lying length fields never make the reader allocate or read past the f
     CHECK(n < kMessages);
     REQUIRE_FALSE(r->problems().empty());
   }
+  SECTION("a flipped bit in the summary") {
+    std::string bytes = original;
+    bytes[bytes.size() - 8 - 29 - 40] ^= 0x01;
+    std::span<const std::byte> view(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size());
+    auto r = Reader::open_memory(view);
+    REQUIRE(r.ok());
+    CHECK_FALSE(r->summary().indexed);
+    REQUIRE_FALSE(r->problems().empty());
+    CHECK(r->problems().front().find("summary CRC mismatch") != std::string::npos);
+    CHECK(count_messages(*r) == kMessages);
+  }
   SECTION("a summary_start beyond the end of the file") {
     std::string bytes = original;
     patch_u64(bytes, bytes.size() - 8 - 29 + 9, 1ull << 40);
