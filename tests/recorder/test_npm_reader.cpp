@@ -83,6 +83,8 @@ TEST_CASE("Files the writer makes are read back by @mcap/core's indexed reader",
     REQUIRE(rc == 0);
     auto got = nlohmann::json::parse(read_all(out));
     CHECK(got["message_count"] == 2000);
+    CHECK(got["stream_done"] == true);
+    CHECK(got["streamed_messages"] == 2000);
     CHECK(got["chunk_count"].get<int>() > 1);
     CHECK(got["messages"] == expected);
     REQUIRE(got["metadata"].size() == 1);

@@ -1,8 +1,8 @@
 // Reads an MCAP file with @mcap/core's McapIndexedReader (summary, chunk indexes, message indexes,
-// CRCs) and prints one JSON object: counts, metadata, attachments and one line per message.
+// CRCs) and McapStreamReader, and prints one JSON object: counts, metadata, attachments and one line per message.
 // Usage: node read_indexed.mjs FILE
-import { open } from "node:fs/promises";
-import { McapIndexedReader } from "@mcap/core";
+import { open, readFile } from "node:fs/promises";
+import { McapIndexedReader, McapStreamReader } from "@mcap/core";
 import { decompress } from "fzstd";
 
 function fnv1a(bytes) {
@@ -24,10 +24,10 @@ const readable = {
     return buf;
   },
 };
-const reader = await McapIndexedReader.Initialize({
-  readable,
-  decompressHandlers: { zstd: (data, decompressedSize) => decompress(data, new Uint8Array(Number(decompressedSize))) },
-});
+const decompressHandlers = {
+  zstd: (data, decompressedSize) => decompress(data, new Uint8Array(Number(decompressedSize))),
+};
+const reader = await McapIndexedReader.Initialize({ readable, decompressHandlers });
 const messages = [];
 for await (const m of reader.readMessages({ validateCrcs: true })) {
   const channel = reader.channelsById.get(m.channelId);
@@ -37,7 +37,14 @@ const metadata = [];
 for await (const md of reader.readMetadata()) metadata.push({ name: md.name, metadata: Object.fromEntries(md.metadata) });
 const attachments = [];
 for await (const a of reader.readAttachments()) attachments.push({ name: a.name, size: a.data.length });
+// The streaming reader checks the structure end to end: magic, DataEnd, CRCs, footer.
+const stream = new McapStreamReader({ decompressHandlers, validateCrcs: true });
+stream.append(new Uint8Array(await readFile(process.argv[2])));
+let streamedMessages = 0;
+for (let rec; (rec = stream.nextRecord()); ) if (rec.type === "Message") streamedMessages++;
 console.log(JSON.stringify({
+  stream_done: stream.done(),
+  streamed_messages: streamedMessages,
   message_count: Number(reader.statistics?.messageCount ?? -1),
   chunk_count: reader.chunkIndexes.length,
   messages,
