@@ -13,6 +13,7 @@
 #include <fmt/core.h>
 
 #include "cerulion/core/discovery.hpp"
+#include "cerulion/core/names.hpp"
 #include "command.hpp"
 #include "record_session.hpp"
 #include "record_util.hpp"
@@ -61,6 +62,8 @@ void run_record(const RecordSettings& settings) {
     throw Exit{kExitUsage, "record: name topics, or use -a/--all or -e/--regex"};
   }
   if (settings.output.empty()) throw Exit{kExitUsage, "record: -o FILE.mcap is required"};
+  // Bad names are usage errors, found before any file is created.
+  for (const auto& t : settings.topics) check(normalize_topic_name(t).status(), fmt::format("record '{}'", t));
   auto includes = compile(settings.regex, "--regex");
   auto excludes = compile(settings.exclude, "--exclude");
   install_stop_handlers();
@@ -79,8 +82,7 @@ void run_record(const RecordSettings& settings) {
     std::string error;
     if (!session.tap(t, error)) {
       session.finish();
-      throw Exit{error.find("invalid") != std::string::npos ? kExitUsage : kExitFailure,
-                 fmt::format("cannot record '{}': {}", t, error)};
+      throw Exit{kExitFailure, fmt::format("cannot record '{}': {}", t, error)};
     }
   }
   const bool discover = settings.all || !includes.empty();

@@ -113,6 +113,10 @@ TEST_CASE("record refuses to overwrite a file without --force and needs topics",
   CHECK(r.exit_code == 2);
   r = run_cerulion({"record", "-e", "([", "-o", record_temp_path("bad.mcap")}, {}, 20s);
   CHECK(r.exit_code == 2);
+  auto never = record_temp_path("never.mcap");
+  r = run_cerulion({"record", "a//b", "-o", never}, {}, 20s);
+  CHECK(r.exit_code == 2);
+  CHECK_FALSE(std::filesystem::exists(never));
   r = run_cerulion({"record", unique_topic("rec_f"), "-o", file, "--duration", "0.2", "-f"}, {}, 20s);
   CHECK(r.exit_code == 0);
   CHECK(info_json(file)["finalized"] == true);
