@@ -122,6 +122,7 @@ bool RecordSession::tap(const std::string& topic, std::string& error) {
       std::lock_guard lock(mutex_);
       return topics_[index];
     }();
+    bool first = true;
     while (!stop_taps_.load(std::memory_order_relaxed)) {
       auto sample = shared_sub->receive(std::chrono::milliseconds(100));
       if (!sample) {
@@ -129,6 +130,16 @@ bool RecordSession::tap(const std::string& topic, std::string& error) {
         if (sample.code() == ErrorCode::Interrupted) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
         continue;
+      }
+      if (first) {
+        // A tap that created the topic saw provisional settings; the publisher has fixed them now.
+        // Written before the first item is queued, so the writer thread reads them after this.
+        first = false;
+        counters->mode = to_string(shared_sub->mode());
+        if (auto info = inspect_topic(counters->topic, domain_); info.ok()) {
+          counters->depth = info->depth;
+          counters->max_payload = info->max_payload;
+        }
       }
       counters->received.fetch_add(1, std::memory_order_relaxed);
       counters->missed.fetch_add(sample->lost_before(), std::memory_order_relaxed);
