@@ -1,7 +1,10 @@
 #include "cerulion/recorder/recovery.hpp"
 
 #include <exception>
+#include <map>
 #include <set>
+
+#include "cerulion/recorder/reader.hpp"
 
 #include "records.hpp"
 #include "source.hpp"
@@ -31,6 +34,17 @@ Result<RecoveryReport> recover(const std::string& input, const std::string& outp
     if (!writer) return writer.status();
     RecoveryReport report;
     std::set<std::uint16_t> channels;
+    // Schemas and channels the data section lacks may still be in an intact summary.
+    std::map<std::uint16_t, Schema> summary_schemas;
+    std::map<std::uint16_t, Channel> summary_channels;
+    {
+      ReaderOptions ro;
+      ro.allow_fallback_scan = false;
+      if (auto r = Reader::open(input, ro); r.ok() && r->summary().indexed) {
+        summary_schemas = r->summary().schemas;
+        summary_channels = r->summary().channels;
+      }
+    }
     ByteVector records;
     auto take = [&](Record&& r, std::uint64_t offset) {
       if (auto* s = std::get_if<Schema>(&r)) {
@@ -48,6 +62,17 @@ Result<RecoveryReport> recover(const std::string& input, const std::string& outp
           report.problems.push_back("channel '" + c->topic + "': " + st.message());
         }
       } else if (auto* m = std::get_if<Message>(&r)) {
+        if (!channels.count(m->channel_id)) {
+          if (auto c = summary_channels.find(m->channel_id); c != summary_channels.end()) {
+            if (auto s = summary_schemas.find(c->second.schema_id); s != summary_schemas.end()) {
+              (void)writer->add_schema(s->second);
+            }
+            if (writer->add_channel(c->second)) {
+              channels.insert(c->first);
+              ++report.channels;
+            }
+          }
+        }
         if (!channels.count(m->channel_id)) {
           ++report.messages_dropped;
           return;

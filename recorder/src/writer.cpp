@@ -27,7 +27,11 @@ class WriterImpl {
   WriterImpl(int fd, std::string path, WriterOptions options)
       : path_(std::move(path)), fd_(fd), options_(std::move(options)) {}
   ~WriterImpl() {
-    if (fd_ >= 0) (void)close();
+    try {
+      if (fd_ >= 0) (void)close();
+    } catch (...) {
+      // A destructor cannot report: the file stays readable up to its last complete chunk.
+    }
   }
 
   Status start() {
