@@ -5,6 +5,7 @@
 #include <map>
 
 #include "cerulion/recorder/reader.hpp"
+#include "cerulion/recorder/recovery.hpp"
 #include "helpers.hpp"
 
 using namespace rectest;
@@ -116,5 +117,31 @@ TEST_CASE("The sample files written by the official writer read back with their 
       for (const auto& [topic, n] : item["messages"].items()) CHECK(counts[topic] == n.get<std::uint64_t>());
       CHECK(reader->summary().statistics.message_count == total);
     }
+  }
+}
+
+TEST_CASE("Recovery keeps every message of every conformance file", "[recorder][conformance][recovery]") {
+  fs::path dir = reference_dir() / "mcap-conformance";
+  if (!fs::exists(dir)) {
+    WARN("skipped: " << dir.string() << " is absent");
+    return;
+  }
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    if (entry.path().extension() != ".mcap") continue;
+    fs::path json_path = entry.path();
+    json_path.replace_extension(".json");
+    INFO(entry.path().filename().string());
+    std::size_t want = 0;
+    auto listing = nlohmann::json::parse(read_all(json_path.string()));
+    for (const auto& r : listing["records"]) want += r["type"] == "Message";
+    auto out = temp_path("conf-recovered.mcap");
+    auto report = recover(entry.path().string(), out);
+    REQUIRE(report.ok());
+    CHECK(report->messages == want);
+    CHECK(report->input_finalized);
+    auto r = Reader::open(out);
+    REQUIRE(r.ok());
+    CHECK(r->summary().indexed);
+    CHECK(r->summary().statistics.message_count == want);
   }
 }
