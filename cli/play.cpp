@@ -178,7 +178,9 @@ void add_play_command(CLI::App& app) {
   cmd->add_option("-r,--rate", s->rate, "Speed factor (default 1.0; 2 = twice as fast)")->check(CLI::PositiveNumber);
   cmd->add_flag("-l,--loop", s->loop, "Start over at the end until Ctrl-C");
   cmd->add_option("--topics", s->topics, "Only these topics");
-  cmd->add_option("-e,--regex", s->regex, "Only topics matching this regular expression (repeatable)");
+  cmd->add_option("-e,--regex", s->regex, "Only topics matching this regular expression (repeatable)")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--start-offset", s->start_offset_s, "Skip the first SEC seconds of the recording")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--lockstep", s->lockstep,

@@ -148,8 +148,12 @@ void add_record_command(CLI::App& app) {
   cmd->add_option("-o,--output", s->output, "Output file, e.g. run.mcap (numbered run_0.mcap... when splitting)")
       ->required();
   cmd->add_flag("-a,--all", s->all, "Record every topic of the domain, including topics that appear later");
-  cmd->add_option("-e,--regex", s->regex, "Record topics matching this regular expression (repeatable; new ones too)");
-  cmd->add_option("-x,--exclude", s->exclude, "Do not record topics matching this regular expression (repeatable)");
+  cmd->add_option("-e,--regex", s->regex, "Record topics matching this regular expression (repeatable; new ones too)")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("-x,--exclude", s->exclude, "Do not record topics matching this regular expression (repeatable)")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--compression", s->compression, "Chunk compression: zstd (default) or none")
       ->check(CLI::IsMember({"zstd", "none"}));
   cmd->add_option("--level", s->level, "zstd level (default 1: fast; up to 19)")->check(CLI::Range(-7, 19));

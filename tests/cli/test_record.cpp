@@ -88,7 +88,8 @@ TEST_CASE("record never holds a fast publisher back and counts what it missed", 
 TEST_CASE("record -a picks up topics that appear after it started", "[cli][record]") {
   auto domain = unique_domain("recall");
   auto file = record_temp_path("all.mcap");
-  BackgroundProcess rec({cerulion_binary(), "--domain", domain, "record", "-a", "-x", "^/skip", "-o", file});
+  BackgroundProcess rec({cerulion_binary(), "--domain", domain, "record", "-a", "-x", "^/skip", "/named/first",
+                         "-o", file});
   std::this_thread::sleep_for(500ms);
   BackgroundProcess pub({cerulion_binary(), "--domain", domain, "pub", "/late/topic", "x", "-r", "50"});
   BackgroundProcess skipped({cerulion_binary(), "--domain", domain, "pub", "/skip/me", "y", "-r", "50"});
@@ -100,6 +101,8 @@ TEST_CASE("record -a picks up topics that appear after it started", "[cli][recor
   auto info = info_json(file);
   CHECK(topic_count(info, "/late/topic") > 5);
   for (const auto& c : info["channels"]) CHECK(c["topic"] != "/skip/me");
+  // A positional topic after -x is a topic, not a second pattern.
+  CHECK(done.err.find("/named/first: 0 written") != std::string::npos);
 }
 
 TEST_CASE("record refuses to overwrite a file without --force and needs topics", "[cli][record]") {
