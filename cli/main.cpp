@@ -89,6 +89,22 @@ int main(int argc, char** argv) {
                    [](const auto& a, const auto& b) { return a.order < b.order; });
   for (const auto& e : entries) e.add(app);
 
+  // CLI11 would call an unknown first word "A subcommand is required"; name it instead.
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& word = args[i];
+    if (word == "--domain") {
+      ++i;
+      continue;
+    }
+    if (word.empty() || word[0] == '-') continue;
+    const auto known = app.get_subcommands([&](const CLI::App* sub) { return sub->check_name(word); });
+    if (known.empty()) {
+      fmt::print(stderr, "cerulion: unknown command '{}' (see 'cerulion --help')\n", word);
+      return kExitUsage;
+    }
+    break;
+  }
+
   std::vector<std::string> rest(args.begin() + 1, args.end());
   std::reverse(rest.begin(), rest.end());  // CLI11's vector overload takes arguments reversed
   try {
