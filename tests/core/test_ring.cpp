@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <thread>
 
@@ -21,10 +22,11 @@ TEST_CASE("SubscriberMissesNothingInLockstep", "[ring]") {
   auto sub = Subscriber::create(topic, subscriber_options(Role::Subscriber, wait));
   REQUIRE(sub.ok());
   constexpr int kCount = 3000;
+  std::atomic<int> published{0};  // Catch2 assertions are for the main thread only
   std::thread producer([&] {
     for (int i = 0; i < kCount; ++i) {
-      auto seq = pub->publish_copy(bytes_of("message " + std::to_string(i)), 10s);
-      REQUIRE(seq.ok());
+      if (!pub->publish_copy(bytes_of("message " + std::to_string(i)), 10s).ok()) return;
+      ++published;
     }
   });
   for (int i = 0; i < kCount; ++i) {
@@ -35,6 +37,7 @@ TEST_CASE("SubscriberMissesNothingInLockstep", "[ring]") {
     CHECK(sample->lost_before() == 0);
   }
   producer.join();
+  CHECK(published == kCount);
   CHECK(sub->lost() == 0);
   CHECK(sub->received() == kCount);
 }
@@ -131,17 +134,21 @@ TEST_CASE("EverySubscriberSeesEveryPublisherInOneTotalOrder", "[ring]") {
   auto pub_2 = Publisher::create(topic, publisher_options(Mode::Lockstep, std::nullopt));
   REQUIRE(pub_1.ok());
   REQUIRE(pub_2.ok());
-  auto produce = [](Publisher& pub, char who) {
+  // Threads only record; Catch2 assertions stay on the main thread.
+  std::atomic<int> failures{0};
+  auto produce = [&](Publisher& pub, char who) {
     for (int i = 0; i < kPerPublisher; ++i) {
-      REQUIRE(pub.publish_copy(bytes_of(std::string(1, who) + std::to_string(i)), 10s).ok());
+      if (!pub.publish_copy(bytes_of(std::string(1, who) + std::to_string(i)), 10s).ok()) ++failures;
     }
   };
   std::vector<std::string> got_a, got_b;
-  auto consume = [](Subscriber& sub, std::vector<std::string>& got) {
+  auto consume = [&](Subscriber& sub, std::vector<std::string>& got) {
     for (int i = 0; i < 2 * kPerPublisher; ++i) {
       auto s = sub.receive(10s);
-      REQUIRE(s.ok());
-      REQUIRE(s->sequence() == static_cast<std::uint64_t>(i));
+      if (!s.ok() || s->sequence() != static_cast<std::uint64_t>(i)) {
+        ++failures;
+        return;
+      }
       got.push_back(text_of(*s));
     }
   };
@@ -153,6 +160,8 @@ TEST_CASE("EverySubscriberSeesEveryPublisherInOneTotalOrder", "[ring]") {
   p2.join();
   ta.join();
   tb.join();
+  CHECK(failures == 0);
+  CHECK(got_a.size() == 2 * kPerPublisher);
   CHECK(got_a == got_b);
   // Each publisher's own messages stay in its order.
   std::map<char, int> next{{'a', 0}, {'b', 0}};
@@ -171,13 +180,17 @@ TEST_CASE("TopicGrowsWhileSubscribersAreAttached", "[ring]") {
   auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep, std::nullopt));
   REQUIRE(pub.ok());
   std::vector<std::size_t> sizes{8, 4096, 3 * 1024 * 1024 + 17, 16, 16 * 1024 * 1024, 64};
+  std::atomic<bool> producer_ok{true};
   std::thread producer([&] {
     for (std::size_t i = 0; i < sizes.size(); ++i) {
       auto loan = pub->loan(sizes[i], 10s);
-      REQUIRE(loan.ok());
+      if (!loan.ok()) {
+        producer_ok = false;
+        return;
+      }
       auto* p = reinterpret_cast<unsigned char*>(loan->data().data());
       for (std::size_t b = 0; b < sizes[i]; ++b) p[b] = static_cast<unsigned char>((b * 31 + i) & 0xFF);
-      REQUIRE(pub->publish(std::move(*loan), 10s).ok());
+      if (!pub->publish(std::move(*loan), 10s).ok()) producer_ok = false;
     }
   });
   for (std::size_t i = 0; i < sizes.size(); ++i) {
@@ -190,6 +203,7 @@ TEST_CASE("TopicGrowsWhileSubscribersAreAttached", "[ring]") {
     CHECK(exact);
   }
   producer.join();
+  CHECK(producer_ok);
   auto info = inspect_topic(topic);
   REQUIRE(info.ok());
   CHECK(info->largest_payload == 16 * 1024 * 1024);
@@ -246,14 +260,15 @@ TEST_CASE("SubscriberStartedBeforeThePublisherWaitsForIt", "[ring]") {
   auto sub = Subscriber::create(topic, subscriber_options());
   REQUIRE(sub.ok());
   CHECK(sub->receive(20ms).code() == ErrorCode::Timeout);
+  std::atomic<bool> published{false};
   std::thread late([&] {
     std::this_thread::sleep_for(50ms);
     auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep, std::nullopt));
-    REQUIRE(pub.ok());
-    REQUIRE(pub->publish_copy(bytes_of("hello"), 5s).ok());
+    published = pub.ok() && pub->publish_copy(bytes_of("hello"), 5s).ok();
   });
   auto s = sub->receive(10s);
   late.join();
+  CHECK(published);
   REQUIRE(s.ok());
   CHECK(text_of(*s) == "hello");
 }
