@@ -11,7 +11,6 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <pthread.h>
 
 #include "cerulion/core/options.hpp"
 #include "futex.hpp"
@@ -69,7 +68,12 @@ struct alignas(64) Participant {
 
 /// Mutable topic state shared by all participants.
 struct alignas(64) Control {
-  pthread_mutex_t lock;  ///< robust + process-shared: publish order, attach/detach, eviction
+  /// The topic lock (publish order, attach/detach, eviction): the holder's pid, bit 31 set when
+  /// someone sleeps on it. A plain word rather than a robust pthread mutex, whose glibc code costs
+  /// microseconds on a core that has been idle; a dead holder is found by its pid and start time.
+  std::atomic<std::uint32_t> lock_word;
+  std::uint32_t reserved_lock;
+  std::atomic<std::uint64_t> lock_owner_start;
   // Read on every message by everyone, written almost never: kept off the lock's line, which
   // every publish writes, so reading them costs no cache-line transfer.
   alignas(64) std::atomic<std::uint32_t> mode;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 #include <ctime>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -184,12 +185,6 @@ Result<std::shared_ptr<TopicSegment>> TopicSegment::open(const OpenRequest& requ
       std::snprintf(cfg->topic, sizeof cfg->topic, "%s", request.topic.c_str());
       cfg->config_crc = config_checksum(*cfg);
       auto* ctl = new (base + round_up(sizeof(Config), 64)) Control();
-      pthread_mutexattr_t attr;
-      pthread_mutexattr_init(&attr);
-      pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
-      pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
-      pthread_mutex_init(&ctl->lock, &attr);
-      pthread_mutexattr_destroy(&attr);
       ctl->mode.store(static_cast<std::uint32_t>(request.options.mode.value_or(Mode::Lockstep)));
       ctl->initialized.store(1, std::memory_order_release);
     } else {
@@ -262,39 +257,86 @@ TopicSegment::~TopicSegment() = default;
 
 int TopicSegment::fd() const { return mapping_->shm.get_mapping_handle().handle; }
 
+namespace {
+
+constexpr std::uint32_t kLockWaiters = 1u << 31;
+constexpr std::uint32_t kLockOwnerMask = kLockWaiters - 1;
+
+/// getpid() is a system call in current glibc; the lock takes it on every publish.
+std::uint32_t current_pid() {
+  static thread_local pid_t cached = 0;
+  static thread_local std::uint64_t generation = 0;
+  static std::atomic<std::uint64_t> fork_generation{0};
+  static const int registered = pthread_atfork(nullptr, nullptr, [] { fork_generation.fetch_add(1); });
+  (void)registered;
+  if (cached == 0 || generation != fork_generation.load(std::memory_order_relaxed)) {
+    cached = ::getpid();
+    generation = fork_generation.load(std::memory_order_relaxed);
+  }
+  return static_cast<std::uint32_t>(cached);
+}
+
+}  // namespace
+
 Status TopicSegment::lock() {
-  // Uncontended (the common case): no clock read, no syscall.
-  int first = pthread_mutex_trylock(&control_->lock);
-  if (first == 0) return Status::success();
-  if (first == EOWNERDEAD) {
-    pthread_mutex_consistent(&control_->lock);
-    repair_ring_locked();
+  auto& word = control_->lock_word;
+  const std::uint32_t me = current_pid();
+  std::uint32_t expected = 0;
+  if (word.compare_exchange_strong(expected, me, std::memory_order_acquire)) {
+    control_->lock_owner_start.store(own_start_time(), std::memory_order_relaxed);
     return Status::success();
   }
-  // A plain lock could hang for ever on a damaged mutex word; the lock is only ever held for
-  // microseconds, so 2 s without it means something is wrong.
-  timespec deadline{};
-  clock_gettime(CLOCK_REALTIME, &deadline);
-  deadline.tv_sec += 2;
-  for (;;) {
-    int rc = pthread_mutex_timedlock(&control_->lock, &deadline);
-    if (rc == 0) return Status::success();
-    if (rc == EOWNERDEAD) {
-      // Its holder died mid-publish or mid-eviction: make the ring consistent again.
-      pthread_mutex_consistent(&control_->lock);
-      repair_ring_locked();
-      return Status::success();
+  // Contended: spin a little (holders keep it for microseconds), then sleep on the word, and
+  // every 10 ms make sure the holder is still alive.
+  const std::uint64_t start = monotonic_ns();
+  std::uint64_t next_liveness_check = start + 10'000'000;
+  for (std::uint32_t spins = 0;; ++spins) {
+    std::uint32_t current = word.load(std::memory_order_relaxed);
+    if ((current & kLockOwnerMask) == 0) {
+      // Free (perhaps with the waiters bit left set): keep the bit so our unlock wakes the rest.
+      if (word.compare_exchange_weak(current, me | (current & kLockWaiters), std::memory_order_acquire)) {
+        control_->lock_owner_start.store(own_start_time(), std::memory_order_relaxed);
+        return Status::success();
+      }
+      continue;
     }
-    if (rc == EINTR) continue;
-    if (rc == ETIMEDOUT) {
-      return Status(ErrorCode::Corrupted, "topic '" + topic_ + "': its lock is stuck (held for over 2 s); "
-                                          "run 'cerulion clean --force " + topic_ + "'");
+    if (spins < 1000) {
+      cpu_relax();
+      continue;
     }
-    return Status(ErrorCode::Corrupted, "topic '" + topic_ + "': its lock is unusable (" + errno_text(rc) + ")");
+    const std::uint64_t now = monotonic_ns();
+    if (now >= next_liveness_check) {
+      next_liveness_check = now + 10'000'000;
+      const auto owner = static_cast<pid_t>(current & kLockOwnerMask);
+      if (!process_alive(owner, control_->lock_owner_start.load(std::memory_order_relaxed))) {
+        // Its holder died mid-publish or mid-eviction: take the lock over, repair the ring.
+        if (word.compare_exchange_strong(current, me | (current & kLockWaiters), std::memory_order_acquire)) {
+          control_->lock_owner_start.store(own_start_time(), std::memory_order_relaxed);
+          repair_ring_locked();
+          return Status::success();
+        }
+        continue;
+      }
+      if (now - start > 2'000'000'000) {
+        return Status(ErrorCode::Corrupted, "topic '" + topic_ + "': its lock has been held by process " +
+                                                std::to_string(owner) + " for over 2 s; run 'cerulion clean --force " +
+                                                topic_ + "' if it is stuck");
+      }
+    }
+    if ((current & kLockWaiters) == 0 &&
+        !word.compare_exchange_weak(current, current | kLockWaiters, std::memory_order_relaxed)) {
+      continue;
+    }
+    futex_wait(&word, current | kLockWaiters, 1'000'000);
   }
 }
 
-void TopicSegment::unlock() { pthread_mutex_unlock(&control_->lock); }
+void TopicSegment::unlock() {
+  control_->lock_owner_start.store(0, std::memory_order_relaxed);
+  if (control_->lock_word.exchange(0, std::memory_order_release) & kLockWaiters) {
+    futex_wake_all(&control_->lock_word);
+  }
+}
 
 void TopicSegment::repair_ring_locked() {
   // Publish order is: slot tagged + window bit, log entry, `published`. A holder that died may have

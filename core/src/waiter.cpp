@@ -29,28 +29,59 @@ void Waiter::record_arrival(std::uint64_t event_ns) {
       jitter_ = std::max(jitter_, period_ / 4);
     }
   }
+  // Keep to the publisher's grid: an arrival much later than expected was most likely delayed on
+  // its way (a late wake-up, a busy core), and the next one will come on time, not a period later.
+  // Twice late in a row is a new phase, though, and is adopted.
+  const double tolerance = std::max(50'000.0, jitter_ * 4);
+  std::uint64_t base = event_ns;
+  const bool late = next_expected_ != 0 && event_ns > next_expected_ + static_cast<std::uint64_t>(tolerance) &&
+                    event_ns < next_expected_ + static_cast<std::uint64_t>(period_ / 2);
+  if (late && late_streak_ == 0) base = next_expected_;
+  late_streak_ = late ? late_streak_ + 1 : 0;
   last_arrival_ = event_ns;
+  next_expected_ = period_ > 0 ? base + static_cast<std::uint64_t>(period_) : 0;
   ++arrivals_;
 }
 
 std::uint64_t Waiter::predicted_next_ns() const {
   if (arrivals_ < 3 || period_ <= 0) return 0;
-  return last_arrival_ + static_cast<std::uint64_t>(period_);
+  return next_expected_;
 }
 
 void Waiter::note_oversleep(std::uint64_t late_ns) {
-  oversleep_ += (static_cast<double>(late_ns) - oversleep_) / 8;
+  const auto clamped = static_cast<std::uint32_t>(std::min<std::uint64_t>(late_ns, 50'000'000));
+  oversleep_[oversleep_count_++ % kOversleepSamples] = clamped;
+}
+
+double Waiter::oversleep_high() const {
+  // The second-largest of the recent samples: about the 95th percentile, robust to one outlier.
+  // Until a few samples exist, assume a VM's typical timer lateness.
+  const std::size_t n = std::min(oversleep_count_, kOversleepSamples);
+  if (n < 4) return 150'000.0;
+  std::uint32_t first = 0, second = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (oversleep_[i] > first) {
+      second = first;
+      first = oversleep_[i];
+    } else if (oversleep_[i] > second) {
+      second = oversleep_[i];
+    }
+  }
+  return static_cast<double>(second);
 }
 
 Waiter::AdaptivePlan Waiter::plan_adaptive(std::uint64_t now) const {
   const std::uint64_t predicted = predicted_next_ns();
-  if (predicted == 0) return {0, now + 50'000};  // nothing learnt yet: a short poll, then block
-  // Wake early enough to absorb the usual lateness of a timed wake-up and the arrival jitter.
-  const double margin = std::clamp(oversleep_ * 1.5 + jitter_ * 3 + 20'000.0, 30'000.0, period_ * 0.5);
+  // Nothing learnt, or the arrival is already due (a reply to a request just sent): poll a
+  // little, then block.
+  if (predicted == 0 || predicted <= now) return {0, now + kDuePollNs};
+  // Wake early enough to absorb nearly every late timed wake-up and the arrival jitter, within a
+  // polling budget of 4% of the period; poll past the prediction by up to 1%.
+  const double margin =
+      std::clamp(oversleep_high() * 1.2 + jitter_ * 3 + 20'000.0, 30'000.0, std::max(period_ * 0.04, 30'000.0));
   const auto margin_ns = static_cast<std::uint64_t>(margin);
   const std::uint64_t wake_at = predicted > margin_ns ? predicted - margin_ns : 0;
-  // Poll past the prediction as long as arrivals usually stray, capped at 5% of a period.
-  const double after = std::clamp(jitter_ * 4 + 30'000.0, 30'000.0, std::max(period_ * 0.05, 30'000.0));
+  const double after = std::clamp(jitter_ * 4 + 50'000.0, 50'000.0, std::max(period_ * 0.01, 50'000.0));
   return {wake_at, predicted + static_cast<std::uint64_t>(after)};
 }
 

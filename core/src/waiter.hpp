@@ -2,6 +2,7 @@
 // The three wait strategies behind every blocking call: spin, block (futex) and adaptive.
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 
 #include "cerulion/core/options.hpp"
@@ -43,20 +44,29 @@ class Waiter {
   };
   AdaptivePlan plan_adaptive(std::uint64_t now) const;
   void note_oversleep(std::uint64_t late_ns);
+  double oversleep_high() const;
   static void tighten_timer_slack();
 
   WaitOptions options_;
   std::uint32_t bit_;
   // Adaptive state, all in ns.
   std::uint64_t last_arrival_ = 0;
+  std::uint64_t next_expected_ = 0;  ///< predicted time of the next arrival (0: not learnt)
   double period_ = 0;      ///< smoothed inter-arrival period
   double jitter_ = 0;      ///< smoothed |arrival - prediction|
-  double oversleep_ = 0;   ///< smoothed lateness of timed futex wake-ups
+  /// Recent lateness of timed futex wake-ups (ns), a ring: the margin uses a high quantile of
+  /// it, since a wake-up later than the margin costs a futex wake (tens of µs to ms on a VM).
+  static constexpr std::size_t kOversleepSamples = 32;
+  std::uint32_t oversleep_[kOversleepSamples] = {};
+  std::size_t oversleep_count_ = 0;
   std::uint32_t arrivals_ = 0;
+  std::uint32_t late_streak_ = 0;
 };
 
 inline constexpr std::uint64_t kHousekeepingNs = 100'000'000;  // liveness checks: stall ≤ 1 s
 inline constexpr std::uint64_t kWaitForever = UINT64_MAX;
+inline constexpr std::uint64_t kShortestSleepNs = 300'000;
+inline constexpr std::uint64_t kDuePollNs = 100'000;
 
 template <typename Ready, typename Housekeeping>
 Status Waiter::block_until(Ready& ready, WakeChannel& channel, std::uint64_t deadline_ns,
@@ -121,13 +131,14 @@ Status Waiter::wait(Ready&& ready, WakeChannel& channel, Timeout timeout, Housek
   // early), poll across the window where it is likely, then block if it still has not come.
   tighten_timer_slack();
   AdaptivePlan plan = plan_adaptive(start);
-  if (plan.wake_at > start) {
+  // A timed sleep shorter than a VM's wake-up lateness would only add that lateness: poll instead.
+  if (plan.wake_at > start + kShortestSleepNs) {
     Status st = block_until(ready, channel, deadline, plan.wake_at, housekeeping, became_ready);
     if (!st.ok() || became_ready) return st;
     note_oversleep(monotonic_ns() - plan.wake_at);
   }
   std::uint64_t now = monotonic_ns();
-  const std::uint64_t poll_until = std::max(plan.poll_after, now + 10'000);
+  const std::uint64_t poll_until = std::max(plan.poll_after, now + 20'000);
   for (std::uint32_t i = 1; now < poll_until; ++i) {
     if (ready()) return Status::success();
     cpu_relax();
