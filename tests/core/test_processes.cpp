@@ -4,11 +4,14 @@
 
 #include <atomic>
 #include <csignal>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
 #include "helpers.hpp"
+#include "layout.hpp"  // white box: to fake a lock holder that died
 #include "process.hpp"
 
 using namespace cerulion;
@@ -206,4 +209,32 @@ TEST_CASE("PublisherKilledAtRandomMomentsNeverCorruptsTheStream", "[process]") {
     REQUIRE(s.ok());
     if (text_of(*s) == "alive") break;
   }
+}
+
+TEST_CASE("TopicLockHeldByADeadProcessIsTakenOver", "[process]") {
+  const std::string topic = unique_topic("dead_lock_holder");
+  auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep));
+  auto sub = Subscriber::create(topic, subscriber_options());
+  REQUIRE(pub.ok());
+  REQUIRE(sub.ok());
+  // A child takes the topic lock the way the library does (its pid in the lock word) and dies
+  // holding it, as a publisher killed mid-publish would.
+  Child child([&](Child&) {
+    int fd = ::shm_open(segment_name(default_domain(), topic).c_str(), O_RDWR, 0);
+    if (fd < 0) return 1;
+    void* base = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED) return 2;
+    auto* control = reinterpret_cast<cerulion::detail::Control*>(static_cast<char*>(base) +
+                                                                  (sizeof(cerulion::detail::Config) + 63) / 64 * 64);
+    std::uint32_t expected = 0;
+    if (!control->lock_word.compare_exchange_strong(expected, static_cast<std::uint32_t>(getpid()))) return 3;
+    return 0;  // exits holding the lock
+  });
+  REQUIRE(child.join() == 0);
+  auto started = std::chrono::steady_clock::now();
+  REQUIRE(pub->publish_copy(bytes_of("after the holder died"), 5s).ok());
+  CHECK(std::chrono::steady_clock::now() - started < 1s);
+  auto s = sub->receive(1s);
+  REQUIRE(s.ok());
+  CHECK(text_of(*s) == "after the holder died");
 }
