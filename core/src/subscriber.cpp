@@ -17,7 +17,7 @@ class SubscriberImpl {
         index_(index),
         bit_(1ull << index),
         role_(options.role),
-        waiter_(options.wait, static_cast<std::uint32_t>(1u << index)),
+        waiter_(options.wait, static_cast<std::uint32_t>(1u << index), options.role == Role::Tap, segment_->depth()),
         cursor_(segment_->participant(index).cursor.load()) {}
 
   ~SubscriberImpl() { segment_->detach(index_); }

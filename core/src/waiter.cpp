@@ -43,6 +43,12 @@ void Waiter::record_arrival(std::uint64_t event_ns) {
   ++arrivals_;
 }
 
+std::uint64_t Waiter::passive_interval_ns() const {
+  constexpr double kShortest = 100'000, kLongest = 10'000'000;
+  if (arrivals_ < 3 || period_ <= 0) return 1'000'000;
+  return static_cast<std::uint64_t>(std::clamp(period_ * ring_depth_ / 4, kShortest, kLongest));
+}
+
 std::uint64_t Waiter::predicted_next_ns() const {
   if (arrivals_ < 3 || period_ <= 0) return 0;
   return next_expected_;

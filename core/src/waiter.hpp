@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <ctime>
 
 #include "cerulion/core/options.hpp"
 #include "cerulion/core/status.hpp"
@@ -15,7 +16,10 @@ namespace cerulion::detail {
 /// keeps what it learnt about arrival times between calls.
 class Waiter {
  public:
-  Waiter(WaitOptions options, std::uint32_t participant_bit) : options_(options), bit_(participant_bit) {}
+  /// `passive`: a tap's waiter. It never sleeps on the futex (so publishers never pay a wake-up
+  /// system call for it); it checks back at an interval short enough for the ring not to wrap.
+  Waiter(WaitOptions options, std::uint32_t participant_bit, bool passive = false, std::uint32_t ring_depth = 16)
+      : options_(options), bit_(participant_bit), passive_(passive), ring_depth_(ring_depth) {}
 
   /// Returns Ok when `ready()` became true, Timeout at the deadline, Interrupted when cancelled.
   /// `channel` is the futex a waker notifies after making `ready()` true. `housekeeping` runs about
@@ -47,8 +51,15 @@ class Waiter {
   double oversleep_high() const;
   static void tighten_timer_slack();
 
+  template <typename Ready, typename Housekeeping>
+  Status wait_passively(Ready& ready, std::uint64_t deadline_ns, Housekeeping& housekeeping);
+  /// How long a passive waiter sleeps between checks: a quarter of the time the ring takes to fill.
+  std::uint64_t passive_interval_ns() const;
+
   WaitOptions options_;
   std::uint32_t bit_;
+  bool passive_;
+  std::uint32_t ring_depth_;
   // Adaptive state, all in ns.
   std::uint64_t last_arrival_ = 0;
   std::uint64_t next_expected_ = 0;  ///< predicted time of the next arrival (0: not learnt)
@@ -100,6 +111,24 @@ Status Waiter::block_until(Ready& ready, WakeChannel& channel, std::uint64_t dea
 }
 
 template <typename Ready, typename Housekeeping>
+Status Waiter::wait_passively(Ready& ready, std::uint64_t deadline_ns, Housekeeping& housekeeping) {
+  std::uint64_t next_housekeeping = monotonic_ns() + kHousekeepingNs;
+  for (;;) {
+    if (ready()) return Status::success();
+    if (cancelled()) return {ErrorCode::Interrupted, "interrupted"};
+    const std::uint64_t now = monotonic_ns();
+    if (now >= deadline_ns) return {ErrorCode::Timeout, "timed out"};
+    if (now >= next_housekeeping) {
+      housekeeping();
+      next_housekeeping = now + kHousekeepingNs;
+    }
+    const std::uint64_t until = std::min(deadline_ns, now + passive_interval_ns());
+    timespec ts{static_cast<time_t>(until / 1'000'000'000), static_cast<long>(until % 1'000'000'000)};
+    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);  // EINTR: loop checks cancel
+  }
+}
+
+template <typename Ready, typename Housekeeping>
 Status Waiter::wait(Ready&& ready, WakeChannel& channel, Timeout timeout, Housekeeping&& housekeeping) {
   if (ready()) return Status::success();
   const std::uint64_t start = monotonic_ns();
@@ -107,6 +136,7 @@ Status Waiter::wait(Ready&& ready, WakeChannel& channel, Timeout timeout, Housek
       timeout ? start + static_cast<std::uint64_t>(std::max<std::int64_t>(timeout->count(), 0)) : kWaitForever;
   bool became_ready = false;
 
+  if (passive_ && options_.strategy != WaitStrategy::Spin) return wait_passively(ready, deadline, housekeeping);
   if (options_.strategy == WaitStrategy::Block) {
     return block_until(ready, channel, deadline, kWaitForever, housekeeping, became_ready);
   }
