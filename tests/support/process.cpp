@@ -155,8 +155,16 @@ BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv, const
 
 BackgroundProcess::~BackgroundProcess() {
   if (!reaped_ && pid_ > 0) {
-    kill(pid_, SIGKILL);
-    waitpid(pid_, nullptr, 0);
+    // Ask first, so the program leaves its topics (and their segments) as a user's Ctrl-C would;
+    // only a program that ignores SIGINT for 3 s is killed.
+    kill(pid_, SIGINT);
+    for (int i = 0; i < 300 && waitpid(pid_, nullptr, WNOHANG) == 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (kill(pid_, 0) == 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
   }
   unlink(out_path_.c_str());
   unlink(err_path_.c_str());

@@ -35,7 +35,7 @@ class BackgroundProcess {
   explicit BackgroundProcess(const std::vector<std::string>& argv, const std::string& input = {});
   BackgroundProcess(const BackgroundProcess&) = delete;
   BackgroundProcess& operator=(const BackgroundProcess&) = delete;
-  ~BackgroundProcess();  ///< kills (SIGKILL) and reaps if still running
+  ~BackgroundProcess();  ///< if still running: SIGINT, up to 3 s to exit, then SIGKILL; reaps
   pid_t pid() const { return pid_; }
   void signal(int sig);
   /// Waits up to `timeout` for exit; on timeout kills it and sets timed_out.
