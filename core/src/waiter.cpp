@@ -19,15 +19,21 @@ void Waiter::tighten_timer_slack() {
 void Waiter::record_arrival(std::uint64_t event_ns) {
   if (last_arrival_ != 0 && event_ns > last_arrival_) {
     const double interval = static_cast<double>(event_ns - last_arrival_);
+    const bool outlier = arrivals_ >= 8 && std::fabs(interval - period_) > period_ / 4;
     if (arrivals_ < 2 || period_ == 0) {
       period_ = interval;
-    } else if (interval < period_ * 4) {
+    } else if (!outlier) {
       jitter_ += (std::fabs(interval - period_) - jitter_) / 8;
       period_ += (interval - period_) / 8;
-    } else {
-      // A gap (the publisher paused): keep the period, lose confidence in the phase.
-      jitter_ = std::max(jitter_, period_ / 4);
+      outliers_ = 0;
+    } else if (++outliers_ >= 4) {
+      // Four in a row is a new rate, not noise: start learning again.
+      period_ = interval;
+      jitter_ = interval / 4;
+      outliers_ = 0;
     }
+    // A single outlier (one late message and the short interval after it, or a pause) leaves the
+    // learnt period alone: averaging it in would skew every prediction for many periods.
   }
   // Keep to the publisher's grid: an arrival much later than expected was most likely delayed on
   // its way (a late wake-up, a busy core), and the next one will come on time, not a period later.

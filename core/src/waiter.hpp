@@ -72,6 +72,7 @@ class Waiter {
   std::size_t oversleep_count_ = 0;
   std::uint32_t arrivals_ = 0;
   std::uint32_t late_streak_ = 0;
+  std::uint32_t outliers_ = 0;
 };
 
 inline constexpr std::uint64_t kHousekeepingNs = 100'000'000;  // liveness checks: stall ≤ 1 s
