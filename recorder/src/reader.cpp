@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <optional>
 
 #include "records.hpp"
 #include "source.hpp"
@@ -49,6 +50,26 @@ Result<std::uint64_t> read_header(detail::Source& source, Header& header) {
   if (!decoded) return Status(ErrorCode::Corrupted, error);
   header = std::get<Header>(*decoded);
   return lexer.position();
+}
+
+// Decodes the record an index points at, which must be of type `Record` (opcode `op`); a problem
+// line, and nullopt, when it is not there or does not decode.
+template <typename Record>
+std::optional<Record> decode_indexed(detail::Source& source, std::uint64_t offset, std::uint64_t length, Opcode op,
+                                     const char* what, std::vector<std::string>& problems) {
+  Lexer lexer(source, offset, offset + length);
+  auto rec = lexer.next();
+  std::string error;
+  if (!rec || rec->opcode != static_cast<std::uint8_t>(op)) {
+    problems.push_back(std::string(what) + " index points at no " + what + " record at " + at(offset));
+    return std::nullopt;
+  }
+  auto decoded = detail::decode_record(rec->opcode, rec->content, error);
+  if (!decoded) {
+    problems.push_back(error + " at " + at(offset));
+    return std::nullopt;
+  }
+  return std::move(std::get<Record>(*decoded));
 }
 
 }  // namespace
@@ -443,19 +464,8 @@ Result<std::vector<Metadata>> Reader::read_metadata() {
       }
     }
     for (const auto& mi : summary_.metadata_indexes) {
-      Lexer lexer(*source_, mi.offset, mi.offset + mi.length);
-      auto rec = lexer.next();
-      std::string error;
-      if (!rec || rec->opcode != static_cast<std::uint8_t>(Opcode::Metadata)) {
-        problems_.push_back("metadata index points at no Metadata record at " + at(mi.offset));
-        continue;
-      }
-      auto decoded = detail::decode_record(rec->opcode, rec->content, error);
-      if (!decoded) {
-        problems_.push_back(error + " at " + at(mi.offset));
-        continue;
-      }
-      out.push_back(std::move(std::get<Metadata>(*decoded)));
+      auto metadata = decode_indexed<Metadata>(*source_, mi.offset, mi.length, Opcode::Metadata, "Metadata", problems_);
+      if (metadata) out.push_back(std::move(*metadata));
     }
     return out;
   } catch (const std::exception& e) {
@@ -476,19 +486,10 @@ Result<std::vector<Attachment>> Reader::read_attachments() {
       }
     }
     for (const auto& ai : summary_.attachment_indexes) {
-      Lexer lexer(*source_, ai.offset, ai.offset + ai.length);
-      auto rec = lexer.next();
-      std::string error;
-      if (!rec || rec->opcode != static_cast<std::uint8_t>(Opcode::Attachment)) {
-        problems_.push_back("attachment index points at no Attachment record at " + at(ai.offset));
-        continue;
-      }
-      auto decoded = detail::decode_record(rec->opcode, rec->content, error);
-      if (!decoded) {
-        problems_.push_back(error + " at " + at(ai.offset));
-        continue;
-      }
-      auto& a = std::get<Attachment>(*decoded);
+      auto attachment =
+          decode_indexed<Attachment>(*source_, ai.offset, ai.length, Opcode::Attachment, "Attachment", problems_);
+      if (!attachment) continue;
+      auto& a = *attachment;
       if (options_.verify_crcs && a.crc != 0 && detail::attachment_crc(a) != a.crc) {
         problems_.push_back("attachment '" + a.name + "': CRC mismatch; skipped");
         continue;
