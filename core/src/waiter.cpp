@@ -35,17 +35,9 @@ void Waiter::record_arrival(std::uint64_t event_ns) {
     // A single outlier (one late message and the short interval after it, or a pause) leaves the
     // learnt period alone: averaging it in would skew every prediction for many periods.
   }
-  // Keep to the publisher's grid: an arrival much later than expected was most likely delayed on
-  // its way (a late wake-up, a busy core), and the next one will come on time, not a period later.
-  // Twice late in a row is a new phase, though, and is adopted.
-  const double tolerance = std::max(50'000.0, jitter_ * 4);
-  std::uint64_t base = event_ns;
-  const bool late = next_expected_ != 0 && event_ns > next_expected_ + static_cast<std::uint64_t>(tolerance) &&
-                    event_ns < next_expected_ + static_cast<std::uint64_t>(period_ / 2);
-  if (late && late_streak_ == 0) base = next_expected_;
-  late_streak_ = late ? late_streak_ + 1 : 0;
   last_arrival_ = event_ns;
-  next_expected_ = period_ > 0 ? base + static_cast<std::uint64_t>(period_) : 0;
+  // Arrival times are publish times, so a late wake-up on our side does not shift the prediction.
+  next_expected_ = period_ > 0 ? event_ns + static_cast<std::uint64_t>(period_) : 0;
   ++arrivals_;
 }
 
@@ -86,7 +78,14 @@ Waiter::AdaptivePlan Waiter::plan_adaptive(std::uint64_t now) const {
   const std::uint64_t predicted = predicted_next_ns();
   // Nothing learnt, or the arrival is already due (a reply to a request just sent): poll a
   // little, then block.
-  if (predicted == 0 || predicted <= now) return {0, now + kDuePollNs};
+  // A reply that is late is most likely coming from a peer that has to be woken first; blocking
+  // now would add our own wake-up to its, so a learnt rate buys a longer poll (a tenth of a period,
+  // up to 1 ms).
+  if (predicted == 0) return {0, now + kDuePollNs};
+  if (predicted <= now) {
+    const double poll = std::clamp(period_ / 10, static_cast<double>(kDuePollNs), 1'000'000.0);
+    return {0, now + static_cast<std::uint64_t>(poll)};
+  }
   // Wake early enough to absorb nearly every late timed wake-up and the arrival jitter, within a
   // polling budget of 4% of the period; poll past the prediction by up to 1%.
   const double margin =

@@ -71,7 +71,6 @@ class Waiter {
   std::uint32_t oversleep_[kOversleepSamples] = {};
   std::size_t oversleep_count_ = 0;
   std::uint32_t arrivals_ = 0;
-  std::uint32_t late_streak_ = 0;
   std::uint32_t outliers_ = 0;
 };
 
