@@ -73,7 +73,7 @@ TopicInfo describe(TopicSegment& seg, std::string_view domain) {
     ParticipantInfo pi;
     pi.role = p.role <= 2 ? static_cast<Role>(p.role) : Role::Subscriber;
     pi.pid = p.pid;
-    pi.alive = detail::process_alive(static_cast<pid_t>(p.pid), p.start_time);
+    pi.alive = detail::process_alive(static_cast<pid_t>(p.pid), p.start_time, p.pid_namespace);
     pi.position = p.cursor.load();
     pi.lost = p.lost.load();
     pi.messages = p.messages.load();

@@ -56,7 +56,7 @@ struct alignas(64) Participant {
   std::atomic<std::uint32_t> state;
   std::uint32_t role;
   std::uint32_t pid;
-  std::uint32_t reserved;
+  std::uint32_t pid_namespace;  ///< inode of its /proc/<pid>/ns/pid: pids mean nothing across namespaces
   std::uint64_t start_time;  ///< /proc/<pid>/stat starttime: tells a reused pid from the original
   std::atomic<std::uint64_t> messages;
   std::atomic<std::uint64_t> lost;
@@ -72,7 +72,7 @@ struct alignas(64) Control {
   /// someone sleeps on it. A plain word rather than a robust pthread mutex, whose glibc code costs
   /// microseconds on a core that has been idle; a dead holder is found by its pid and start time.
   std::atomic<std::uint32_t> lock_word;
-  std::uint32_t reserved_lock;
+  std::uint32_t lock_owner_ns;  ///< the holder's pid namespace (see Participant::pid_namespace)
   std::atomic<std::uint64_t> lock_owner_start;
   // Read on every message by everyone, written almost never: kept off the lock's line, which
   // every publish writes, so reading them costs no cache-line transfer.

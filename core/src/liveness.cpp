@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <string>
 #include <unistd.h>
 
@@ -38,7 +39,16 @@ std::optional<std::uint64_t> process_start_time(pid_t pid) {
   return std::strtoull(p, nullptr, 10);
 }
 
-bool process_alive(pid_t pid, std::uint64_t start_time) {
+std::uint32_t own_pid_namespace() {
+  static const std::uint32_t value = [] {
+    struct stat st {};
+    return ::stat("/proc/self/ns/pid", &st) == 0 ? static_cast<std::uint32_t>(st.st_ino) : 0u;
+  }();
+  return value;
+}
+
+bool process_alive(pid_t pid, std::uint64_t start_time, std::uint32_t pid_namespace) {
+  if (pid_namespace != 0 && own_pid_namespace() != 0 && pid_namespace != own_pid_namespace()) return true;
   if (pid <= 0) return false;
   if (::kill(pid, 0) != 0 && errno == ESRCH) return false;
   char path[64];

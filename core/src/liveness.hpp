@@ -12,8 +12,13 @@ namespace cerulion::detail {
 /// there is no such process or it is a zombie.
 std::optional<std::uint64_t> process_start_time(pid_t pid);
 
-/// True while `pid` exists and started at `start_time` (0 = unknown: pid existence only).
-bool process_alive(pid_t pid, std::uint64_t start_time);
+/// True while `pid` exists and started at `start_time` (0 = unknown: pid existence only). A process
+/// of another pid namespace (`pid_namespace` set and not ours, e.g. a container sharing /dev/shm)
+/// cannot be judged from here and is presumed alive.
+bool process_alive(pid_t pid, std::uint64_t start_time, std::uint32_t pid_namespace);
+
+/// The inode of this process's pid namespace (/proc/self/ns/pid), 0 if unknown (cached).
+std::uint32_t own_pid_namespace();
 
 /// This process's start time (cached).
 std::uint64_t own_start_time();

@@ -283,7 +283,7 @@ Status TopicSegment::lock() {
   const std::uint32_t me = current_pid();
   std::uint32_t expected = 0;
   if (word.compare_exchange_strong(expected, me, std::memory_order_acquire)) {
-    control_->lock_owner_start.store(own_start_time(), std::memory_order_relaxed);
+    note_lock_owner();
     return Status::success();
   }
   // Contended: spin a little (holders keep it for microseconds), then sleep on the word, and
@@ -291,11 +291,13 @@ Status TopicSegment::lock() {
   const std::uint64_t start = monotonic_ns();
   std::uint64_t next_liveness_check = start + 10'000'000;
   for (std::uint32_t spins = 0;; ++spins) {
-    std::uint32_t current = word.load(std::memory_order_relaxed);
+    // Acquire: a holder's identity (start time, namespace) read below is then at least as new as
+    // the lock word's value.
+    std::uint32_t current = word.load(std::memory_order_acquire);
     if ((current & kLockOwnerMask) == 0) {
       // Free (perhaps with the waiters bit left set): keep the bit so our unlock wakes the rest.
       if (word.compare_exchange_weak(current, me | (current & kLockWaiters), std::memory_order_acquire)) {
-        control_->lock_owner_start.store(own_start_time(), std::memory_order_relaxed);
+        note_lock_owner();
         return Status::success();
       }
       continue;
@@ -308,10 +310,11 @@ Status TopicSegment::lock() {
     if (now >= next_liveness_check) {
       next_liveness_check = now + 10'000'000;
       const auto owner = static_cast<pid_t>(current & kLockOwnerMask);
-      if (!process_alive(owner, control_->lock_owner_start.load(std::memory_order_relaxed))) {
+      if (!process_alive(owner, control_->lock_owner_start.load(std::memory_order_relaxed),
+                         control_->lock_owner_ns)) {
         // Its holder died mid-publish or mid-eviction: take the lock over, repair the ring.
         if (word.compare_exchange_strong(current, me | (current & kLockWaiters), std::memory_order_acquire)) {
-          control_->lock_owner_start.store(own_start_time(), std::memory_order_relaxed);
+          note_lock_owner();
           repair_ring_locked();
           return Status::success();
         }
@@ -331,8 +334,14 @@ Status TopicSegment::lock() {
   }
 }
 
+void TopicSegment::note_lock_owner() {
+  control_->lock_owner_start.store(own_start_time(), std::memory_order_relaxed);
+  control_->lock_owner_ns = own_pid_namespace();
+}
+
 void TopicSegment::unlock() {
   control_->lock_owner_start.store(0, std::memory_order_relaxed);
+  control_->lock_owner_ns = 0;
   if (control_->lock_word.exchange(0, std::memory_order_release) & kLockWaiters) {
     futex_wake_all(&control_->lock_word);
   }
@@ -389,6 +398,7 @@ Result<std::uint32_t> TopicSegment::attach(Role role, std::optional<Mode> explic
       p.role = static_cast<std::uint32_t>(role);
       p.pid = static_cast<std::uint32_t>(::getpid());
       p.start_time = own_start_time();
+      p.pid_namespace = own_pid_namespace();
       p.messages.store(0);
       p.lost.store(0);
       p.cursor.store(control_->published.load());
@@ -426,7 +436,7 @@ void TopicSegment::detach(std::uint32_t index) {
     Participant& p = participants_[i];
     if (p.state.load() != kActive) continue;
     // Records of processes that died must not keep the segment alive for ever.
-    if (!process_alive(static_cast<pid_t>(p.pid), p.start_time)) {
+    if (!process_alive(static_cast<pid_t>(p.pid), p.start_time, p.pid_namespace)) {
       evict_locked(i);
       continue;
     }
@@ -450,7 +460,7 @@ std::uint32_t TopicSegment::evict_dead(bool force) {
   for (std::uint32_t i = 0; i < kMaxParticipants; ++i) {
     Participant& p = participants_[i];
     if (p.state.load() != kActive) continue;
-    if (!process_alive(static_cast<pid_t>(p.pid), p.start_time)) dead[n++] = i;
+    if (!process_alive(static_cast<pid_t>(p.pid), p.start_time, p.pid_namespace)) dead[n++] = i;
   }
   if (n == 0) return 0;
   if (!lock().ok()) return 0;
@@ -458,7 +468,7 @@ std::uint32_t TopicSegment::evict_dead(bool force) {
   for (std::uint32_t j = 0; j < n; ++j) {
     Participant& p = participants_[dead[j]];
     // Re-check under the lock: the record may have been freed and reused meanwhile.
-    if (p.state.load() == kActive && !process_alive(static_cast<pid_t>(p.pid), p.start_time)) {
+    if (p.state.load() == kActive && !process_alive(static_cast<pid_t>(p.pid), p.start_time, p.pid_namespace)) {
       evict_locked(dead[j]);
       ++evicted;
     }

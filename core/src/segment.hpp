@@ -82,6 +82,7 @@ class TopicSegment {
   TopicSegment() = default;
   void evict_locked(std::uint32_t index);
   void repair_ring_locked();
+  void note_lock_owner();
   struct Mapping;
   std::unique_ptr<Mapping> mapping_;
   Config* config_ = nullptr;

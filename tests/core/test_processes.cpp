@@ -238,3 +238,39 @@ TEST_CASE("TopicLockHeldByADeadProcessIsTakenOver", "[process]") {
   REQUIRE(s.ok());
   CHECK(text_of(*s) == "after the holder died");
 }
+
+TEST_CASE("ParticipantOfAnotherPidNamespaceIsNeverEvicted", "[process]") {
+  // A container sharing /dev/shm has pids that mean nothing here: its participants must not be
+  // judged dead just because their pid does not exist in our namespace.
+  const std::string topic = unique_topic("other_namespace");
+  auto foreign = Subscriber::create(topic, subscriber_options());
+  REQUIRE(foreign.ok());
+  int fd = ::shm_open(segment_name(default_domain(), topic).c_str(), O_RDWR, 0);
+  REQUIRE(fd >= 0);
+  void* base = ::mmap(nullptr, 65536, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ::close(fd);
+  REQUIRE(base != MAP_FAILED);
+  const auto* config = static_cast<const cerulion::detail::Config*>(base);
+  auto* records = reinterpret_cast<cerulion::detail::Participant*>(static_cast<char*>(base) +
+                                                                   config->participants_offset);
+  cerulion::detail::Participant* record = nullptr;
+  for (std::uint32_t i = 0; i < kMaxParticipants; ++i) {
+    if (records[i].state.load() == cerulion::detail::kActive) record = &records[i];
+  }
+  REQUIRE(record != nullptr);
+  record->pid = 4'194'000;            // no such pid here
+  record->pid_namespace = 0x7fff0001;  // and another namespace
+  auto pub = Publisher::create(topic, publisher_options(Mode::FreeRun, std::nullopt));  // sweeps
+  REQUIRE(pub.ok());
+  auto info = inspect_topic(topic);
+  REQUIRE(info.ok());
+  CHECK(info->count(Role::Subscriber) == 1);
+  // The same record in our own namespace is dead and goes.
+  record->pid_namespace = 0;
+  auto sweeper = Publisher::create(topic, publisher_options(Mode::FreeRun, std::nullopt));
+  REQUIRE(sweeper.ok());
+  info = inspect_topic(topic);
+  REQUIRE(info.ok());
+  CHECK(info->count(Role::Subscriber, false) == 0);
+  ::munmap(base, 65536);
+}
