@@ -23,4 +23,8 @@ std::uint32_t own_pid_namespace();
 /// This process's start time (cached).
 std::uint64_t own_start_time();
 
+/// getpid() without the system call (glibc no longer caches it): the topic lock needs the pid on
+/// every publish, and a system call on a core that has been idle costs microseconds. Forks reset it.
+std::uint32_t current_pid();
+
 }  // namespace cerulion::detail

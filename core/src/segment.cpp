@@ -262,20 +262,6 @@ namespace {
 constexpr std::uint32_t kLockWaiters = 1u << 31;
 constexpr std::uint32_t kLockOwnerMask = kLockWaiters - 1;
 
-/// getpid() is a system call in current glibc; the lock takes it on every publish.
-std::uint32_t current_pid() {
-  static thread_local pid_t cached = 0;
-  static thread_local std::uint64_t generation = 0;
-  static std::atomic<std::uint64_t> fork_generation{0};
-  static const int registered = pthread_atfork(nullptr, nullptr, [] { fork_generation.fetch_add(1); });
-  (void)registered;
-  if (cached == 0 || generation != fork_generation.load(std::memory_order_relaxed)) {
-    cached = ::getpid();
-    generation = fork_generation.load(std::memory_order_relaxed);
-  }
-  return static_cast<std::uint32_t>(cached);
-}
-
 }  // namespace
 
 Status TopicSegment::lock() {
