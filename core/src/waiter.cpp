@@ -76,14 +76,12 @@ double Waiter::oversleep_high() const {
 
 Waiter::AdaptivePlan Waiter::plan_adaptive(std::uint64_t now) const {
   const std::uint64_t predicted = predicted_next_ns();
-  // Nothing learnt, or the arrival is already due (a reply to a request just sent): poll a
-  // little, then block.
-  // A reply that is late is most likely coming from a peer that has to be woken first; blocking
-  // now would add our own wake-up to its, so a learnt rate buys a longer poll (a tenth of a period,
-  // up to 1 ms).
+  // Nothing learnt, or the arrival is already due (a reply to a request just sent): poll, then
+  // block. A late reply most likely comes from a peer that must be woken first, and blocking now
+  // would add our own wake-up to its: a learnt rate buys a longer poll (1/20 period, <= 0.5 ms).
   if (predicted == 0) return {0, now + kDuePollNs};
   if (predicted <= now) {
-    const double poll = std::clamp(period_ / 10, static_cast<double>(kDuePollNs), 1'000'000.0);
+    const double poll = std::clamp(period_ / 20, static_cast<double>(kDuePollNs), 500'000.0);
     return {0, now + static_cast<std::uint64_t>(poll)};
   }
   // Wake early enough to absorb nearly every late timed wake-up and the arrival jitter, within a
