@@ -231,7 +231,7 @@ class PublisherImpl {
 }  // namespace detail
 
 Loan::Loan(Loan&& other) noexcept
-    : impl_(other.impl_), data_(other.data_), size_(other.size_), slot_(other.slot_), hold_(other.hold_) {
+    : impl_(other.impl_), data_(other.data_), size_(other.size_), slot_(other.slot_) {
   other.impl_ = nullptr;
 }
 
@@ -242,7 +242,6 @@ Loan& Loan::operator=(Loan&& other) noexcept {
     data_ = other.data_;
     size_ = other.size_;
     slot_ = other.slot_;
-    hold_ = other.hold_;
     other.impl_ = nullptr;
   }
   return *this;

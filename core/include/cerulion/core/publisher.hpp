@@ -55,7 +55,6 @@ class Loan {
   std::byte* data_ = nullptr;
   std::size_t size_ = 0;
   std::uint32_t slot_ = 0;
-  std::uint32_t hold_ = 0;
 };
 
 /// One publisher on one topic. Several publishers may share a topic; their messages reach every
