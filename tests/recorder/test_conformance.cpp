@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <map>
+#include <optional>
+#include <vector>
 
 #include "cerulion/recorder/reader.hpp"
 #include "cerulion/recorder/recovery.hpp"
@@ -10,24 +12,46 @@
 
 using namespace rectest;
 
-TEST_CASE("The streaming reader reproduces the records every conformance file lists", "[recorder][conformance]") {
+namespace {
+
+/// One official conformance file and the JSON of what a reader must see in it.
+struct ConformanceCase {
+  fs::path mcap;
+  nlohmann::json listing;
+};
+
+/// Every .mcap under mcap-conformance/ that has its .json beside it; nullopt (with a WARN saying
+/// it skipped) when the shared reference folder is absent, as in a user's clone.
+std::optional<std::vector<ConformanceCase>> conformance_cases() {
   fs::path dir = reference_dir() / "mcap-conformance";
   if (!fs::exists(dir)) {
     WARN("skipped: " << dir.string() << " is absent");
-    return;
+    return std::nullopt;
   }
-  int files = 0;
+  std::vector<ConformanceCase> cases;
   for (const auto& entry : fs::recursive_directory_iterator(dir)) {
     if (entry.path().extension() != ".mcap") continue;
     fs::path json_path = entry.path();
     json_path.replace_extension(".json");
     if (!fs::exists(json_path)) continue;
+    cases.push_back({entry.path(), nlohmann::json::parse(read_all(json_path.string()))});
+  }
+  return cases;
+}
+
+}  // namespace
+
+TEST_CASE("The streaming reader reproduces the records every conformance file lists", "[recorder][conformance]") {
+  auto cases = conformance_cases();
+  if (!cases) return;
+  int files = 0;
+  for (const auto& c : *cases) {
     ++files;
-    INFO(entry.path().filename().string());
-    auto expected = nlohmann::json::parse(read_all(json_path.string()))["records"];
+    INFO(c.mcap.filename().string());
+    const auto& expected = c.listing.at("records");
     auto got = nlohmann::json::array();
     std::vector<std::string> problems;
-    Status st = stream_records(entry.path().string(), [&](const Record& r) {
+    Status st = stream_records(c.mcap.string(), [&](const Record& r) {
       auto j = to_conformance_json(r);
       if (!j.is_null()) got.push_back(std::move(j));
       return true;
@@ -40,17 +64,11 @@ TEST_CASE("The streaming reader reproduces the records every conformance file li
 }
 
 TEST_CASE("The indexed reader returns the messages of every conformance file", "[recorder][conformance]") {
-  fs::path dir = reference_dir() / "mcap-conformance";
-  if (!fs::exists(dir)) {
-    WARN("skipped: " << dir.string() << " is absent");
-    return;
-  }
-  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-    if (entry.path().extension() != ".mcap") continue;
-    fs::path json_path = entry.path();
-    json_path.replace_extension(".json");
-    INFO(entry.path().filename().string());
-    auto expected = nlohmann::json::parse(read_all(json_path.string()))["records"];
+  auto cases = conformance_cases();
+  if (!cases) return;
+  for (const auto& c : *cases) {
+    INFO(c.mcap.filename().string());
+    const auto& expected = c.listing.at("records");
     auto want = nlohmann::json::array();
     std::size_t metadata = 0, attachments = 0;
     for (const auto& r : expected) {
@@ -58,7 +76,7 @@ TEST_CASE("The indexed reader returns the messages of every conformance file", "
       if (r["type"] == "Metadata") ++metadata;
       if (r["type"] == "Attachment") ++attachments;
     }
-    auto reader = Reader::open(entry.path().string());
+    auto reader = Reader::open(c.mcap.string());
     REQUIRE(reader.ok());
     CHECK(reader->summary().finalized);
     CHECK(reader->problems().empty());
@@ -121,21 +139,15 @@ TEST_CASE("The sample files written by the official writer read back with their 
 }
 
 TEST_CASE("Recovery keeps every message of every conformance file", "[recorder][conformance][recovery]") {
-  fs::path dir = reference_dir() / "mcap-conformance";
-  if (!fs::exists(dir)) {
-    WARN("skipped: " << dir.string() << " is absent");
-    return;
-  }
-  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-    if (entry.path().extension() != ".mcap") continue;
-    fs::path json_path = entry.path();
-    json_path.replace_extension(".json");
-    INFO(entry.path().filename().string());
+  auto cases = conformance_cases();
+  if (!cases) return;
+  for (const auto& c : *cases) {
+    INFO(c.mcap.filename().string());
     std::size_t want = 0;
-    auto listing = nlohmann::json::parse(read_all(json_path.string()));
-    for (const auto& r : listing["records"]) want += r["type"] == "Message";
+    const auto& listing = c.listing;
+    for (const auto& r : listing.at("records")) want += r["type"] == "Message";
     auto out = temp_path("conf-recovered.mcap");
-    auto report = recover(entry.path().string(), out);
+    auto report = recover(c.mcap.string(), out);
     REQUIRE(report.ok());
     CHECK(report->messages == want);
     CHECK(report->input_finalized);
