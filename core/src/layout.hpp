@@ -19,7 +19,7 @@ namespace cerulion::detail {
 
 inline constexpr std::uint64_t kSegmentMagic = 0x4E4F494C55524543ull;  // "CERULION" little-endian
 /// Bump whenever any struct below changes: a process of another version refuses the segment.
-inline constexpr std::uint32_t kLayoutVersion = 1;
+inline constexpr std::uint32_t kLayoutVersion = 2;
 inline constexpr std::size_t kTopicNameCapacity = 216;
 
 static_assert(kMaxParticipants <= 32, "participant bits must fit the 32-bit holder mask of a slot");
@@ -50,45 +50,49 @@ struct alignas(64) Config {
 /// Participant states.
 enum ParticipantState : std::uint32_t { kFree = 0, kActive = 2, kEvicting = 3 };
 
-/// One publisher, subscriber or tap. Its cursor sits on its own cache line because publishers read
-/// it (lockstep room) while its owner writes it on every message.
+/// One publisher, subscriber or tap. What its owner writes on every message sits on a line of its
+/// own: publishers read the cursor and floor (lockstep room) while their owner moves them.
 struct alignas(64) Participant {
   std::atomic<std::uint32_t> state;
   std::uint32_t role;
   std::uint32_t pid;
   std::uint32_t pid_namespace;  ///< inode of its /proc/<pid>/ns/pid: pids mean nothing across namespaces
   std::uint64_t start_time;  ///< /proc/<pid>/stat starttime: tells a reused pid from the original
-  std::atomic<std::uint64_t> messages;
-  std::atomic<std::uint64_t> lost;
   alignas(64) std::atomic<std::uint64_t> cursor;  ///< next sequence this reader takes
   /// Oldest sequence a lockstep subscriber still needs kept: its oldest held sample, else its
   /// cursor. Lockstep publishers never let the ring overtake it.
   std::atomic<std::uint64_t> floor;
+  std::atomic<std::uint64_t> messages;  ///< published or received so far
+  std::atomic<std::uint64_t> lost;      ///< samples this reader lost (free run, taps)
 };
 
 /// Mutable topic state shared by all participants.
 struct alignas(64) Control {
+  // The publish line: everything a publish writes in Control, so that a publish dirties one line
+  // here. A core that has not published for a while (10 ms is enough on a VM) finds every line
+  // cold, and each one is a cache miss on the latency path.
   /// The topic lock (publish order, attach/detach, eviction): the holder's pid, bit 31 set when
   /// someone sleeps on it. A plain word rather than a robust pthread mutex, whose glibc code costs
   /// microseconds on a core that has been idle; a dead holder is found by its pid and start time.
   std::atomic<std::uint32_t> lock_word;
   std::uint32_t lock_owner_ns;  ///< the holder's pid namespace (see Participant::pid_namespace)
   std::atomic<std::uint64_t> lock_owner_start;
-  // Read on every message by everyone, written almost never: kept off the lock's line, which
-  // every publish writes, so reading them costs no cache-line transfer.
+  std::atomic<std::uint64_t> published;  ///< next sequence number to assign
+  std::atomic<std::uint64_t> last_publish_mono_ns;
+  std::atomic<std::uint64_t> last_publish_real_ns;
+  std::atomic<std::uint64_t> period_ewma_ns;
+  WakeChannel data;  ///< readers sleep here for the next message
+  // Read by everyone, written almost never: kept off the publish line, so reading them costs no
+  // cache-line transfer.
   alignas(64) std::atomic<std::uint32_t> mode;
   std::atomic<std::uint32_t> mode_fixed;
   std::atomic<std::uint32_t> unlinked;  ///< set by the last participant before shm_unlink
   std::atomic<std::uint32_t> initialized;
-  alignas(64) std::atomic<std::uint64_t> published;  ///< next sequence number to assign
-  std::atomic<std::uint64_t> last_publish_mono_ns;
-  std::atomic<std::uint64_t> last_publish_real_ns;
-  std::atomic<std::uint64_t> period_ewma_ns;
   std::atomic<std::uint64_t> largest_payload;
-  WakeChannel data;   ///< readers sleep here for the next message
-  WakeChannel room;   ///< lockstep publishers sleep here for a subscriber to move on
-  WakeChannel members;  ///< anyone waiting for participants to join
+  alignas(64) WakeChannel room;     ///< lockstep publishers sleep here for a subscriber to move on
+  alignas(64) WakeChannel members;  ///< anyone waiting for participants to join
 };
+static_assert(offsetof(Control, mode) == 64, "the publish line (lock .. data channel) must fit one cache line");
 
 /// One published message in the ring: (sequence + 1) << 24 | slot index; 0 = never written.
 /// The metadata beside it is written before seq_slot (release), so a lockstep subscriber gets
@@ -100,6 +104,7 @@ struct alignas(64) LogEntry {
   std::uint64_t publish_mono_ns;
   std::uint64_t publish_real_ns;
   std::uint32_t publisher_pid;
+  std::uint32_t mode;  ///< the topic's Mode when published: a reader needs no other line to know it
 };
 
 inline constexpr std::uint64_t kSlotIndexBits = 24;

@@ -7,48 +7,37 @@
 #include "cerulion/core/names.hpp"
 #include "segment.hpp"
 #include "waiter.hpp"
+#include "warm.hpp"
 
 namespace cerulion {
 namespace detail {
-namespace {
-
-/// CLOCK_REALTIME derived from a CLOCK_MONOTONIC reading: one clock read per publish instead of
-/// two. The offset is refreshed every 100 ms so clock adjustments show up promptly.
-std::uint64_t realtime_from_monotonic(std::uint64_t mono) {
-  static thread_local std::uint64_t refreshed_at = 0;
-  static thread_local std::int64_t offset = 0;
-  if (mono - refreshed_at > 100'000'000 || refreshed_at == 0) {
-    offset = static_cast<std::int64_t>(realtime_ns()) - static_cast<std::int64_t>(monotonic_ns());
-    refreshed_at = mono;
-  }
-  return static_cast<std::uint64_t>(static_cast<std::int64_t>(mono) + offset);
-}
-
-}  // namespace
-
-class PublisherImpl {
+class alignas(64) PublisherImpl {
  public:
   PublisherImpl(std::shared_ptr<TopicSegment> segment, std::uint32_t index, PublisherOptions options)
       : segment_(std::move(segment)),
         index_(index),
-        bit_(1ull << index),
+        // Attaching a publisher fixed the topic's mode for good: no need to read it again.
+        mode_(static_cast<Mode>(segment_->control().mode.load(std::memory_order_acquire))),
         room_waiter_(options.wait, static_cast<std::uint32_t>(1u << index)),
         member_waiter_(WaitOptions{WaitStrategy::Block, options.wait.cancel}, static_cast<std::uint32_t>(1u << index)) {}
 
-  ~PublisherImpl() { segment_->detach(index_); }
+  ~PublisherImpl() {
+    WarmSet::of_this_thread().release(warm_ticket_);
+    segment_->detach(index_);
+  }
 
   Result<Loan> loan(std::size_t size, Timeout timeout) {
-    const Config& cfg = segment_->config();
-    if (size > cfg.max_payload) {
+    start_fetching_publish_lines();
+    if (size > segment_->max_payload()) {
       return Status(ErrorCode::PayloadTooLarge, "payload of " + std::to_string(size) + " bytes is over topic '" +
                                                     segment_->topic() + "' ceiling of " +
-                                                    std::to_string(cfg.max_payload) + " bytes");
+                                                    std::to_string(segment_->max_payload()) + " bytes");
     }
     if (held_ >= kMaxHeldPerParticipant) {
       return Status(ErrorCode::LoanLimit, "a publisher may hold at most " +
                                               std::to_string(kMaxHeldPerParticipant) + " loans at once");
     }
-    if (mode() == Mode::Lockstep) {
+    if (mode_ == Mode::Lockstep) {
       if (Status st = wait_for_room(timeout); !st.ok()) return st;
     }
     auto slot = claim_free_slot();
@@ -60,17 +49,15 @@ class PublisherImpl {
     }
     SlotControl& sc = segment_->slot(*slot);
     if (Status st = grow_slot(sc, size); !st.ok()) {
-      sc.word.fetch_and(~bit_);
+      sc.word.fetch_and(~bit());
       return st;
     }
     ++held_;
     Loan loan;
     loan.impl_ = this;
     loan.data_ = segment_->slot_data(*slot);
-    // Start pulling the lines publish() will write (the payload's head, the next ring entry) into
-    // this core now, so their transfer overlaps the caller's work instead of the publish.
     if (size > 0) __builtin_prefetch(loan.data_, 1, 3);
-    __builtin_prefetch(&segment_->log(segment_->control().published.load(std::memory_order_relaxed)), 1, 3);
+    fetch_ring_lines();
     loan.size_ = size;
     loan.slot_ = *slot;
     return loan;
@@ -86,12 +73,12 @@ class PublisherImpl {
     sc.publish_real_ns = realtime_from_monotonic(now_mono);
     sc.publisher_pid = pid_;
     for (;;) {
-      if (mode() == Mode::Lockstep) {
+      if (mode_ == Mode::Lockstep) {
         if (Status st = wait_for_room(timeout); !st.ok()) return st;
       }
       if (Status st = segment_->lock(); !st.ok()) return st;
       const std::uint64_t seq = ctl.published.load(std::memory_order_relaxed);
-      if (mode() == Mode::Lockstep && !has_room(seq)) {
+      if (mode_ == Mode::Lockstep && !has_room(seq)) {
         segment_->unlock();  // another publisher took the room first
         continue;
       }
@@ -103,6 +90,7 @@ class PublisherImpl {
       entry.publish_mono_ns = sc.publish_mono_ns;
       entry.publish_real_ns = sc.publish_real_ns;
       entry.publisher_pid = sc.publisher_pid;
+      entry.mode = static_cast<std::uint32_t>(mode_);
       entry.seq_slot.store(make_log_entry(seq, loan.slot_), std::memory_order_release);
       ctl.published.store(seq + 1, std::memory_order_release);
       if (old != 0) {
@@ -112,18 +100,19 @@ class PublisherImpl {
       note_rate(ctl, now_mono, sc.publish_real_ns, loan.size_);
       segment_->unlock();
       ctl.data.notify();
-      auto& messages = segment_->participant(index_).messages;  // only we write it
+      auto& messages = segment_->participant(index_).messages;  // only we write it, beside our cursor
       messages.store(messages.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
       --held_;
       loan.impl_ = nullptr;
       prefetch_next_loan();
+      keep_next_publish_warm();
       return seq;
     }
   }
 
   void drop(Loan& loan) {
     if (loan.impl_ != this) return;
-    segment_->slot(loan.slot_).word.fetch_and(~bit_);
+    segment_->slot(loan.slot_).word.fetch_and(~bit());
     --held_;
     loan.impl_ = nullptr;
   }
@@ -133,10 +122,47 @@ class PublisherImpl {
     return member_waiter_.wait(ready, segment_->control().members, timeout, [&] { segment_->evict_dead(); });
   }
 
-  Mode mode() const { return static_cast<Mode>(segment_->control().mode.load(std::memory_order_relaxed)); }
+  Mode mode() const { return mode_; }
   TopicSegment& segment() { return *segment_; }
 
  private:
+  /// A core that has not published for a while (10 ms will do on a VM) misses on every line a
+  /// publish touches, and misses in a row add up to microseconds. A loan therefore asks for all of
+  /// them at once, so they arrive together, while the caller fills the payload.
+  void start_fetching_publish_lines() {
+    __builtin_prefetch(&segment_->control(), 1, 3);  // the publish line
+    __builtin_prefetch(&segment_->participant(index_).cursor, 1, 3);
+    __builtin_prefetch(&segment_->slot(hint_), 1, 3);
+  }
+
+  std::uint64_t bit() const { return 1ull << index_; }
+
+  /// Lines of the warm set (warm.hpp): what the next loan and publish touch.
+  // Not the ring entry the next publish fills, nor the slot it closes: subscribers poll that
+  // entry, and reading it from here would pull the line away from them.
+  enum WarmLine : std::uint32_t { kSelf, kSegment, kSegmentPublish, kPublishLine, kOwnRecord, kNextSlot, kNextData };
+  void keep_next_publish_warm() {
+    WarmSet& set = WarmSet::of_this_thread();
+    if (!set.holds(warm_ticket_)) {
+      set.enroll(warm_ticket_);
+      set.set_line(warm_ticket_, kSelf, this, false);
+      set.set_line(warm_ticket_, kSegment, segment_.get(), false);
+      set.set_line(warm_ticket_, kSegmentPublish, reinterpret_cast<const std::byte*>(segment_.get()) + 64, false);
+      set.set_line(warm_ticket_, kPublishLine, &segment_->control(), true);
+      set.set_line(warm_ticket_, kOwnRecord, &segment_->participant(index_).cursor, true);
+    }
+    set.set_line(warm_ticket_, kNextSlot, &segment_->slot(hint_), true);
+    set.set_line(warm_ticket_, kNextData, segment_->slot_data(hint_), true);
+  }
+
+  /// The ring entry the publish most likely fills, and the slot whose window that entry closes.
+  void fetch_ring_lines() {
+    LogEntry& entry = segment_->log(segment_->control().published.load(std::memory_order_relaxed));
+    const std::uint64_t old = entry.seq_slot.load(std::memory_order_relaxed);
+    const auto old_slot = static_cast<std::uint32_t>(old & kSlotIndexMask);
+    if (old != 0 && old_slot < segment_->slot_count()) __builtin_prefetch(&segment_->slot(old_slot), 1, 3);
+  }
+
   bool has_room(std::uint64_t seq) {
     // Cursors only grow, so a cached minimum is a safe lower bound; rescan only when it blocks.
     if (seq < cached_min_cursor_ + segment_->depth()) return true;
@@ -164,7 +190,7 @@ class PublisherImpl {
   }
 
   std::optional<std::uint32_t> claim_free_slot() {
-    const std::uint32_t hot = segment_->config().hot_slots;
+    const std::uint32_t hot = segment_->hot_slots();
     const std::uint32_t total = segment_->slot_count();
     // Round robin over the hot slots keeps reuse FIFO (the next one is the one released longest
     // ago) and the touched memory small; the rest of the pool is the overflow for held samples.
@@ -173,7 +199,7 @@ class PublisherImpl {
       SlotControl& sc = segment_->slot(k);
       std::uint64_t word = sc.word.load(std::memory_order_acquire);
       if (!slot_is_free(word)) continue;
-      if (sc.word.compare_exchange_strong(word, (kLoanTag << kTagShift) | bit_, std::memory_order_acq_rel)) {
+      if (sc.word.compare_exchange_strong(word, (kLoanTag << kTagShift) | bit(), std::memory_order_acq_rel)) {
         if (k < hot) hint_ = (k + 1) % hot;
         return k;
       }
@@ -217,15 +243,29 @@ class PublisherImpl {
     ctl.last_publish_real_ns.store(now_real, std::memory_order_relaxed);
   }
 
+  /// CLOCK_REALTIME derived from a CLOCK_MONOTONIC reading: one clock read per publish instead
+  /// of two. The offset is refreshed every 100 ms so clock adjustments show up promptly.
+  std::uint64_t realtime_from_monotonic(std::uint64_t mono) {
+    if (mono - realtime_refreshed_at_ > 100'000'000 || realtime_refreshed_at_ == 0) {
+      realtime_offset_ = static_cast<std::int64_t>(realtime_ns()) - static_cast<std::int64_t>(monotonic_ns());
+      realtime_refreshed_at_ = mono;
+    }
+    return static_cast<std::uint64_t>(static_cast<std::int64_t>(mono) + realtime_offset_);
+  }
+
+  // Everything a loan and a publish read or write here fits the first cache line.
   std::shared_ptr<TopicSegment> segment_;
   std::uint32_t index_;
-  std::uint64_t bit_;
-  Waiter room_waiter_;
-  Waiter member_waiter_;
-  std::uint64_t cached_min_cursor_ = 0;
   std::uint32_t held_ = 0;
+  std::uint64_t cached_min_cursor_ = 0;
+  std::uint64_t realtime_refreshed_at_ = 0;
+  std::int64_t realtime_offset_ = 0;
   std::uint32_t hint_ = 0;
   std::uint32_t pid_ = static_cast<std::uint32_t>(::getpid());
+  Mode mode_;
+  WarmTicket warm_ticket_;
+  Waiter room_waiter_;
+  Waiter member_waiter_;
 };
 
 }  // namespace detail
@@ -292,6 +332,6 @@ std::uint32_t Publisher::subscriber_count() const noexcept { return impl_->segme
 const std::string& Publisher::topic() const noexcept { return impl_->segment().topic(); }
 Mode Publisher::mode() const noexcept { return impl_->mode(); }
 std::uint32_t Publisher::depth() const noexcept { return impl_->segment().depth(); }
-std::uint64_t Publisher::max_payload() const noexcept { return impl_->segment().config().max_payload; }
+std::uint64_t Publisher::max_payload() const noexcept { return impl_->segment().max_payload(); }
 
 }  // namespace cerulion

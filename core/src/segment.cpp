@@ -106,6 +106,9 @@ Status validate_config(const Config& c, std::uint64_t file_bytes, std::string_vi
 Result<std::shared_ptr<TopicSegment>> TopicSegment::open(const OpenRequest& request) {
   std::shared_ptr<TopicSegment> seg(new TopicSegment());
   seg->topic_ = request.topic;
+  seg->own_pid_ = current_pid();
+  seg->own_start_time_ = own_start_time();
+  seg->own_pid_namespace_ = own_pid_namespace();
   std::string full = segment_name(request.options.domain, request.topic);
   seg->name_ = full.substr(1);
   const std::string what = "topic '" + request.topic + "'";
@@ -243,6 +246,9 @@ Result<std::shared_ptr<TopicSegment>> TopicSegment::open(const OpenRequest& requ
     // Copies of the checksummed sizes: the bounds every shared index is checked against.
     seg->depth_ = cfg.depth;
     seg->slot_count_ = cfg.slot_count;
+    seg->hot_slots_ = cfg.hot_slots;
+    seg->stride_ = cfg.slot_stride;
+    seg->max_payload_ = cfg.max_payload;
     seg->mapping_ = std::move(mapping);
     if (seg->control_->unlinked.load(std::memory_order_acquire) != 0 && request.create_if_missing) {
       seg->mapping_.reset();
@@ -266,7 +272,7 @@ constexpr std::uint32_t kLockOwnerMask = kLockWaiters - 1;
 
 Status TopicSegment::lock() {
   auto& word = control_->lock_word;
-  const std::uint32_t me = current_pid();
+  const std::uint32_t me = own_pid_;
   std::uint32_t expected = 0;
   if (word.compare_exchange_strong(expected, me, std::memory_order_acquire)) {
     note_lock_owner();
@@ -321,8 +327,8 @@ Status TopicSegment::lock() {
 }
 
 void TopicSegment::note_lock_owner() {
-  control_->lock_owner_start.store(own_start_time(), std::memory_order_relaxed);
-  control_->lock_owner_ns = own_pid_namespace();
+  control_->lock_owner_start.store(own_start_time_, std::memory_order_relaxed);
+  control_->lock_owner_ns = own_pid_namespace_;
 }
 
 void TopicSegment::unlock() {
@@ -382,9 +388,9 @@ Result<std::uint32_t> TopicSegment::attach(Role role, std::optional<Mode> explic
       Participant& p = participants_[i];
       if (p.state.load() != kFree) continue;
       p.role = static_cast<std::uint32_t>(role);
-      p.pid = static_cast<std::uint32_t>(::getpid());
-      p.start_time = own_start_time();
-      p.pid_namespace = own_pid_namespace();
+      p.pid = own_pid_;
+      p.start_time = own_start_time_;
+      p.pid_namespace = own_pid_namespace_;
       p.messages.store(0);
       p.lost.store(0);
       p.cursor.store(control_->published.load());

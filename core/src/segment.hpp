@@ -48,16 +48,21 @@ class TopicSegment {
   const Config& config() const { return *config_; }
   Control& control() { return *control_; }
   Participant& participant(std::uint32_t index) { return participants_[index]; }
-  LogEntry& log(std::uint64_t seq) { return log_[seq % config_->depth]; }
+  // The hot-path accessors read private copies of the configuration, never the shared Config: one
+  // cache line fewer to miss on a core gone cold.
+  LogEntry& log(std::uint64_t seq) { return log_[seq % depth_]; }
   SlotControl& slot(std::uint32_t index) { return slots_[index]; }
-  std::byte* slot_data(std::uint32_t index) { return data_ + std::uint64_t(index) * config_->slot_stride; }
+  std::byte* slot_data(std::uint32_t index) { return data_ + std::uint64_t(index) * stride_; }
   std::uint32_t depth() const { return depth_; }
   std::uint32_t slot_count() const { return slot_count_; }
+  std::uint32_t hot_slots() const { return hot_slots_; }
+  std::uint64_t max_payload() const { return max_payload_; }
   const std::string& topic() const { return topic_; }
   const std::string& name() const { return name_; }
   int fd() const;
 
-  /// Takes the topic lock (recovering it, and repairing the ring, if its holder died).
+  /// Takes the topic lock (recovering it, and repairing the ring, if its holder died). A segment
+  /// belongs to the process that opened it: the lock records that process's identity.
   Status lock();
   void unlock();
 
@@ -83,16 +88,24 @@ class TopicSegment {
   void evict_locked(std::uint32_t index);
   void repair_ring_locked();
   void note_lock_owner();
-  struct Mapping;
-  std::unique_ptr<Mapping> mapping_;
-  Config* config_ = nullptr;
-  Control* control_ = nullptr;
+  // What every message uses comes first, within one cache line (see layout.hpp on cold lines);
+  // what every publish uses, on the next.
+  alignas(64) Control* control_ = nullptr;
   Participant* participants_ = nullptr;
   LogEntry* log_ = nullptr;
   SlotControl* slots_ = nullptr;
   std::byte* data_ = nullptr;
+  std::uint64_t stride_ = 0;
+  std::uint64_t max_payload_ = 0;
   std::uint32_t depth_ = 0;
   std::uint32_t slot_count_ = 0;
+  alignas(64) std::uint32_t hot_slots_ = 0;
+  std::uint32_t own_pid_ = 0;  ///< the lock word's value while we hold it
+  std::uint64_t own_start_time_ = 0;
+  std::uint32_t own_pid_namespace_ = 0;
+  struct Mapping;
+  std::unique_ptr<Mapping> mapping_;
+  Config* config_ = nullptr;
   std::string topic_;
   std::string name_;  ///< without leading '/'
   std::uint64_t last_evict_scan_ns_ = 0;

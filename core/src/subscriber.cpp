@@ -6,21 +6,24 @@
 #include "cerulion/core/names.hpp"
 #include "segment.hpp"
 #include "waiter.hpp"
+#include "warm.hpp"
 
 namespace cerulion {
 namespace detail {
 
-class SubscriberImpl {
+class alignas(64) SubscriberImpl {
  public:
   SubscriberImpl(std::shared_ptr<TopicSegment> segment, std::uint32_t index, SubscriberOptions options)
       : segment_(std::move(segment)),
         index_(index),
-        bit_(1ull << index),
         role_(options.role),
-        waiter_(options.wait, static_cast<std::uint32_t>(1u << index), options.role == Role::Tap, segment_->depth()),
-        cursor_(segment_->participant(index).cursor.load()) {}
+        cursor_(segment_->participant(index).cursor.load()),
+        waiter_(options.wait, static_cast<std::uint32_t>(1u << index), options.role == Role::Tap, segment_->depth()) {}
 
-  ~SubscriberImpl() { segment_->detach(index_); }
+  ~SubscriberImpl() {
+    WarmSet::of_this_thread().release(warm_ticket_);
+    segment_->detach(index_);
+  }
 
   /// One attempt to take the message at the cursor: a Sample, nullopt if none is ready.
   Result<std::optional<Sample>> try_take() {
@@ -53,7 +56,10 @@ class SubscriberImpl {
                                                 std::to_string(slot) + " of " +
                                                 std::to_string(segment_->slot_count()));
       }
-      if (role_ == Role::Subscriber && mode() == Mode::Lockstep) return take_lockstep(me, slot);
+      // The entry says how it was published: no need to read the topic's mode line as well.
+      if (role_ == Role::Subscriber && segment_->log(cursor_).mode == static_cast<std::uint32_t>(Mode::Lockstep)) {
+        return take_lockstep(me, slot);
+      }
       SlotControl& sc = segment_->slot(slot);
       // Fetch the payload's head alongside the slot word: two transfers in flight, not in a row.
       __builtin_prefetch(segment_->slot_data(slot), 0, 3);
@@ -61,7 +67,7 @@ class SubscriberImpl {
       std::uint64_t word = sc.word.load(std::memory_order_acquire);
       bool held = false;
       while (tag_of_word(word) == tag && (word & kWindowBit) != 0) {
-        if (sc.word.compare_exchange_weak(word, word | bit_, std::memory_order_acq_rel)) {
+        if (sc.word.compare_exchange_weak(word, word | bit(), std::memory_order_acq_rel)) {
           held = true;
           break;
         }
@@ -73,8 +79,8 @@ class SubscriberImpl {
         continue;
       }
       const std::uint64_t size = sc.size;
-      if (size > segment_->config().max_payload) {
-        sc.word.fetch_and(~bit_);
+      if (size > segment_->max_payload()) {
+        sc.word.fetch_and(~bit());
         return Status(ErrorCode::Corrupted, "topic '" + segment_->topic() + "': slot size over the ceiling");
       }
       Sample sample;
@@ -102,8 +108,10 @@ class SubscriberImpl {
   /// held sample), so the slot needs no hold of its own and the entry carries the metadata: one
   /// cache line to read, none to write in shared state.
   Result<std::optional<Sample>> take_lockstep(Participant& me, std::uint32_t slot) {
+    // The payload's head most likely comes next, and from the publisher's cache: ask for it now.
+    __builtin_prefetch(segment_->slot_data(slot), 0, 3);
     const LogEntry& entry = segment_->log(cursor_);
-    if (entry.size > segment_->config().max_payload) {
+    if (entry.size > segment_->max_payload()) {
       return Status(ErrorCode::Corrupted, "topic '" + segment_->topic() + "': message size over the ceiling");
     }
     Sample sample;
@@ -125,6 +133,7 @@ class SubscriberImpl {
   }
 
   Result<Sample> receive(Timeout timeout) {
+    keep_next_take_warm();
     std::optional<Sample> got;
     Status failure;
     auto ready = [&] {
@@ -149,7 +158,7 @@ class SubscriberImpl {
     if (sample.impl_ != this) return;
     sample.impl_ = nullptr;
     if (sample.hold_ != kHeldByFloor) {
-      segment_->slot(sample.slot_).word.fetch_and(~bit_, std::memory_order_acq_rel);
+      segment_->slot(sample.slot_).word.fetch_and(~bit(), std::memory_order_acq_rel);
       --held_;
       return;
     }
@@ -166,6 +175,23 @@ class SubscriberImpl {
     segment_->control().room.notify();
   }
 
+  /// Enrols what taking the next message touches in this thread's warm set (warm.hpp), which the
+  /// wait loops prefetch while they poll. The ring entry itself is left out: polling reads it.
+  void keep_next_take_warm() {
+    WarmSet& set = WarmSet::of_this_thread();
+    if (set.holds(warm_ticket_)) return;
+    set.enroll(warm_ticket_);
+    const auto* self = reinterpret_cast<const std::byte*>(this);
+    const auto* waiter = reinterpret_cast<const std::byte*>(&waiter_);
+    set.set_line(warm_ticket_, 0, self, false);
+    set.set_line(warm_ticket_, 1, self + 64, false);
+    set.set_line(warm_ticket_, 2, waiter, false);
+    set.set_line(warm_ticket_, 3, waiter + 64, false);
+    set.set_line(warm_ticket_, 4, segment_.get(), false);
+    set.set_line(warm_ticket_, 5, &segment_->participant(index_).cursor, true);
+    set.set_line(warm_ticket_, 6, &segment_->control().room, false);
+  }
+
   Mode mode() const { return static_cast<Mode>(segment_->control().mode.load(std::memory_order_relaxed)); }
   Role role() const { return role_; }
   TopicSegment& segment() { return *segment_; }
@@ -174,16 +200,18 @@ class SubscriberImpl {
 
  private:
   static void record_lost(Participant& me, std::uint64_t n) { me.lost.fetch_add(n, std::memory_order_relaxed); }
+  std::uint64_t bit() const { return 1ull << index_; }
 
+  // What taking a message reads and writes here comes first; then the waiter's own hot lines.
   std::shared_ptr<TopicSegment> segment_;
   std::uint32_t index_;
-  std::uint64_t bit_;
   Role role_;
-  Waiter waiter_;
-  static constexpr std::uint32_t kHeldByFloor = 1;  ///< Sample::hold_: kept by the floor, no slot bit
-  std::uint64_t cursor_;
   std::uint32_t held_ = 0;
+  std::uint64_t cursor_;
   std::uint64_t held_seqs_[kMaxHeldPerParticipant] = {};
+  static constexpr std::uint32_t kHeldByFloor = 1;  ///< Sample::hold_: kept by the floor, no slot bit
+  WarmTicket warm_ticket_;
+  alignas(64) Waiter waiter_;
 };
 
 }  // namespace detail
@@ -233,7 +261,10 @@ Subscriber& Subscriber::operator=(Subscriber&&) noexcept = default;
 Subscriber::~Subscriber() = default;
 
 Result<Sample> Subscriber::receive(Timeout timeout) { return impl_->receive(timeout); }
-Result<std::optional<Sample>> Subscriber::try_receive() { return impl_->try_take(); }
+Result<std::optional<Sample>> Subscriber::try_receive() {
+  impl_->keep_next_take_warm();
+  return impl_->try_take();
+}
 std::uint64_t Subscriber::lost() const noexcept { return impl_->lost(); }
 std::uint64_t Subscriber::received() const noexcept { return impl_->received(); }
 std::uint32_t Subscriber::publisher_count() const noexcept { return impl_->segment().count(Role::Publisher); }

@@ -9,17 +9,18 @@
 #include "cerulion/core/options.hpp"
 #include "cerulion/core/status.hpp"
 #include "futex.hpp"
+#include "warm.hpp"
 
 namespace cerulion::detail {
 
 /// Waits until a condition holds. One Waiter per participant and purpose: the adaptive strategy
 /// keeps what it learnt about arrival times between calls.
-class Waiter {
+class alignas(64) Waiter {
  public:
   /// `passive`: a tap's waiter. It never sleeps on the futex (so publishers never pay a wake-up
   /// system call for it); it checks back at an interval short enough for the ring not to wrap.
   Waiter(WaitOptions options, std::uint32_t participant_bit, bool passive = false, std::uint32_t ring_depth = 16)
-      : options_(options), bit_(participant_bit), passive_(passive), ring_depth_(ring_depth) {}
+      : options_(options), bit_(participant_bit), ring_depth_(ring_depth), passive_(passive) {}
 
   /// Returns Ok when `ready()` became true, Timeout at the deadline, Interrupted when cancelled.
   /// `channel` is the futex a waker notifies after making `ready()` true. `housekeeping` runs about
@@ -56,22 +57,23 @@ class Waiter {
   /// How long a passive waiter sleeps between checks: a quarter of the time the ring takes to fill.
   std::uint64_t passive_interval_ns() const;
 
+  // Taking a message updates the first two lines (record_arrival); the oversleep ring is read
+  // only while planning a sleep.
   WaitOptions options_;
   std::uint32_t bit_;
-  bool passive_;
   std::uint32_t ring_depth_;
-  // Adaptive state, all in ns.
+  bool passive_;
+  std::uint32_t arrivals_ = 0;
   std::uint64_t last_arrival_ = 0;
   std::uint64_t next_expected_ = 0;  ///< predicted time of the next arrival (0: not learnt)
   double period_ = 0;      ///< smoothed inter-arrival period
   double jitter_ = 0;      ///< smoothed |arrival - prediction|
+  std::uint32_t outliers_ = 0;
   /// Recent lateness of timed futex wake-ups (ns), a ring: the margin uses a high quantile of
   /// it, since a wake-up later than the margin costs a futex wake (tens of µs to ms on a VM).
   static constexpr std::size_t kOversleepSamples = 32;
-  std::uint32_t oversleep_[kOversleepSamples] = {};
   std::size_t oversleep_count_ = 0;
-  std::uint32_t arrivals_ = 0;
-  std::uint32_t outliers_ = 0;
+  std::uint32_t oversleep_[kOversleepSamples] = {};
 };
 
 inline constexpr std::uint64_t kHousekeepingNs = 100'000'000;  // liveness checks: stall ≤ 1 s
@@ -140,15 +142,21 @@ Status Waiter::wait(Ready&& ready, WakeChannel& channel, Timeout timeout, Housek
   if (options_.strategy == WaitStrategy::Block) {
     return block_until(ready, channel, deadline, kWaitForever, housekeeping, became_ready);
   }
+  const WarmSet& warm = WarmSet::of_this_thread();
   if (options_.strategy == WaitStrategy::Spin) {
     std::uint64_t next_check = start + kHousekeepingNs;
+    std::uint64_t next_warm = start + kWarmIntervalNs;
     for (std::uint32_t i = 1;; ++i) {
       if (ready()) return Status::success();
-      cpu_relax();
+      poll_relax();
       if ((i & 255) == 0) {
         if (cancelled()) return {ErrorCode::Interrupted, "interrupted"};
         const std::uint64_t now = monotonic_ns();
         if (now >= deadline) return {ErrorCode::Timeout, "timed out"};
+        if (now >= next_warm) {
+          warm.warm();
+          next_warm = now + kWarmIntervalNs;
+        }
         if (now >= next_check) {
           housekeeping();
           next_check = now + kHousekeepingNs;
@@ -169,13 +177,19 @@ Status Waiter::wait(Ready&& ready, WakeChannel& channel, Timeout timeout, Housek
   }
   std::uint64_t now = monotonic_ns();
   const std::uint64_t poll_until = std::max(plan.poll_after, now + 20'000);
+  warm.warm();  // whatever this thread touches next went cold while it slept
+  std::uint64_t next_warm = now + kWarmIntervalNs;
   for (std::uint32_t i = 1; now < poll_until; ++i) {
     if (ready()) return Status::success();
-    cpu_relax();
+    poll_relax();
     if ((i & 63) == 0) {
       if (cancelled()) return {ErrorCode::Interrupted, "interrupted"};
       now = monotonic_ns();
       if (now >= deadline) return {ErrorCode::Timeout, "timed out"};
+      if (now >= next_warm) {
+        warm.warm();
+        next_warm = now + kWarmIntervalNs;
+      }
     }
   }
   return block_until(ready, channel, deadline, kWaitForever, housekeeping, became_ready);

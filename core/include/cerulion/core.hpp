@@ -6,3 +6,4 @@
 #include "cerulion/core/publisher.hpp"
 #include "cerulion/core/status.hpp"
 #include "cerulion/core/subscriber.hpp"
+#include "cerulion/core/warm.hpp"

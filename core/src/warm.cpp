@@ -1,0 +1,56 @@
+#include "warm.hpp"
+
+#include "cerulion/core/warm.hpp"
+
+namespace cerulion {
+namespace detail {
+
+WarmSet& WarmSet::of_this_thread() noexcept {
+  static thread_local WarmSet set;
+  return set;
+}
+
+void WarmSet::enroll(WarmTicket& ticket) noexcept {
+  std::uint32_t index = kEntries;
+  for (std::uint32_t i = 0; i < kEntries; ++i) {
+    if (!entries_[i].used) {
+      index = i;
+      break;
+    }
+  }
+  if (index == kEntries) index = next_++ % kEntries;  // all taken: the oldest enrolment goes
+  Entry& e = entries_[index];
+  const std::uint32_t generation = e.generation + 1;
+  e = Entry{};
+  e.generation = generation;
+  e.used = true;
+  ticket = WarmTicket{this, index, generation};
+}
+
+void WarmSet::release(const WarmTicket& ticket) noexcept {
+  if (!holds(ticket)) return;
+  Entry& e = entries_[ticket.index];
+  const std::uint32_t generation = e.generation + 1;
+  e = Entry{};
+  e.generation = generation;
+}
+
+void WarmSet::warm() const noexcept {
+  for (const Entry& e : entries_) {
+    if (!e.used) continue;
+    for (std::uint32_t k = 0; k < kLines; ++k) {
+      if (e.lines[k] == nullptr) continue;
+      if (e.write_mask & (1u << k)) {
+        __builtin_prefetch(e.lines[k], 1, 3);
+      } else {
+        __builtin_prefetch(e.lines[k], 0, 3);
+      }
+    }
+  }
+}
+
+}  // namespace detail
+
+void warm_caches() noexcept { detail::WarmSet::of_this_thread().warm(); }
+
+}  // namespace cerulion

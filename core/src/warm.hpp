@@ -1,0 +1,67 @@
+#pragma once
+// Keeping a waiting thread's next message warm.
+//
+// A core that has not touched a line for a while (10 ms is enough on a shared VM, whose other
+// tenants evict our caches) misses on it, and a message's path touches some dozen lines: the
+// topic's publish line, a slot, the participant record, the objects behind a Publisher. Missed in
+// a row, they cost microseconds, several times the transfer that carries the message itself.
+// Each thread therefore keeps a small set of the lines its publishers and subscribers touch on
+// their next message, and its wait loops prefetch them while polling.
+//
+// Addresses in the set may outlive what they point to (a participant destroyed on another thread,
+// a segment unmapped): prefetching never faults, so a stale entry only wastes a prefetch until
+// the entry is reused.
+
+#include <cstdint>
+
+namespace cerulion::detail {
+
+/// Where an owner's lines sit in a thread's WarmSet; stale once that entry went to another owner.
+struct WarmTicket {
+  const void* set = nullptr;
+  std::uint32_t index = 0;
+  std::uint32_t generation = 0;
+};
+
+class WarmSet {
+ public:
+  static constexpr std::uint32_t kEntries = 16;  ///< owners per thread kept warm
+  static constexpr std::uint32_t kLines = 8;     ///< lines per owner
+
+  /// The calling thread's set.
+  static WarmSet& of_this_thread() noexcept;
+
+  /// True while `ticket` still names its owner's entry in this set.
+  bool holds(const WarmTicket& ticket) const noexcept {
+    return ticket.set == this && entries_[ticket.index].generation == ticket.generation;
+  }
+  /// Gives the owner an entry (reusing the oldest one when all are taken) and fills in `ticket`.
+  void enroll(WarmTicket& ticket) noexcept;
+  /// Line `k` of the owner's entry: `address` (nullptr clears it), fetched for writing if `write`.
+  void set_line(const WarmTicket& ticket, std::uint32_t k, const void* address, bool write) noexcept {
+    Entry& e = entries_[ticket.index];
+    e.lines[k] = address;
+    e.write_mask = static_cast<std::uint8_t>(write ? e.write_mask | (1u << k) : e.write_mask & ~(1u << k));
+  }
+  /// Frees the owner's entry if `ticket` still holds it (an owner leaving on this thread).
+  void release(const WarmTicket& ticket) noexcept;
+
+  /// Prefetches every line of every entry. Some dozens of prefetches; never blocks or faults.
+  void warm() const noexcept;
+
+ private:
+  struct Entry {
+    const void* lines[kLines] = {};
+    std::uint32_t generation = 0;
+    std::uint8_t write_mask = 0;
+    bool used = false;
+  };
+  Entry entries_[kEntries];
+  std::uint32_t next_ = 0;
+};
+
+/// How often a polling loop re-warms: well within the time a VM takes to evict our lines, rare
+/// enough to cost nothing measurable (a warm is tens of ns).
+inline constexpr std::uint64_t kWarmIntervalNs = 20'000;
+
+}  // namespace cerulion::detail
