@@ -70,6 +70,7 @@ constexpr std::uint64_t kPingLead = 250'000;
 pid_t spawn_pong(const PingOptions& o) {
   std::vector<std::string> args{"/proc/self/exe", "--domain", o.domain, "pong", "--topic", o.prefix,
                                 "--wait", to_string(o.wait), "--mode", to_string(o.mode), "--once"};
+  if (o.cpus.pong) args.insert(args.end(), {"--cpu", std::to_string(*o.cpus.pong)});
   pid_t parent = getpid();
   pid_t pid = fork();
   if (pid == 0) {
@@ -116,6 +117,7 @@ PingReport run_ping(const PingOptions& o) {
     po.mode = o.mode;
     po.wait = o.wait;
     po.stop_on_request = true;
+    po.cpu = o.cpus.pong;
     po.cancel = &pong_stop;
     po.ready = &pong_ready;
     pong_thread = std::thread([po] {
@@ -170,6 +172,11 @@ PingReport run_ping(const PingOptions& o) {
                                     : "ping: the pong worker did not start"};
   }
 
+  // Pinned only now: the pong process and thread started above inherit our affinity.
+  if (o.cpus.ping && !pin_current_thread(*o.cpus.ping)) {
+    stop_pong();
+    throw Exit{kExitFailure, fmt::format("ping: cannot pin to CPU {}", *o.cpus.ping)};
+  }
   const std::uint64_t period_ns = o.rate_hz > 0 ? static_cast<std::uint64_t>(1e9 / o.rate_hz) : 0;
   const std::uint64_t total = o.warmup + o.count;
   std::vector<std::uint64_t> samples;

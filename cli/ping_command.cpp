@@ -26,13 +26,15 @@ struct PingArgs {
   bool peer = false;
   double timeout = 5;
   std::string prefix = kDefaultPingPrefix;
+  std::string cpus = "auto";
 };
 
 void print_human(const PingReport& r, const LatencySummary& s) {
   const auto& o = r.options;
   const std::string rate = o.rate_hz > 0 ? fmt::format("{:g} Hz", o.rate_hz) : std::string("back to back");
-  fmt::print("PING {} ({} domain): {} payload at {}, {}-process, {}, {} wait\n", o.prefix, o.domain,
-             format_bytes(static_cast<double>(o.size)), rate, o.process, to_string(o.mode), to_string(o.wait));
+  fmt::print("PING {} ({} domain): {} payload at {}, {}-process, {}, {} wait, cpus {}\n", o.prefix, o.domain,
+             format_bytes(static_cast<double>(o.size)), rate, o.process, to_string(o.mode), to_string(o.wait),
+             describe(o.cpus));
   fmt::print("--- ping statistics ---\n");
   fmt::print("{} round trips, {} lost, {} skipped slots\n", s.count, r.lost, r.skipped);
   if (s.count > 0) {
@@ -56,6 +58,8 @@ void print_json(const PingReport& r, const LatencySummary& s) {
   j["process"] = o.process;
   j["mode"] = to_string(o.mode);
   j["wait"] = to_string(o.wait);
+  j["cpus"] = {{"ping", o.cpus.ping ? nlohmann::json(*o.cpus.ping) : nlohmann::json()},
+               {"pong", o.cpus.pong ? nlohmann::json(*o.cpus.pong) : nlohmann::json()}};
   j["rtt_us"] = {{"min", s.min}, {"median", s.median}, {"mean", s.mean},
                  {"p90", s.p90}, {"p99", s.p99},       {"max", s.max}};
   j["cpu_pct"] = {{"ping", r.cpu_pct_ping}, {"pong", r.cpu_pct_pong}};
@@ -87,6 +91,10 @@ void add_ping_command(CLI::App& app) {
       ->check(CLI::PositiveNumber)->capture_default_str();
   cmd->add_option("--topic", a->prefix, "Topic prefix: requests on PREFIX/ping, replies on PREFIX/pong")
       ->capture_default_str();
+  cmd->add_option("--cpus", a->cpus,
+                  "Pin ping and pong to CPUs PING,PONG; auto: the first two this process may use "
+                  "(as the floor benchmark does); none: leave them to the scheduler")
+      ->capture_default_str();
   (void)peer;
   cmd->callback([a] {
     if (a->peer && a->process == "single") throw CLI::ValidationError("--peer", "--peer runs with --process multi");
@@ -102,6 +110,8 @@ void add_ping_command(CLI::App& app) {
     o.mode = parse_mode(a->mode).value_or(Mode::Lockstep);
     o.wait = parse_wait(a->wait).value_or(WaitStrategy::Adaptive);
     o.peer = a->peer;
+    o.cpus = parse_cpu_plan(a->cpus);
+    if (o.peer) o.cpus.pong.reset();  // that pong was started elsewhere: `cerulion pong --cpu N` pins it
     o.timeout = std::chrono::nanoseconds(static_cast<std::int64_t>(a->timeout * 1e9));
     install_stop_handlers();
     o.cancel = stop_flag();

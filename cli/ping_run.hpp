@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cerulion/core/options.hpp"
+#include "cpu_pinning.hpp"
 #include "pingpong.hpp"
 
 namespace cerulion::cli {
@@ -23,6 +24,7 @@ struct PingOptions {
   Mode mode = Mode::Lockstep;
   WaitStrategy wait = WaitStrategy::Adaptive;
   bool peer = false;                ///< use a `cerulion pong` already running
+  CpuPlan cpus;                     ///< where ping and the pong it starts run (default: unpinned)
   std::chrono::nanoseconds timeout = std::chrono::seconds(5);
   const std::atomic<bool>* cancel = nullptr;
 };

@@ -27,6 +27,7 @@ struct PongOptions {
   std::optional<Mode> mode;  ///< nullopt: follow the request topic
   WaitStrategy wait = WaitStrategy::Adaptive;
   bool stop_on_request = false;  ///< a pong started by ping ends at its stop message
+  std::optional<int> cpu;        ///< pin the answering thread to this CPU
   const std::atomic<bool>* cancel = nullptr;
   std::atomic<bool>* ready = nullptr;  ///< set once attached to both topics
 };

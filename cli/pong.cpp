@@ -1,5 +1,6 @@
 // `cerulion pong`: the echo side of `cerulion ping`.
 
+#include <algorithm>
 #include <cstring>
 
 #include <fmt/core.h>
@@ -7,11 +8,15 @@
 #include "cerulion/core/publisher.hpp"
 #include "cerulion/core/subscriber.hpp"
 #include "command.hpp"
+#include "cpu_pinning.hpp"
 #include "pingpong.hpp"
 
 namespace cerulion::cli {
 
 int run_pong(const PongOptions& options) {
+  if (options.cpu && !pin_current_thread(*options.cpu)) {
+    throw Exit{kExitFailure, fmt::format("pong: cannot pin to CPU {}", *options.cpu)};
+  }
   SubscriberOptions sub_options;
   sub_options.topic.domain = options.domain;
   sub_options.wait = {options.wait, options.cancel};
@@ -61,6 +66,7 @@ void add_pong_command(CLI::App& app) {
     std::string mode;
     std::string wait = "adaptive";
     bool once = false;
+    int cpu = -1;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("--topic", args->prefix, "Topic prefix: requests on PREFIX/ping, replies on PREFIX/pong")
@@ -70,6 +76,8 @@ void add_pong_command(CLI::App& app) {
   cmd->add_option("--wait", args->wait, "Wait strategy")->check(CLI::IsMember({"adaptive", "spin", "block"}))
       ->capture_default_str();
   cmd->add_flag("--once", args->once, "Exit when the ping that started this pong says it is done");
+  cmd->add_option("--cpu", args->cpu, "Pin the pong to this CPU (as `ping --cpus` does with the pong it starts)")
+      ->check(CLI::NonNegativeNumber);
   cmd->callback([args] {
     install_stop_handlers();
     PongOptions options;
@@ -78,6 +86,13 @@ void add_pong_command(CLI::App& app) {
     if (!args->mode.empty()) options.mode = parse_mode(args->mode);
     options.wait = parse_wait(args->wait).value_or(WaitStrategy::Adaptive);
     options.stop_on_request = args->once;
+    if (args->cpu >= 0) {
+      const auto allowed = allowed_cpus();
+      if (std::find(allowed.begin(), allowed.end(), args->cpu) == allowed.end()) {
+        throw CLI::ValidationError("--cpu", fmt::format("CPU {} is not available to this process", args->cpu));
+      }
+      options.cpu = args->cpu;
+    }
     options.cancel = stop_flag();
     int code = run_pong(options);
     if (code != kExitOk) throw Exit{code, ""};
