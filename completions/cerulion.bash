@@ -20,7 +20,7 @@ _cerulion() {
   for ((i=1; i<COMP_CWORD; i++)); do
     w=${COMP_WORDS[i]}
     case $w in
-      --chunk-size|--compression|--count|--delay|--depth|--domain|--duration|--exclude|--file|--fill|--force|--level|--max-payload|--mode|--output|--process|--rate|--regex|--samples-out|--separator|--size|--split-duration|--split-size|--start-offset|--stdin|--timeout|--times|--topic|--topics|--truncate-length|--wait|--wait-subscribers|--warmup|--window|-c|-e|-l|-n|-o|-r|-s|-w|-x) ((i++)); continue ;;
+      --chunk-size|--compression|--count|--cpu|--cpus|--delay|--depth|--domain|--duration|--exclude|--file|--fill|--force|--level|--max-payload|--mode|--output|--process|--rate|--regex|--samples-out|--separator|--size|--split-duration|--split-size|--start-offset|--stdin|--timeout|--times|--topic|--topics|--truncate-length|--wait|--wait-subscribers|--warmup|--window|-c|-e|-l|-n|-o|-r|-s|-w|-x) ((i++)); continue ;;
       -*) continue ;;
     esac
     case "$cmd" in
@@ -71,9 +71,11 @@ _cerulion() {
     "ping|--samples-out") COMPREPLY=($(compgen -f -- "$cur")); return ;;
     "ping|--timeout") return ;;
     "ping|--topic") return ;;
+    "ping|--cpus") return ;;
     "pong|--topic") return ;;
     "pong|--mode") COMPREPLY=($(compgen -W 'lockstep free-run' -- "$cur")); return ;;
     "pong|--wait") COMPREPLY=($(compgen -W 'adaptive spin block' -- "$cur")); return ;;
+    "pong|--cpu") return ;;
     "record|-o") COMPREPLY=($(compgen -f -- "$cur")); return ;;
     "record|--output") COMPREPLY=($(compgen -f -- "$cur")); return ;;
     "record|-e") return ;;
@@ -110,8 +112,8 @@ _cerulion() {
     "topic hz") words='-h --help -w --window -n --count --json'
       [[ $cur != -* && $positional == 0 ]] && words="$words $(_cerulion_topics)" ;;
     "clean") words='-h --help --dry-run --force --json' ;;
-    "ping") words='-h --help -s --size -r --rate -c --count --warmup --process --mode --wait --samples-out --json --peer --timeout --topic' ;;
-    "pong") words='-h --help --topic --mode --wait --once' ;;
+    "ping") words='-h --help -s --size -r --rate -c --count --warmup --process --mode --wait --samples-out --json --peer --timeout --topic --cpus' ;;
+    "pong") words='-h --help --topic --mode --wait --once --cpu' ;;
     "record") words='-h --help -o --output -a --all -e --regex -x --exclude --compression --level --chunk-size --split-size --split-duration --duration -f --force'
       [[ $cur != -* && $positional == 0 ]] && words="$words $(_cerulion_topics)" ;;
     "play") words='-h --help -r --rate -l --loop --topics -e --regex --start-offset --lockstep --json'

@@ -49,6 +49,12 @@ void WarmSet::warm() const noexcept {
   }
 }
 
+std::uint32_t WarmSet::enrolled() const noexcept {
+  std::uint32_t n = 0;
+  for (const Entry& e : entries_) n += e.used ? 1 : 0;
+  return n;
+}
+
 }  // namespace detail
 
 void warm_caches() noexcept { detail::WarmSet::of_this_thread().warm(); }

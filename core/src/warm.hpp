@@ -49,6 +49,9 @@ class WarmSet {
   /// Prefetches every line of every entry. Some dozens of prefetches; never blocks or faults.
   void warm() const noexcept;
 
+  /// Owners enrolled now (for tests and diagnostics).
+  std::uint32_t enrolled() const noexcept;
+
  private:
   struct Entry {
     const void* lines[kLines] = {};

@@ -58,6 +58,35 @@ TEST_CASE("PingMeasuresRoundTripsInEveryModeAndLayout", "[ping]") {
   CHECK(count_shm_entries(segment_prefix + ":") == 0);
 }
 
+TEST_CASE("PingPinsItsWorkersToTheCpusAsked", "[ping]") {
+  const std::string prefix = unique_topic("ping_cpus");
+  std::vector<std::string> args{"ping", "--topic", prefix, "-c", "20", "--warmup", "2", "-r", "1000", "--json"};
+  std::string process = "multi";
+  json want_ping, want_pong;
+  SECTION("none: left to the scheduler") {
+    args.insert(args.end(), {"--cpus", "none"});
+  }
+  SECTION("both on CPU 0, two processes") {
+    args.insert(args.end(), {"--cpus", "0,0"});
+    want_ping = 0;
+    want_pong = 0;
+  }
+  SECTION("both on CPU 0, one process") {
+    args.insert(args.end(), {"--cpus", "0,0"});
+    process = "single";
+    want_ping = 0;
+    want_pong = 0;
+  }
+  args.insert(args.end(), {"--process", process});
+  auto r = run_cerulion(args, {}, 60s);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  json j = parse_last_line(r.out);
+  CHECK(j["count"] == 20);
+  CHECK(j["cpus"]["ping"] == want_ping);
+  CHECK(j["cpus"]["pong"] == want_pong);
+}
+
 TEST_CASE("PingPrintsStatisticsLikePing8", "[ping]") {
   const std::string prefix = unique_topic("ping_text");
   auto r = run_cerulion({"ping", "--topic", prefix, "-c", "10", "--warmup", "2", "-r", "1000"});
@@ -137,6 +166,11 @@ TEST_CASE("PingUsageErrorsExitWith2", "[ping][usage]") {
            {"ping", "--peer", "--process", "single"},
            {"ping", "--topic", "/a/../b", "-c", "1"},
            {"pong", "--mode", "x"},
+           {"ping", "--cpus", "fast"},
+           {"ping", "--cpus", "0"},
+           {"ping", "--cpus", "0,-1"},
+           {"ping", "--cpus", "0,99999"},
+           {"pong", "--cpu", "99999"},
            {"--domain", "bad.domain", "ping"},
        }) {
     auto r = run_cerulion(args, {}, 20s);

@@ -1,0 +1,99 @@
+// The per-thread warm set (core/src/warm.hpp): what a waiting thread keeps in its cache.
+
+#include <catch2/catch.hpp>
+
+#include <sys/mman.h>
+#include <thread>
+
+#include "helpers.hpp"
+#include "process.hpp"
+#include "warm.hpp"
+
+using namespace cerulion;
+using namespace cerulion::test;
+using cerulion::detail::WarmSet;
+using cerulion::detail::WarmTicket;
+
+TEST_CASE("WarmSetKeepsOneEntryPerOwnerAndGivesTheOldestAwayWhenFull", "[warm]") {
+  WarmSet set;
+  WarmTicket first;
+  set.enroll(first);
+  CHECK(set.holds(first));
+  CHECK(set.enrolled() == 1);
+  std::vector<WarmTicket> others(WarmSet::kEntries - 1);
+  for (auto& t : others) set.enroll(t);
+  CHECK(set.enrolled() == WarmSet::kEntries);
+  for (const auto& t : others) CHECK(set.holds(t));
+
+  SECTION("a new owner takes an old one's entry, and the old ticket no longer holds it") {
+    WarmTicket newcomer;
+    set.enroll(newcomer);
+    CHECK(set.holds(newcomer));
+    CHECK_FALSE(set.holds(first));
+    CHECK(set.enrolled() == WarmSet::kEntries);
+  }
+  SECTION("a released entry is free for the next owner, and a stale release changes nothing") {
+    set.release(first);
+    CHECK_FALSE(set.holds(first));
+    CHECK(set.enrolled() == WarmSet::kEntries - 1);
+    set.release(first);
+    CHECK(set.enrolled() == WarmSet::kEntries - 1);
+    WarmTicket next;
+    set.enroll(next);
+    CHECK(next.index == first.index);
+    for (const auto& t : others) CHECK(set.holds(t));
+  }
+  SECTION("a ticket of another set is not held") {
+    WarmSet other;
+    CHECK_FALSE(other.holds(first));
+  }
+}
+
+TEST_CASE("WarmingNeverFaultsOnMemoryThatIsGone", "[warm]") {
+  WarmSet set;
+  WarmTicket ticket;
+  set.enroll(ticket);
+  void* page = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(page != MAP_FAILED);
+  set.set_line(ticket, 0, page, true);
+  set.set_line(ticket, 1, static_cast<char*>(page) + 64, false);
+  set.warm();
+  REQUIRE(munmap(page, 4096) == 0);
+  set.warm();  // prefetching an unmapped address is a no-op, not a fault
+  set.set_line(ticket, 0, nullptr, false);
+  set.warm();
+  SUCCEED("no fault");
+}
+
+TEST_CASE("PublishersAndSubscribersEnrolInTheThreadThatUsesThem", "[warm]") {
+  const std::string topic = unique_topic("warm");
+  std::thread([&] {
+    const WarmSet& mine = WarmSet::of_this_thread();
+    REQUIRE(mine.enrolled() == 0);
+    {
+      auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep));
+      auto sub = Subscriber::create(topic, subscriber_options());
+      REQUIRE(pub.ok());
+      REQUIRE(sub.ok());
+      CHECK(mine.enrolled() == 0);  // joining alone enrols nothing
+      REQUIRE(pub->publish_copy(bytes_of("hot"), std::chrono::seconds(1)).ok());
+      CHECK(mine.enrolled() == 1);
+      auto got = sub->receive(std::chrono::seconds(1));
+      REQUIRE(got.ok());
+      CHECK(text_of(*got) == "hot");
+      CHECK(mine.enrolled() == 2);
+      warm_caches();
+      // A second thread using them enrols them there too, and leaves this thread's entries alone.
+      std::thread([&] {
+        REQUIRE(pub->publish_copy(bytes_of("again"), std::chrono::seconds(1)).ok());
+        CHECK(WarmSet::of_this_thread().enrolled() == 1);
+      }).join();
+      CHECK(mine.enrolled() == 2);
+    }
+    // Leaving frees the entries the owners still hold: the subscriber's. The publisher's ticket
+    // went to the second thread, so its old entry here stays until reused (a stale entry only
+    // costs a prefetch).
+    CHECK(mine.enrolled() == 1);
+    warm_caches();
+  }).join();
+}
