@@ -59,7 +59,9 @@ class Loan {
 
 /// One publisher on one topic. Several publishers may share a topic; their messages reach every
 /// subscriber in one total order, numbered by a per-topic sequence. Move-only; the destructor
-/// leaves the topic (and removes its segment when it was the last participant).
+/// leaves the topic (and removes its segment when it was the last participant). A publisher belongs
+/// to the process that created it (the topic lock records that process): after fork() the child
+/// creates its own.
 class Publisher {
  public:
   /// Opens or creates the topic and joins it as a publisher. Fails with InvalidTopicName,
