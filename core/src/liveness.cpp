@@ -1,12 +1,10 @@
 #include "liveness.hpp"
 
-#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
-#include <pthread.h>
 #include <sys/stat.h>
 #include <string>
 #include <unistd.h>
@@ -63,29 +61,11 @@ bool process_alive(pid_t pid, std::uint64_t start_time, std::uint32_t pid_namesp
   return start_time == 0 || *now == start_time;
 }
 
-namespace {
-std::atomic<std::uint64_t> g_fork_generation{0};
-}  // namespace
-
-std::uint32_t current_pid() {
-  static const int registered =
-      pthread_atfork(nullptr, nullptr, [] { g_fork_generation.fetch_add(1, std::memory_order_relaxed); });
-  (void)registered;
-  static thread_local pid_t cached = 0;
-  static thread_local std::uint64_t generation = 0;
-  const std::uint64_t now = g_fork_generation.load(std::memory_order_relaxed);
-  if (cached == 0 || generation != now) {
-    cached = ::getpid();
-    generation = now;
-  }
-  return static_cast<std::uint32_t>(cached);
-}
-
 std::uint64_t own_start_time() {
   // Cached per pid: a forked child is a new process with a start time of its own.
   static thread_local std::uint32_t cached_pid = 0;
   static thread_local std::uint64_t cached = 0;
-  const std::uint32_t pid = current_pid();
+  const auto pid = static_cast<std::uint32_t>(::getpid());
   if (pid != cached_pid) {
     cached = process_start_time(static_cast<pid_t>(pid)).value_or(0);
     cached_pid = pid;

@@ -20,11 +20,7 @@ bool process_alive(pid_t pid, std::uint64_t start_time, std::uint32_t pid_namesp
 /// The inode of this process's pid namespace (/proc/self/ns/pid), 0 if unknown (cached).
 std::uint32_t own_pid_namespace();
 
-/// This process's start time (cached).
+/// This process's start time (cached per pid, so a forked child reads its own).
 std::uint64_t own_start_time();
-
-/// getpid() without the system call (glibc no longer caches it): the topic lock needs the pid on
-/// every publish, and a system call on a core that has been idle costs microseconds. Forks reset it.
-std::uint32_t current_pid();
 
 }  // namespace cerulion::detail

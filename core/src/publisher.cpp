@@ -2,7 +2,6 @@
 
 #include <cstring>
 #include <sys/statvfs.h>
-#include <unistd.h>
 
 #include "cerulion/core/names.hpp"
 #include "segment.hpp"
@@ -71,7 +70,7 @@ class alignas(64) PublisherImpl {
     sc.size = loan.size_;
     sc.publish_mono_ns = now_mono;
     sc.publish_real_ns = realtime_from_monotonic(now_mono);
-    sc.publisher_pid = pid_;
+    sc.publisher_pid = segment_->own_pid();
     for (;;) {
       if (mode_ == Mode::Lockstep) {
         if (Status st = wait_for_room(timeout); !st.ok()) return st;
@@ -261,7 +260,6 @@ class alignas(64) PublisherImpl {
   std::uint64_t realtime_refreshed_at_ = 0;
   std::int64_t realtime_offset_ = 0;
   std::uint32_t hint_ = 0;
-  std::uint32_t pid_ = static_cast<std::uint32_t>(::getpid());
   Mode mode_;
   WarmTicket warm_ticket_;
   Waiter room_waiter_;

@@ -106,7 +106,7 @@ Status validate_config(const Config& c, std::uint64_t file_bytes, std::string_vi
 Result<std::shared_ptr<TopicSegment>> TopicSegment::open(const OpenRequest& request) {
   std::shared_ptr<TopicSegment> seg(new TopicSegment());
   seg->topic_ = request.topic;
-  seg->own_pid_ = current_pid();
+  seg->own_pid_ = static_cast<std::uint32_t>(::getpid());
   seg->own_start_time_ = own_start_time();
   seg->own_pid_namespace_ = own_pid_namespace();
   std::string full = segment_name(request.options.domain, request.topic);

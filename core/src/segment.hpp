@@ -57,6 +57,8 @@ class TopicSegment {
   std::uint32_t slot_count() const { return slot_count_; }
   std::uint32_t hot_slots() const { return hot_slots_; }
   std::uint64_t max_payload() const { return max_payload_; }
+  /// The process that opened this segment (a segment, like its participants, belongs to it).
+  std::uint32_t own_pid() const { return own_pid_; }
   const std::string& topic() const { return topic_; }
   const std::string& name() const { return name_; }
   int fd() const;
