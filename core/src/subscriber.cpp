@@ -34,7 +34,8 @@ class alignas(64) SubscriberImpl {
     Participant& me = segment_->participant(index_);
     std::uint64_t lost_now = 0;
     for (;;) {
-      const std::uint64_t entry = segment_->log(cursor_).seq_slot.load(std::memory_order_acquire);
+      const LogEntry& log_entry = segment_->log(cursor_);
+      const std::uint64_t entry = log_entry.seq_slot.load(std::memory_order_acquire);
       const std::uint64_t want = cursor_ + 1;
       const std::uint64_t have = entry >> kSlotIndexBits;
       if (entry == 0 || have < want) {
@@ -57,8 +58,8 @@ class alignas(64) SubscriberImpl {
                                                 std::to_string(segment_->slot_count()));
       }
       // The entry says how it was published: no need to read the topic's mode line as well.
-      if (role_ == Role::Subscriber && segment_->log(cursor_).mode == static_cast<std::uint32_t>(Mode::Lockstep)) {
-        return take_lockstep(me, slot);
+      if (role_ == Role::Subscriber && log_entry.mode == static_cast<std::uint32_t>(Mode::Lockstep)) {
+        return take_lockstep(me, log_entry, slot);
       }
       SlotControl& sc = segment_->slot(slot);
       // Fetch the payload's head alongside the slot word: two transfers in flight, not in a row.
@@ -107,10 +108,9 @@ class alignas(64) SubscriberImpl {
   /// Lockstep: the publisher never lets the ring overtake this subscriber's floor (its oldest
   /// held sample), so the slot needs no hold of its own and the entry carries the metadata: one
   /// cache line to read, none to write in shared state.
-  Result<std::optional<Sample>> take_lockstep(Participant& me, std::uint32_t slot) {
+  Result<std::optional<Sample>> take_lockstep(Participant& me, const LogEntry& entry, std::uint32_t slot) {
     // The payload's head most likely comes next, and from the publisher's cache: ask for it now.
     __builtin_prefetch(segment_->slot_data(slot), 0, 3);
-    const LogEntry& entry = segment_->log(cursor_);
     if (entry.size > segment_->max_payload()) {
       return Status(ErrorCode::Corrupted, "topic '" + segment_->topic() + "': message size over the ceiling");
     }
