@@ -180,16 +180,15 @@ class alignas(64) SubscriberImpl {
   void keep_next_take_warm() {
     WarmSet& set = WarmSet::of_this_thread();
     if (set.holds(warm_ticket_)) return;
-    set.enroll(warm_ticket_);
     const auto* self = reinterpret_cast<const std::byte*>(this);
     const auto* waiter = reinterpret_cast<const std::byte*>(&waiter_);
-    set.set_line(warm_ticket_, 0, self, false);
-    set.set_line(warm_ticket_, 1, self + 64, false);
-    set.set_line(warm_ticket_, 2, waiter, false);
-    set.set_line(warm_ticket_, 3, waiter + 64, false);
-    set.set_line(warm_ticket_, 4, segment_.get(), false);
-    set.set_line(warm_ticket_, 5, &segment_->participant(index_).cursor, true);
-    set.set_line(warm_ticket_, 6, &segment_->control().room, false);
+    set.enroll(warm_ticket_, {{self, false},
+                              {self + 64, false},
+                              {waiter, false},
+                              {waiter + 64, false},
+                              {segment_.get(), false},
+                              {&segment_->participant(index_).cursor, true},
+                              {&segment_->control().room, false}});
   }
 
   Mode mode() const { return static_cast<Mode>(segment_->control().mode.load(std::memory_order_relaxed)); }

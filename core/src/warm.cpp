@@ -10,7 +10,7 @@ WarmSet& WarmSet::of_this_thread() noexcept {
   return set;
 }
 
-void WarmSet::enroll(WarmTicket& ticket) noexcept {
+void WarmSet::enroll(WarmTicket& ticket, std::initializer_list<Line> lines) noexcept {
   std::uint32_t index = kEntries;
   for (std::uint32_t i = 0; i < kEntries; ++i) {
     if (!entries_[i].used) {
@@ -25,6 +25,11 @@ void WarmSet::enroll(WarmTicket& ticket) noexcept {
   e.generation = generation;
   e.used = true;
   ticket = WarmTicket{this, index, generation};
+  std::uint32_t k = 0;
+  for (const Line& line : lines) {
+    if (k == kLines) break;
+    set_line(ticket, k++, line.address, line.write);
+  }
 }
 
 void WarmSet::release(const WarmTicket& ticket) noexcept {

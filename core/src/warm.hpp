@@ -13,6 +13,7 @@
 // the entry is reused.
 
 #include <cstdint>
+#include <initializer_list>
 
 namespace cerulion::detail {
 
@@ -35,8 +36,14 @@ class WarmSet {
   bool holds(const WarmTicket& ticket) const noexcept {
     return ticket.set == this && entries_[ticket.index].generation == ticket.generation;
   }
-  /// Gives the owner an entry (reusing the oldest one when all are taken) and fills in `ticket`.
-  void enroll(WarmTicket& ticket) noexcept;
+  /// A line to keep warm: its address, and whether it is fetched for writing.
+  struct Line {
+    const void* address;
+    bool write;
+  };
+  /// Gives the owner an entry (reusing the oldest one when all are taken), fills in `ticket`, and
+  /// sets the entry's first lines to `lines` (at most kLines).
+  void enroll(WarmTicket& ticket, std::initializer_list<Line> lines = {}) noexcept;
   /// Line `k` of the owner's entry: `address` (nullptr clears it), fetched for writing if `write`.
   void set_line(const WarmTicket& ticket, std::uint32_t k, const void* address, bool write) noexcept {
     Entry& e = entries_[ticket.index];
