@@ -37,10 +37,18 @@ std::vector<int> allowed_cpus() {
   return cpus;
 }
 
+void require_allowed_cpu(int cpu, const std::string& option) {
+  const std::vector<int> allowed = allowed_cpus();
+  if (std::find(allowed.begin(), allowed.end(), cpu) == allowed.end()) {
+    throw CLI::ValidationError(option, fmt::format("CPU {} is not available to this process (allowed: {})", cpu,
+                                                   list(allowed)));
+  }
+}
+
 CpuPlan parse_cpu_plan(const std::string& text) {
   if (text == "none") return {};
-  const std::vector<int> allowed = allowed_cpus();
   if (text == "auto") {
+    const std::vector<int> allowed = allowed_cpus();
     if (allowed.size() < 2) return {};
     return {allowed[0], allowed[1]};
   }
@@ -48,12 +56,7 @@ CpuPlan parse_cpu_plan(const std::string& text) {
   const auto ping = parse_cpu(text.substr(0, comma));
   const auto pong = comma == std::string::npos ? std::optional<int>() : parse_cpu(text.substr(comma + 1));
   if (!ping || !pong) throw CLI::ValidationError("--cpus", "expected auto, none or PING,PONG (e.g. 0,1), not '" + text + "'");
-  for (int cpu : {*ping, *pong}) {
-    if (std::find(allowed.begin(), allowed.end(), cpu) == allowed.end()) {
-      throw CLI::ValidationError("--cpus", fmt::format("CPU {} is not available to this process (allowed: {})", cpu,
-                                                       list(allowed)));
-    }
-  }
+  for (int cpu : {*ping, *pong}) require_allowed_cpu(cpu, "--cpus");
   return {*ping, *pong};
 }
 

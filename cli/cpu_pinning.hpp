@@ -18,6 +18,9 @@ struct CpuPlan {
 /// CPUs this process may run on (sched_getaffinity), ascending.
 std::vector<int> allowed_cpus();
 
+/// Throws CLI::ValidationError for `option` unless this process may run on `cpu`.
+void require_allowed_cpu(int cpu, const std::string& option);
+
 /// Parses --cpus: "auto" (the first two allowed CPUs, if there are two), "none", or "A,B".
 /// Throws CLI::ValidationError naming the problem (a usage error).
 CpuPlan parse_cpu_plan(const std::string& text);

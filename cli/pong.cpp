@@ -1,6 +1,5 @@
 // `cerulion pong`: the echo side of `cerulion ping`.
 
-#include <algorithm>
 #include <cstring>
 
 #include <fmt/core.h>
@@ -87,10 +86,7 @@ void add_pong_command(CLI::App& app) {
     options.wait = parse_wait(args->wait).value_or(WaitStrategy::Adaptive);
     options.stop_on_request = args->once;
     if (args->cpu >= 0) {
-      const auto allowed = allowed_cpus();
-      if (std::find(allowed.begin(), allowed.end(), args->cpu) == allowed.end()) {
-        throw CLI::ValidationError("--cpu", fmt::format("CPU {} is not available to this process", args->cpu));
-      }
+      require_allowed_cpu(args->cpu, "--cpu");
       options.cpu = args->cpu;
     }
     options.cancel = stop_flag();
