@@ -84,16 +84,8 @@ class alignas(64) SubscriberImpl {
         sc.word.fetch_and(~bit());
         return Status(ErrorCode::Corrupted, "topic '" + segment_->topic() + "': slot size over the ceiling");
       }
-      Sample sample;
-      sample.impl_ = this;
-      sample.data_ = segment_->slot_data(slot);
-      sample.size_ = static_cast<std::size_t>(size);
-      sample.sequence_ = cursor_;
-      sample.publish_time_ns_ = sc.publish_mono_ns;
-      sample.publish_realtime_ns_ = sc.publish_real_ns;
-      sample.publisher_pid_ = sc.publisher_pid;
+      Sample sample = sample_at_cursor(slot, size, sc);
       sample.lost_before_ = lost_now;
-      sample.slot_ = slot;
       if (lost_now) record_lost(me, lost_now);
       ++cursor_;
       ++held_;
@@ -114,15 +106,7 @@ class alignas(64) SubscriberImpl {
     if (entry.size > segment_->max_payload()) {
       return Status(ErrorCode::Corrupted, "topic '" + segment_->topic() + "': message size over the ceiling");
     }
-    Sample sample;
-    sample.impl_ = this;
-    sample.data_ = segment_->slot_data(slot);
-    sample.size_ = static_cast<std::size_t>(entry.size);
-    sample.sequence_ = cursor_;
-    sample.publish_time_ns_ = entry.publish_mono_ns;
-    sample.publish_realtime_ns_ = entry.publish_real_ns;
-    sample.publisher_pid_ = entry.publisher_pid;
-    sample.slot_ = slot;
+    Sample sample = sample_at_cursor(slot, entry.size, entry);
     sample.hold_ = kHeldByFloor;
     held_seqs_[held_++] = cursor_;
     ++cursor_;
@@ -198,6 +182,22 @@ class alignas(64) SubscriberImpl {
   std::uint64_t received() const { return segment_->participant(index_).messages.load(std::memory_order_relaxed); }
 
  private:
+  /// The sample for the message at the cursor in `slot`. `metadata` is where its publisher wrote
+  /// the publish times and pid: the ring entry (lockstep) or the slot (free run, taps).
+  template <typename Metadata>
+  Sample sample_at_cursor(std::uint32_t slot, std::uint64_t size, const Metadata& metadata) {
+    Sample sample;
+    sample.impl_ = this;
+    sample.data_ = segment_->slot_data(slot);
+    sample.size_ = static_cast<std::size_t>(size);
+    sample.sequence_ = cursor_;
+    sample.publish_time_ns_ = metadata.publish_mono_ns;
+    sample.publish_realtime_ns_ = metadata.publish_real_ns;
+    sample.publisher_pid_ = metadata.publisher_pid;
+    sample.slot_ = slot;
+    return sample;
+  }
+
   static void record_lost(Participant& me, std::uint64_t n) { me.lost.fetch_add(n, std::memory_order_relaxed); }
   std::uint64_t bit() const { return 1ull << index_; }
 
