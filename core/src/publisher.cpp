@@ -295,11 +295,9 @@ Result<Publisher> Publisher::create(std::string_view topic, PublisherOptions opt
   if (!name) return name.status();
   if (Status st = validate_domain(options.topic.domain); !st.ok()) return st;
   detail::TopicSegment::OpenRequest request{*name, options.topic, true, true, true};
-  auto segment = detail::TopicSegment::open(request);
-  if (!segment) return segment.status();
-  auto index = (*segment)->attach(Role::Publisher, options.topic.mode, options.topic.depth);
-  if (!index) return index.status();
-  return Publisher(std::make_unique<detail::PublisherImpl>(std::move(*segment), *index, options));
+  auto joined = detail::TopicSegment::join(request, Role::Publisher, options.topic.mode, options.topic.depth);
+  if (!joined) return joined.status();
+  return Publisher(std::make_unique<detail::PublisherImpl>(std::move(joined->segment), joined->index, options));
 }
 
 Publisher::Publisher(std::unique_ptr<detail::PublisherImpl> impl) : impl_(std::move(impl)) {}

@@ -371,6 +371,12 @@ Result<std::uint32_t> TopicSegment::attach(Role role, std::optional<Mode> explic
   evict_dead(true);
   for (int round = 0; round < 2; ++round) {
     if (Status st = lock(); !st.ok()) return st;
+    // Its last participant unlinks a segment under the lock: checked under the lock too, a join
+    // lands either before that participant looks for others (and keeps the segment) or after.
+    if (control_->unlinked.load(std::memory_order_acquire) != 0) {
+      unlock();
+      return Status(ErrorCode::NotFound, "topic '" + topic_ + "' was removed while joining it");
+    }
     if (role == Role::Publisher && explicit_mode) {
       Mode current = static_cast<Mode>(control_->mode.load());
       if (control_->mode_fixed.load() == 0) {
@@ -405,6 +411,19 @@ Result<std::uint32_t> TopicSegment::attach(Role role, std::optional<Mode> explic
   }
   return Status(ErrorCode::TooManyParticipants,
                 "topic '" + topic_ + "' already has " + std::to_string(kMaxParticipants) + " participants");
+}
+
+Result<TopicSegment::Membership> TopicSegment::join(const OpenRequest& request, Role role,
+                                                   std::optional<Mode> explicit_mode,
+                                                   std::optional<std::uint32_t> explicit_depth) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    auto segment = open(request);
+    if (!segment) return segment.status();
+    auto index = (*segment)->attach(role, explicit_mode, explicit_depth);
+    if (index) return Membership{std::move(*segment), *index};
+    if (index.code() != ErrorCode::NotFound || !request.create_if_missing) return index.status();
+  }
+  return Status(ErrorCode::SystemError, "topic '" + request.topic + "' kept disappearing while joining it");
 }
 
 void TopicSegment::evict_locked(std::uint32_t index) {

@@ -68,7 +68,19 @@ class TopicSegment {
   Status lock();
   void unlock();
 
+  /// A segment joined: the mapping, and the participant's index in it.
+  struct Membership {
+    std::shared_ptr<TopicSegment> segment;
+    std::uint32_t index = 0;
+  };
+  /// Opens the topic as `request` says and joins it as attach() does. A segment that its last
+  /// participant removed between the opening and the joining is left for a fresh one, so nobody
+  /// ends up alone in a segment that no longer has a name.
+  static Result<Membership> join(const OpenRequest& request, Role role, std::optional<Mode> explicit_mode,
+                                 std::optional<std::uint32_t> explicit_depth);
+
   /// Joins as `role`. A publisher with `explicit_mode` fixes a provisional mode or must match it.
+  /// NotFound if the segment was removed since it was opened (join() then opens a fresh one).
   /// Must be called without the lock held.
   Result<std::uint32_t> attach(Role role, std::optional<Mode> explicit_mode,
                                std::optional<std::uint32_t> explicit_depth);

@@ -247,11 +247,9 @@ Result<Subscriber> Subscriber::create(std::string_view topic, SubscriberOptions 
   if (Status st = validate_domain(options.topic.domain); !st.ok()) return st;
   if (options.role == Role::Publisher) return Status(ErrorCode::InvalidArgument, "a subscriber's role is subscriber or tap");
   detail::TopicSegment::OpenRequest request{*name, options.topic, true, false, true};
-  auto segment = detail::TopicSegment::open(request);
-  if (!segment) return segment.status();
-  auto index = (*segment)->attach(options.role, std::nullopt, std::nullopt);
-  if (!index) return index.status();
-  return Subscriber(std::make_unique<detail::SubscriberImpl>(std::move(*segment), *index, options));
+  auto joined = detail::TopicSegment::join(request, options.role, std::nullopt, std::nullopt);
+  if (!joined) return joined.status();
+  return Subscriber(std::make_unique<detail::SubscriberImpl>(std::move(joined->segment), joined->index, options));
 }
 
 Subscriber::Subscriber(std::unique_ptr<detail::SubscriberImpl> impl) : impl_(std::move(impl)) {}

@@ -11,6 +11,7 @@
 
 #include "helpers.hpp"
 #include "process.hpp"
+#include "segment.hpp"
 
 using namespace cerulion;
 using namespace cerulion::test;
@@ -63,6 +64,35 @@ TEST_CASE("LastParticipantOutRemovesTheSegment", "[segment]") {
   // And the topic can be created afresh.
   auto again = Publisher::create(topic);
   CHECK(again.ok());
+}
+
+TEST_CASE("JoiningASegmentItsLastParticipantJustRemovedIsRefusedSoNobodyJoinsAnOrphan", "[segment]") {
+  const std::string topic = unique_topic("rejoin");
+  auto pub = Publisher::create(topic);
+  REQUIRE(pub.ok());
+  auto name = normalize_topic_name(topic);
+  REQUIRE(name.ok());
+  const detail::TopicSegment::OpenRequest request{*name, TopicOptions{}, true, false, true};
+  auto opened = detail::TopicSegment::open(request);  // mapped, not joined yet...
+  REQUIRE(opened.ok());
+  { Publisher last = std::move(*pub); }  // ...when the last participant leaves and removes it
+  REQUIRE_FALSE(exists(shm_path(topic)));
+
+  SECTION("attaching to the removed segment says it is gone") {
+    auto index = (*opened)->attach(Role::Subscriber, std::nullopt, std::nullopt);
+    CHECK(index.code() == ErrorCode::NotFound);
+  }
+  SECTION("joining opens a fresh segment, which a later publisher shares") {
+    auto joined = detail::TopicSegment::join(request, Role::Subscriber, std::nullopt, std::nullopt);
+    REQUIRE(joined.ok());
+    CHECK(joined->segment.get() != opened->get());
+    CHECK(exists(shm_path(topic)));
+    auto late = Publisher::create(topic);
+    REQUIRE(late.ok());
+    CHECK(late->subscriber_count() == 1);
+    joined->segment->detach(joined->index);
+  }
+  CHECK_FALSE(exists(shm_path(topic)));
 }
 
 TEST_CASE("CorruptedSegmentIsReportedNeverTrusted", "[segment]") {
