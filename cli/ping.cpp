@@ -87,7 +87,7 @@ pid_t spawn_pong(const PingOptions& o) {
 
 }  // namespace
 
-PingReport run_ping(const PingOptions& o) {
+CERULION_HOT_PATH PingReport run_ping(const PingOptions& o) {
   PingReport report;
   report.options = o;
   std::atomic<bool> pong_ready{false};

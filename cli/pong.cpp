@@ -6,13 +6,14 @@
 
 #include "cerulion/core/publisher.hpp"
 #include "cerulion/core/subscriber.hpp"
+#include "cerulion/core/warm.hpp"
 #include "command.hpp"
 #include "cpu_pinning.hpp"
 #include "pingpong.hpp"
 
 namespace cerulion::cli {
 
-int run_pong(const PongOptions& options) {
+CERULION_HOT_PATH int run_pong(const PongOptions& options) {
   if (options.cpu && !pin_current_thread(*options.cpu)) {
     throw Exit{kExitFailure, fmt::format("pong: cannot pin to CPU {}", *options.cpu)};
   }

@@ -25,89 +25,9 @@ class alignas(64) PublisherImpl {
     segment_->detach(index_);
   }
 
-  Result<Loan> loan(std::size_t size, Timeout timeout) {
-    start_fetching_publish_lines();
-    if (size > segment_->max_payload()) {
-      return Status(ErrorCode::PayloadTooLarge, "payload of " + std::to_string(size) + " bytes is over topic '" +
-                                                    segment_->topic() + "' ceiling of " +
-                                                    std::to_string(segment_->max_payload()) + " bytes");
-    }
-    if (held_ >= kMaxHeldPerParticipant) {
-      return Status(ErrorCode::LoanLimit, "a publisher may hold at most " +
-                                              std::to_string(kMaxHeldPerParticipant) + " loans at once");
-    }
-    if (mode_ == Mode::Lockstep) {
-      if (Status st = wait_for_room(timeout); !st.ok()) return st;
-    }
-    auto slot = claim_free_slot();
-    if (!slot) {
-      // Only dead participants' holdings can exhaust the pool: evict them and try once more.
-      segment_->evict_dead(true);
-      slot = claim_free_slot();
-      if (!slot) return Status(ErrorCode::OutOfMemory, "topic '" + segment_->topic() + "' has no free slot");
-    }
-    SlotControl& sc = segment_->slot(*slot);
-    if (Status st = grow_slot(sc, size); !st.ok()) {
-      sc.word.fetch_and(~bit());
-      return st;
-    }
-    ++held_;
-    Loan loan;
-    loan.impl_ = this;
-    loan.data_ = segment_->slot_data(*slot);
-    if (size > 0) __builtin_prefetch(loan.data_, 1, 3);
-    fetch_ring_lines();
-    loan.size_ = size;
-    loan.slot_ = *slot;
-    return loan;
-  }
+  Result<Loan> loan(std::size_t size, Timeout timeout);
 
-  Result<std::uint64_t> publish(Loan& loan, Timeout timeout) {
-    if (loan.impl_ != this) return Status(ErrorCode::InvalidArgument, "loan belongs to another publisher");
-    Control& ctl = segment_->control();
-    SlotControl& sc = segment_->slot(loan.slot_);
-    const std::uint64_t now_mono = monotonic_ns();
-    sc.size = loan.size_;
-    sc.publish_mono_ns = now_mono;
-    sc.publish_real_ns = realtime_from_monotonic(now_mono);
-    sc.publisher_pid = segment_->own_pid();
-    for (;;) {
-      if (mode_ == Mode::Lockstep) {
-        if (Status st = wait_for_room(timeout); !st.ok()) return st;
-      }
-      if (Status st = segment_->lock(); !st.ok()) return st;
-      const std::uint64_t seq = ctl.published.load(std::memory_order_relaxed);
-      if (mode_ == Mode::Lockstep && !has_room(seq)) {
-        segment_->unlock();  // another publisher took the room first
-        continue;
-      }
-      LogEntry& entry = segment_->log(seq);
-      const std::uint64_t old = entry.seq_slot.load(std::memory_order_relaxed);
-      // The loan's holder bit becomes the ring window's hold.
-      sc.word.store((tag_of_sequence(seq) << kTagShift) | kWindowBit, std::memory_order_release);
-      entry.size = sc.size;
-      entry.publish_mono_ns = sc.publish_mono_ns;
-      entry.publish_real_ns = sc.publish_real_ns;
-      entry.publisher_pid = sc.publisher_pid;
-      entry.mode = static_cast<std::uint32_t>(mode_);
-      entry.seq_slot.store(make_log_entry(seq, loan.slot_), std::memory_order_release);
-      ctl.published.store(seq + 1, std::memory_order_release);
-      if (old != 0) {
-        const auto old_slot = static_cast<std::uint32_t>(old & kSlotIndexMask);
-        if (old_slot < segment_->slot_count()) segment_->slot(old_slot).word.fetch_and(~kWindowBit);
-      }
-      note_rate(ctl, now_mono, sc.publish_real_ns, loan.size_);
-      segment_->unlock();
-      ctl.data.notify();
-      auto& messages = segment_->participant(index_).messages;  // only we write it, beside our cursor
-      messages.store(messages.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-      --held_;
-      loan.impl_ = nullptr;
-      prefetch_next_loan();
-      keep_next_publish_warm();
-      return seq;
-    }
-  }
+  Result<std::uint64_t> publish(Loan& loan, Timeout timeout);
 
   void drop(Loan& loan) {
     if (loan.impl_ != this) return;
@@ -171,16 +91,7 @@ class alignas(64) PublisherImpl {
     return seq < cached_min_cursor_ + segment_->depth();
   }
 
-  Status wait_for_room(Timeout timeout) {
-    Control& ctl = segment_->control();
-    auto ready = [&] { return has_room(ctl.published.load(std::memory_order_acquire)); };
-    Status st = room_waiter_.wait(ready, ctl.room, timeout, [&] { segment_->evict_dead(); });
-    if (st.code() == ErrorCode::Timeout) {
-      return Status(ErrorCode::Timeout, "timed out waiting for subscribers of '" + segment_->topic() +
-                                            "' to take earlier messages (lockstep)");
-    }
-    return st;
-  }
+  Status wait_for_room(Timeout timeout);
 
   /// The next loan most likely takes the slot at the round-robin hint, which nobody touches
   /// until then: fetching its lines for writing now takes their transfer off the next publish.
@@ -267,14 +178,109 @@ class alignas(64) PublisherImpl {
   Waiter member_waiter_;
 };
 
+CERULION_HOT_PATH Status PublisherImpl::wait_for_room(Timeout timeout) {
+  Control& ctl = segment_->control();
+  auto ready = [&]() CERULION_HOT_PATH { return has_room(ctl.published.load(std::memory_order_acquire)); };
+  Status st = room_waiter_.wait(ready, ctl.room, timeout, [&] { segment_->evict_dead(); });
+  if (st.code() == ErrorCode::Timeout) {
+    return Status(ErrorCode::Timeout, "timed out waiting for subscribers of '" + segment_->topic() +
+                                          "' to take earlier messages (lockstep)");
+  }
+  return st;
+}
+
+CERULION_HOT_PATH Result<Loan> PublisherImpl::loan(std::size_t size, Timeout timeout) {
+  start_fetching_publish_lines();
+  if (size > segment_->max_payload()) {
+    return Status(ErrorCode::PayloadTooLarge, "payload of " + std::to_string(size) + " bytes is over topic '" +
+                                                  segment_->topic() + "' ceiling of " +
+                                                  std::to_string(segment_->max_payload()) + " bytes");
+  }
+  if (held_ >= kMaxHeldPerParticipant) {
+    return Status(ErrorCode::LoanLimit, "a publisher may hold at most " +
+                                            std::to_string(kMaxHeldPerParticipant) + " loans at once");
+  }
+  if (mode_ == Mode::Lockstep) {
+    if (Status st = wait_for_room(timeout); !st.ok()) return st;
+  }
+  auto slot = claim_free_slot();
+  if (!slot) {
+    // Only dead participants' holdings can exhaust the pool: evict them and try once more.
+    segment_->evict_dead(true);
+    slot = claim_free_slot();
+    if (!slot) return Status(ErrorCode::OutOfMemory, "topic '" + segment_->topic() + "' has no free slot");
+  }
+  SlotControl& sc = segment_->slot(*slot);
+  if (Status st = grow_slot(sc, size); !st.ok()) {
+    sc.word.fetch_and(~bit());
+    return st;
+  }
+  ++held_;
+  Loan loan;
+  loan.impl_ = this;
+  loan.data_ = segment_->slot_data(*slot);
+  if (size > 0) __builtin_prefetch(loan.data_, 1, 3);
+  fetch_ring_lines();
+  loan.size_ = size;
+  loan.slot_ = *slot;
+  return loan;
+}
+
+CERULION_HOT_PATH Result<std::uint64_t> PublisherImpl::publish(Loan& loan, Timeout timeout) {
+  if (loan.impl_ != this) return Status(ErrorCode::InvalidArgument, "loan belongs to another publisher");
+  Control& ctl = segment_->control();
+  SlotControl& sc = segment_->slot(loan.slot_);
+  const std::uint64_t now_mono = monotonic_ns();
+  sc.size = loan.size_;
+  sc.publish_mono_ns = now_mono;
+  sc.publish_real_ns = realtime_from_monotonic(now_mono);
+  sc.publisher_pid = segment_->own_pid();
+  for (;;) {
+    if (mode_ == Mode::Lockstep) {
+      if (Status st = wait_for_room(timeout); !st.ok()) return st;
+    }
+    if (Status st = segment_->lock(); !st.ok()) return st;
+    const std::uint64_t seq = ctl.published.load(std::memory_order_relaxed);
+    if (mode_ == Mode::Lockstep && !has_room(seq)) {
+      segment_->unlock();  // another publisher took the room first
+      continue;
+    }
+    LogEntry& entry = segment_->log(seq);
+    const std::uint64_t old = entry.seq_slot.load(std::memory_order_relaxed);
+    // The loan's holder bit becomes the ring window's hold.
+    sc.word.store((tag_of_sequence(seq) << kTagShift) | kWindowBit, std::memory_order_release);
+    entry.size = sc.size;
+    entry.publish_mono_ns = sc.publish_mono_ns;
+    entry.publish_real_ns = sc.publish_real_ns;
+    entry.publisher_pid = sc.publisher_pid;
+    entry.mode = static_cast<std::uint32_t>(mode_);
+    entry.seq_slot.store(make_log_entry(seq, loan.slot_), std::memory_order_release);
+    ctl.published.store(seq + 1, std::memory_order_release);
+    if (old != 0) {
+      const auto old_slot = static_cast<std::uint32_t>(old & kSlotIndexMask);
+      if (old_slot < segment_->slot_count()) segment_->slot(old_slot).word.fetch_and(~kWindowBit);
+    }
+    note_rate(ctl, now_mono, sc.publish_real_ns, loan.size_);
+    segment_->unlock();
+    ctl.data.notify();
+    auto& messages = segment_->participant(index_).messages;  // only we write it, beside our cursor
+    messages.store(messages.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    --held_;
+    loan.impl_ = nullptr;
+    prefetch_next_loan();
+    keep_next_publish_warm();
+    return seq;
+  }
+}
+
 }  // namespace detail
 
-Loan::Loan(Loan&& other) noexcept
+CERULION_HOT_PATH Loan::Loan(Loan&& other) noexcept
     : impl_(other.impl_), data_(other.data_), size_(other.size_), slot_(other.slot_) {
   other.impl_ = nullptr;
 }
 
-Loan& Loan::operator=(Loan&& other) noexcept {
+CERULION_HOT_PATH Loan& Loan::operator=(Loan&& other) noexcept {
   if (this != &other) {
     if (impl_) impl_->drop(*this);
     impl_ = other.impl_;
@@ -286,7 +292,7 @@ Loan& Loan::operator=(Loan&& other) noexcept {
   return *this;
 }
 
-Loan::~Loan() {
+CERULION_HOT_PATH Loan::~Loan() {
   if (impl_) impl_->drop(*this);
 }
 
@@ -305,9 +311,9 @@ Publisher::Publisher(Publisher&&) noexcept = default;
 Publisher& Publisher::operator=(Publisher&&) noexcept = default;
 Publisher::~Publisher() = default;
 
-Result<Loan> Publisher::loan(std::size_t size, Timeout timeout) { return impl_->loan(size, timeout); }
+CERULION_HOT_PATH Result<Loan> Publisher::loan(std::size_t size, Timeout timeout) { return impl_->loan(size, timeout); }
 
-Result<std::uint64_t> Publisher::publish(Loan&& loan, Timeout timeout) {
+CERULION_HOT_PATH Result<std::uint64_t> Publisher::publish(Loan&& loan, Timeout timeout) {
   if (!loan.valid()) return Status(ErrorCode::InvalidArgument, "publishing an empty loan");
   auto result = impl_->publish(loan, timeout);
   if (!result.ok()) impl_->drop(loan);  // nothing half-published: the slot goes back

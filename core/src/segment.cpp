@@ -1,5 +1,7 @@
 #include "segment.hpp"
 
+#include "cerulion/core/warm.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -270,7 +272,7 @@ constexpr std::uint32_t kLockOwnerMask = kLockWaiters - 1;
 
 }  // namespace
 
-Status TopicSegment::lock() {
+CERULION_HOT_PATH Status TopicSegment::lock() {
   auto& word = control_->lock_word;
   const std::uint32_t me = own_pid_;
   std::uint32_t expected = 0;
@@ -331,7 +333,7 @@ void TopicSegment::note_lock_owner() {
   control_->lock_owner_ns = own_pid_namespace_;
 }
 
-void TopicSegment::unlock() {
+CERULION_HOT_PATH void TopicSegment::unlock() {
   control_->lock_owner_start.store(0, std::memory_order_relaxed);
   control_->lock_owner_ns = 0;
   if (control_->lock_word.exchange(0, std::memory_order_release) & kLockWaiters) {

@@ -26,138 +26,16 @@ class alignas(64) SubscriberImpl {
   }
 
   /// One attempt to take the message at the cursor: a Sample, nullopt if none is ready.
-  Result<std::optional<Sample>> try_take() {
-    if (held_ >= kMaxHeldPerParticipant) {
-      return Status(ErrorCode::LoanLimit, "a subscriber may hold at most " +
-                                              std::to_string(kMaxHeldPerParticipant) + " samples at once");
-    }
-    Participant& me = segment_->participant(index_);
-    std::uint64_t lost_now = 0;
-    for (;;) {
-      const LogEntry& log_entry = segment_->log(cursor_);
-      const std::uint64_t entry = log_entry.seq_slot.load(std::memory_order_acquire);
-      const std::uint64_t want = cursor_ + 1;
-      const std::uint64_t have = entry >> kSlotIndexBits;
-      if (entry == 0 || have < want) {
-        if (lost_now) record_lost(me, lost_now);
-        return std::optional<Sample>{};
-      }
-      if (have > want) {
-        // Overwritten before we got to it (free run, or a tap): skip to the oldest still kept.
-        const std::uint64_t published = segment_->control().published.load(std::memory_order_acquire);
-        const std::uint64_t oldest = published > segment_->depth() ? published - segment_->depth() : 0;
-        const std::uint64_t next = std::max(oldest, cursor_ + 1);
-        lost_now += next - cursor_;
-        cursor_ = next;
-        continue;
-      }
-      const auto slot = static_cast<std::uint32_t>(entry & kSlotIndexMask);
-      if (slot >= segment_->slot_count()) {
-        return Status(ErrorCode::Corrupted, "topic '" + segment_->topic() + "': ring entry names slot " +
-                                                std::to_string(slot) + " of " +
-                                                std::to_string(segment_->slot_count()));
-      }
-      // The entry says how it was published: no need to read the topic's mode line as well.
-      if (role_ == Role::Subscriber && log_entry.mode == static_cast<std::uint32_t>(Mode::Lockstep)) {
-        return take_lockstep(me, log_entry, slot);
-      }
-      SlotControl& sc = segment_->slot(slot);
-      // Fetch the payload's head alongside the slot word: two transfers in flight, not in a row.
-      __builtin_prefetch(segment_->slot_data(slot), 0, 3);
-      const std::uint64_t tag = tag_of_sequence(cursor_);
-      std::uint64_t word = sc.word.load(std::memory_order_acquire);
-      bool held = false;
-      while (tag_of_word(word) == tag && (word & kWindowBit) != 0) {
-        if (sc.word.compare_exchange_weak(word, word | bit(), std::memory_order_acq_rel)) {
-          held = true;
-          break;
-        }
-      }
-      if (!held) {
-        // Reused between reading the ring and taking hold: that message is gone.
-        ++lost_now;
-        ++cursor_;
-        continue;
-      }
-      const std::uint64_t size = sc.size;
-      if (size > segment_->max_payload()) {
-        sc.word.fetch_and(~bit());
-        return Status(ErrorCode::Corrupted, "topic '" + segment_->topic() + "': slot size over the ceiling");
-      }
-      Sample sample = sample_at_cursor(slot, size, sc);
-      sample.lost_before_ = lost_now;
-      if (lost_now) record_lost(me, lost_now);
-      ++cursor_;
-      ++held_;
-      me.cursor.store(cursor_, std::memory_order_release);
-      me.floor.store(cursor_, std::memory_order_release);  // free run: the ring never waits for us
-      me.messages.store(me.messages.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-      waiter_.record_arrival(sample.publish_time_ns_);
-      return std::optional<Sample>(std::move(sample));
-    }
-  }
+  Result<std::optional<Sample>> try_take();
 
   /// Lockstep: the publisher never lets the ring overtake this subscriber's floor (its oldest
   /// held sample), so the slot needs no hold of its own and the entry carries the metadata: one
   /// cache line to read, none to write in shared state.
-  Result<std::optional<Sample>> take_lockstep(Participant& me, const LogEntry& entry, std::uint32_t slot) {
-    // The payload's head most likely comes next, and from the publisher's cache: ask for it now.
-    __builtin_prefetch(segment_->slot_data(slot), 0, 3);
-    if (entry.size > segment_->max_payload()) {
-      return Status(ErrorCode::Corrupted, "topic '" + segment_->topic() + "': message size over the ceiling");
-    }
-    Sample sample = sample_at_cursor(slot, entry.size, entry);
-    sample.hold_ = kHeldByFloor;
-    held_seqs_[held_++] = cursor_;
-    ++cursor_;
-    me.cursor.store(cursor_, std::memory_order_release);
-    me.messages.store(me.messages.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    waiter_.record_arrival(sample.publish_time_ns_);
-    return std::optional<Sample>(std::move(sample));
-  }
+  Result<std::optional<Sample>> take_lockstep(Participant& me, const LogEntry& entry, std::uint32_t slot);
 
-  Result<Sample> receive(Timeout timeout) {
-    keep_next_take_warm();
-    std::optional<Sample> got;
-    Status failure;
-    auto ready = [&] {
-      auto r = try_take();
-      if (!r.ok()) {
-        failure = r.status();
-        return true;
-      }
-      if (r->has_value()) {
-        got = std::move(**r);
-        return true;
-      }
-      return false;
-    };
-    Status st = waiter_.wait(ready, segment_->control().data, timeout, [&] { segment_->evict_dead(); });
-    if (!failure.ok()) return failure;
-    if (!st.ok()) return st;
-    return std::move(*got);
-  }
+  Result<Sample> receive(Timeout timeout);
 
-  void release(Sample& sample) {
-    if (sample.impl_ != this) return;
-    sample.impl_ = nullptr;
-    if (sample.hold_ != kHeldByFloor) {
-      segment_->slot(sample.slot_).word.fetch_and(~bit(), std::memory_order_acq_rel);
-      --held_;
-      return;
-    }
-    // Forget this sequence, then move the floor up to the oldest one still held (or the cursor).
-    for (std::uint32_t i = 0; i < held_; ++i) {
-      if (held_seqs_[i] == sample.sequence_) {
-        held_seqs_[i] = held_seqs_[--held_];
-        break;
-      }
-    }
-    std::uint64_t floor = cursor_;
-    for (std::uint32_t i = 0; i < held_; ++i) floor = std::min(floor, held_seqs_[i]);
-    segment_->participant(index_).floor.store(floor, std::memory_order_release);
-    segment_->control().room.notify();
-  }
+  void release(Sample& sample);
 
   /// Enrols what taking the next message touches in this thread's warm set (warm.hpp), which the
   /// wait loops prefetch while they poll. The ring entry itself is left out: polling reads it.
@@ -213,11 +91,141 @@ class alignas(64) SubscriberImpl {
   alignas(64) Waiter waiter_;
 };
 
+CERULION_HOT_PATH Result<std::optional<Sample>> SubscriberImpl::try_take() {
+  if (held_ >= kMaxHeldPerParticipant) {
+    return Status(ErrorCode::LoanLimit, "a subscriber may hold at most " +
+                                            std::to_string(kMaxHeldPerParticipant) + " samples at once");
+  }
+  Participant& me = segment_->participant(index_);
+  std::uint64_t lost_now = 0;
+  for (;;) {
+    const LogEntry& log_entry = segment_->log(cursor_);
+    const std::uint64_t entry = log_entry.seq_slot.load(std::memory_order_acquire);
+    const std::uint64_t want = cursor_ + 1;
+    const std::uint64_t have = entry >> kSlotIndexBits;
+    if (entry == 0 || have < want) {
+      if (lost_now) record_lost(me, lost_now);
+      return std::optional<Sample>{};
+    }
+    if (have > want) {
+      // Overwritten before we got to it (free run, or a tap): skip to the oldest still kept.
+      const std::uint64_t published = segment_->control().published.load(std::memory_order_acquire);
+      const std::uint64_t oldest = published > segment_->depth() ? published - segment_->depth() : 0;
+      const std::uint64_t next = std::max(oldest, cursor_ + 1);
+      lost_now += next - cursor_;
+      cursor_ = next;
+      continue;
+    }
+    const auto slot = static_cast<std::uint32_t>(entry & kSlotIndexMask);
+    if (slot >= segment_->slot_count()) {
+      return Status(ErrorCode::Corrupted, "topic '" + segment_->topic() + "': ring entry names slot " +
+                                              std::to_string(slot) + " of " +
+                                              std::to_string(segment_->slot_count()));
+    }
+    // The entry says how it was published: no need to read the topic's mode line as well.
+    if (role_ == Role::Subscriber && log_entry.mode == static_cast<std::uint32_t>(Mode::Lockstep)) {
+      return take_lockstep(me, log_entry, slot);
+    }
+    SlotControl& sc = segment_->slot(slot);
+    // Fetch the payload's head alongside the slot word: two transfers in flight, not in a row.
+    __builtin_prefetch(segment_->slot_data(slot), 0, 3);
+    const std::uint64_t tag = tag_of_sequence(cursor_);
+    std::uint64_t word = sc.word.load(std::memory_order_acquire);
+    bool held = false;
+    while (tag_of_word(word) == tag && (word & kWindowBit) != 0) {
+      if (sc.word.compare_exchange_weak(word, word | bit(), std::memory_order_acq_rel)) {
+        held = true;
+        break;
+      }
+    }
+    if (!held) {
+      // Reused between reading the ring and taking hold: that message is gone.
+      ++lost_now;
+      ++cursor_;
+      continue;
+    }
+    const std::uint64_t size = sc.size;
+    if (size > segment_->max_payload()) {
+      sc.word.fetch_and(~bit());
+      return Status(ErrorCode::Corrupted, "topic '" + segment_->topic() + "': slot size over the ceiling");
+    }
+    Sample sample = sample_at_cursor(slot, size, sc);
+    sample.lost_before_ = lost_now;
+    if (lost_now) record_lost(me, lost_now);
+    ++cursor_;
+    ++held_;
+    me.cursor.store(cursor_, std::memory_order_release);
+    me.floor.store(cursor_, std::memory_order_release);  // free run: the ring never waits for us
+    me.messages.store(me.messages.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    waiter_.record_arrival(sample.publish_time_ns_);
+    return std::optional<Sample>(std::move(sample));
+  }
+}
+
+CERULION_HOT_PATH Result<std::optional<Sample>> SubscriberImpl::take_lockstep(Participant& me, const LogEntry& entry, std::uint32_t slot) {
+  // The payload's head most likely comes next, and from the publisher's cache: ask for it now.
+  __builtin_prefetch(segment_->slot_data(slot), 0, 3);
+  if (entry.size > segment_->max_payload()) {
+    return Status(ErrorCode::Corrupted, "topic '" + segment_->topic() + "': message size over the ceiling");
+  }
+  Sample sample = sample_at_cursor(slot, entry.size, entry);
+  sample.hold_ = kHeldByFloor;
+  held_seqs_[held_++] = cursor_;
+  ++cursor_;
+  me.cursor.store(cursor_, std::memory_order_release);
+  me.messages.store(me.messages.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  waiter_.record_arrival(sample.publish_time_ns_);
+  return std::optional<Sample>(std::move(sample));
+}
+
+CERULION_HOT_PATH Result<Sample> SubscriberImpl::receive(Timeout timeout) {
+  keep_next_take_warm();
+  std::optional<Sample> got;
+  Status failure;
+  auto ready = [&]() CERULION_HOT_PATH {
+    auto r = try_take();
+    if (!r.ok()) {
+      failure = r.status();
+      return true;
+    }
+    if (r->has_value()) {
+      got = std::move(**r);
+      return true;
+    }
+    return false;
+  };
+  Status st = waiter_.wait(ready, segment_->control().data, timeout, [&] { segment_->evict_dead(); });
+  if (!failure.ok()) return failure;
+  if (!st.ok()) return st;
+  return std::move(*got);
+}
+
+CERULION_HOT_PATH void SubscriberImpl::release(Sample& sample) {
+  if (sample.impl_ != this) return;
+  sample.impl_ = nullptr;
+  if (sample.hold_ != kHeldByFloor) {
+    segment_->slot(sample.slot_).word.fetch_and(~bit(), std::memory_order_acq_rel);
+    --held_;
+    return;
+  }
+  // Forget this sequence, then move the floor up to the oldest one still held (or the cursor).
+  for (std::uint32_t i = 0; i < held_; ++i) {
+    if (held_seqs_[i] == sample.sequence_) {
+      held_seqs_[i] = held_seqs_[--held_];
+      break;
+    }
+  }
+  std::uint64_t floor = cursor_;
+  for (std::uint32_t i = 0; i < held_; ++i) floor = std::min(floor, held_seqs_[i]);
+  segment_->participant(index_).floor.store(floor, std::memory_order_release);
+  segment_->control().room.notify();
+}
+
 }  // namespace detail
 
-Sample::Sample(Sample&& other) noexcept { *this = std::move(other); }
+CERULION_HOT_PATH Sample::Sample(Sample&& other) noexcept { *this = std::move(other); }
 
-Sample& Sample::operator=(Sample&& other) noexcept {
+CERULION_HOT_PATH Sample& Sample::operator=(Sample&& other) noexcept {
   if (this != &other) {
     release();
     impl_ = other.impl_;
@@ -235,9 +243,9 @@ Sample& Sample::operator=(Sample&& other) noexcept {
   return *this;
 }
 
-Sample::~Sample() { release(); }
+CERULION_HOT_PATH Sample::~Sample() { release(); }
 
-void Sample::release() noexcept {
+CERULION_HOT_PATH void Sample::release() noexcept {
   if (impl_) impl_->release(*this);
 }
 
@@ -257,7 +265,7 @@ Subscriber::Subscriber(Subscriber&&) noexcept = default;
 Subscriber& Subscriber::operator=(Subscriber&&) noexcept = default;
 Subscriber::~Subscriber() = default;
 
-Result<Sample> Subscriber::receive(Timeout timeout) { return impl_->receive(timeout); }
+CERULION_HOT_PATH Result<Sample> Subscriber::receive(Timeout timeout) { return impl_->receive(timeout); }
 Result<std::optional<Sample>> Subscriber::try_receive() {
   impl_->keep_next_take_warm();
   return impl_->try_take();

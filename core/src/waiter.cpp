@@ -16,7 +16,7 @@ void Waiter::tighten_timer_slack() {
   }
 }
 
-void Waiter::record_arrival(std::uint64_t event_ns) {
+CERULION_HOT_PATH void Waiter::record_arrival(std::uint64_t event_ns) {
   if (last_arrival_ != 0 && event_ns > last_arrival_) {
     const double interval = static_cast<double>(event_ns - last_arrival_);
     const bool outlier = arrivals_ >= 8 && std::fabs(interval - period_) > period_ / 4;
@@ -74,7 +74,7 @@ double Waiter::oversleep_high() const {
   return static_cast<double>(second);
 }
 
-Waiter::AdaptivePlan Waiter::plan_adaptive(std::uint64_t now) const {
+CERULION_HOT_PATH Waiter::AdaptivePlan Waiter::plan_adaptive(std::uint64_t now) const {
   const std::uint64_t predicted = predicted_next_ns();
   // Nothing learnt, or the arrival is already due (a reply to a request just sent): poll, then
   // block. A late reply most likely comes from a peer that must be woken first, and blocking now

@@ -2,8 +2,27 @@
 
 #include "cerulion/core/warm.hpp"
 
+// The linker's bounds of the section CERULION_HOT_PATH puts code in.
+extern "C" const char __start_cerulion_hot_text[];
+extern "C" const char __stop_cerulion_hot_text[];
+
 namespace cerulion {
 namespace detail {
+namespace {
+
+/// Reads a byte of every line of the message path's code. Reads, not prefetches: measured on a
+/// KVM guest, a prefetch that misses the TLB does nothing, and code not run for 10 ms misses it.
+/// The read brings the page's translation and the line into the shared caches, so the iTLB miss
+/// and the instruction fetch that follow are short (see warm.hpp for the figures).
+CERULION_HOT_PATH void warm_hot_code() noexcept {
+  unsigned sum = 0;
+  for (const char* line = __start_cerulion_hot_text; line < __stop_cerulion_hot_text; line += 64) {
+    sum += static_cast<unsigned char>(*static_cast<const volatile char*>(line));
+  }
+  asm volatile("" ::"r"(sum));
+}
+
+}  // namespace
 
 WarmSet& WarmSet::of_this_thread() noexcept {
   static thread_local WarmSet set;
@@ -40,7 +59,8 @@ void WarmSet::release(const WarmTicket& ticket) noexcept {
   e.generation = generation;
 }
 
-void WarmSet::warm() const noexcept {
+CERULION_HOT_PATH void WarmSet::warm() const noexcept {
+  warm_hot_code();
   for (const Entry& e : entries_) {
     if (!e.used) continue;
     for (std::uint32_t k = 0; k < kLines; ++k) {
@@ -62,6 +82,6 @@ std::uint32_t WarmSet::enrolled() const noexcept {
 
 }  // namespace detail
 
-void warm_caches() noexcept { detail::WarmSet::of_this_thread().warm(); }
+CERULION_HOT_PATH void warm_caches() noexcept { detail::WarmSet::of_this_thread().warm(); }
 
 }  // namespace cerulion

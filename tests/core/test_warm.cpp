@@ -97,3 +97,26 @@ TEST_CASE("PublishersAndSubscribersEnrolInTheThreadThatUsesThem", "[warm]") {
     warm_caches();
   }).join();
 }
+
+extern "C" const char __start_cerulion_hot_text[];
+extern "C" const char __stop_cerulion_hot_text[];
+
+namespace {
+
+CERULION_HOT_PATH int a_message_loop_of_our_own(int x) { return x + 1; }
+
+bool in_hot_text(const void* code) {
+  const auto* address = static_cast<const char*>(code);
+  return address >= __start_cerulion_hot_text && address < __stop_cerulion_hot_text;
+}
+
+}  // namespace
+
+TEST_CASE("MessagePathCodeSitsInTheSectionTheWarmSetReads", "[warm]") {
+  // warm_caches() reads this section's lines, so code left outside it goes cold between messages.
+  REQUIRE(+__start_cerulion_hot_text < +__stop_cerulion_hot_text);
+  CHECK(in_hot_text(reinterpret_cast<const void*>(&cerulion::warm_caches)));
+  CHECK(in_hot_text(reinterpret_cast<const void*>(&a_message_loop_of_our_own)));
+  CHECK(a_message_loop_of_our_own(1) == 2);
+  cerulion::warm_caches();  // reading the section never faults
+}
