@@ -8,7 +8,6 @@
 
 #include "cerulion/core/options.hpp"
 #include "cerulion/core/status.hpp"
-#include "cerulion/core/warm.hpp"
 #include "futex.hpp"
 #include "warm.hpp"
 
@@ -27,7 +26,7 @@ class alignas(64) Waiter {
   /// `channel` is the futex a waker notifies after making `ready()` true. `housekeeping` runs about
   /// every 100 ms while waiting (dead-participant eviction).
   template <typename Ready, typename Housekeeping>
-  CERULION_HOT_PATH Status wait(Ready&& ready, WakeChannel& channel, Timeout timeout, Housekeeping&& housekeeping);
+  Status wait(Ready&& ready, WakeChannel& channel, Timeout timeout, Housekeeping&& housekeeping);
 
   /// Tells the adaptive strategy when the awaited event happened (CLOCK_MONOTONIC ns), so it can
   /// predict the next one. Publish times are more exact than the moment the waiter noticed.
@@ -41,7 +40,7 @@ class alignas(64) Waiter {
     return options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed);
   }
   template <typename Ready, typename Housekeeping>
-  CERULION_HOT_PATH Status block_until(Ready& ready, WakeChannel& channel, std::uint64_t deadline_ns, std::uint64_t sleep_until_ns,
+  Status block_until(Ready& ready, WakeChannel& channel, std::uint64_t deadline_ns, std::uint64_t sleep_until_ns,
                      Housekeeping& housekeeping, bool& became_ready);
   /// Where the adaptive strategy sleeps until and polls until, given the time now (0 = not learnt).
   struct AdaptivePlan {
@@ -83,7 +82,7 @@ inline constexpr std::uint64_t kShortestSleepNs = 300'000;
 inline constexpr std::uint64_t kDuePollNs = 100'000;
 
 template <typename Ready, typename Housekeeping>
-CERULION_HOT_PATH Status Waiter::block_until(Ready& ready, WakeChannel& channel, std::uint64_t deadline_ns,
+Status Waiter::block_until(Ready& ready, WakeChannel& channel, std::uint64_t deadline_ns,
                            std::uint64_t sleep_until_ns, Housekeeping& housekeeping, bool& became_ready) {
   became_ready = false;
   std::uint64_t next_housekeeping = monotonic_ns() + kHousekeepingNs;
@@ -132,7 +131,7 @@ Status Waiter::wait_passively(Ready& ready, std::uint64_t deadline_ns, Housekeep
 }
 
 template <typename Ready, typename Housekeeping>
-CERULION_HOT_PATH Status Waiter::wait(Ready&& ready, WakeChannel& channel, Timeout timeout, Housekeeping&& housekeeping) {
+Status Waiter::wait(Ready&& ready, WakeChannel& channel, Timeout timeout, Housekeeping&& housekeeping) {
   if (ready()) return Status::success();
   const std::uint64_t start = monotonic_ns();
   const std::uint64_t deadline =

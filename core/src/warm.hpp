@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <initializer_list>
 
+#include "cerulion/core/warm.hpp"  // CERULION_HOT_PATH
+
 namespace cerulion::detail {
 
 /// Where an owner's lines sit in a thread's WarmSet; stale once that entry went to another owner.
