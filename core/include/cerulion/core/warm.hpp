@@ -4,7 +4,8 @@
 /// Places a function's code in the section whose pages warm_caches() keeps warm, beside the
 /// library's own message path. Mark the function that waits for and handles latency-critical
 /// messages with it, so its code is not cold when the next one comes. GCC and Clang on ELF; it
-/// works on non-inline functions only (an inline one fails to compile: "section type conflict").
+/// works on non-inline functions only (an inline one fails to compile: "section type conflict"),
+/// and only in the image the library is linked into (core builds as a static library).
 #define CERULION_HOT_PATH __attribute__((section("cerulion_hot_text")))
 
 namespace cerulion {
