@@ -230,7 +230,7 @@ CERULION_HOT_PATH PingReport run_ping(const PingOptions& o) {
     }
     // Waiting for the slot on our own, so keep the next publish's memory in cache meanwhile.
     for (std::uint64_t now = monotonic_ns(), warmed = 0; now < slot_deadline; now = monotonic_ns()) {
-      if (now - warmed > 20'000) {
+      if (now - warmed > kWarmCachesIntervalNs) {
         warm_caches();
         warmed = now;
       }

@@ -145,7 +145,7 @@ Status Waiter::wait(Ready&& ready, WakeChannel& channel, Timeout timeout, Housek
   const WarmSet& warm = WarmSet::of_this_thread();
   if (options_.strategy == WaitStrategy::Spin) {
     std::uint64_t next_check = start + kHousekeepingNs;
-    std::uint64_t next_warm = start + kWarmIntervalNs;
+    std::uint64_t next_warm = start + kWarmCachesIntervalNs;
     for (std::uint32_t i = 1;; ++i) {
       if (ready()) return Status::success();
       poll_relax();
@@ -155,7 +155,7 @@ Status Waiter::wait(Ready&& ready, WakeChannel& channel, Timeout timeout, Housek
         if (now >= deadline) return {ErrorCode::Timeout, "timed out"};
         if (now >= next_warm) {
           warm.warm();
-          next_warm = now + kWarmIntervalNs;
+          next_warm = now + kWarmCachesIntervalNs;
         }
         if (now >= next_check) {
           housekeeping();
@@ -178,7 +178,7 @@ Status Waiter::wait(Ready&& ready, WakeChannel& channel, Timeout timeout, Housek
   std::uint64_t now = monotonic_ns();
   const std::uint64_t poll_until = std::max(plan.poll_after, now + 20'000);
   warm.warm();  // whatever this thread touches next went cold while it slept
-  std::uint64_t next_warm = now + kWarmIntervalNs;
+  std::uint64_t next_warm = now + kWarmCachesIntervalNs;
   for (std::uint32_t i = 1; now < poll_until; ++i) {
     if (ready()) return Status::success();
     poll_relax();
@@ -188,7 +188,7 @@ Status Waiter::wait(Ready&& ready, WakeChannel& channel, Timeout timeout, Housek
       if (now >= deadline) return {ErrorCode::Timeout, "timed out"};
       if (now >= next_warm) {
         warm.warm();
-        next_warm = now + kWarmIntervalNs;
+        next_warm = now + kWarmCachesIntervalNs;
       }
     }
   }

@@ -2,10 +2,6 @@
 
 #include "cerulion/core/warm.hpp"
 
-// The linker's bounds of the section CERULION_HOT_PATH puts code in.
-extern "C" const char __start_cerulion_hot_text[];
-extern "C" const char __stop_cerulion_hot_text[];
-
 namespace cerulion {
 namespace detail {
 namespace {

@@ -17,6 +17,10 @@
 
 #include "cerulion/core/warm.hpp"  // CERULION_HOT_PATH
 
+// The linker's bounds of the section CERULION_HOT_PATH puts code in.
+extern "C" const char __start_cerulion_hot_text[];
+extern "C" const char __stop_cerulion_hot_text[];
+
 namespace cerulion::detail {
 
 /// Where an owner's lines sit in a thread's WarmSet; stale once that entry went to another owner.
@@ -71,9 +75,5 @@ class WarmSet {
   Entry entries_[kEntries];
   std::uint32_t next_ = 0;
 };
-
-/// How often a polling loop re-warms: well within the time a VM takes to evict our lines, rare
-/// enough to cost nothing measurable (a warm is tens of ns).
-inline constexpr std::uint64_t kWarmIntervalNs = 20'000;
 
 }  // namespace cerulion::detail

@@ -98,9 +98,6 @@ TEST_CASE("PublishersAndSubscribersEnrolInTheThreadThatUsesThem", "[warm]") {
   }).join();
 }
 
-extern "C" const char __start_cerulion_hot_text[];
-extern "C" const char __stop_cerulion_hot_text[];
-
 namespace {
 
 CERULION_HOT_PATH int a_message_loop_of_our_own(int x) { return x + 1; }
