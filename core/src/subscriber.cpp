@@ -76,6 +76,15 @@ class alignas(64) SubscriberImpl {
     return sample;
   }
 
+  /// Moves the cursor past `sample`, just taken: publishers see the new cursor, the count grows,
+  /// and the adaptive waiter learns when it was published.
+  void move_past(Participant& me, const Sample& sample) {
+    ++cursor_;
+    me.cursor.store(cursor_, std::memory_order_release);
+    me.messages.store(me.messages.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    waiter_.record_arrival(sample.publish_time_ns_);
+  }
+
   static void record_lost(Participant& me, std::uint64_t n) { me.lost.fetch_add(n, std::memory_order_relaxed); }
   std::uint64_t bit() const { return 1ull << index_; }
 
@@ -152,12 +161,9 @@ CERULION_HOT_PATH Result<std::optional<Sample>> SubscriberImpl::try_take() {
     Sample sample = sample_at_cursor(slot, size, sc);
     sample.lost_before_ = lost_now;
     if (lost_now) record_lost(me, lost_now);
-    ++cursor_;
     ++held_;
-    me.cursor.store(cursor_, std::memory_order_release);
+    move_past(me, sample);
     me.floor.store(cursor_, std::memory_order_release);  // free run: the ring never waits for us
-    me.messages.store(me.messages.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    waiter_.record_arrival(sample.publish_time_ns_);
     return std::optional<Sample>(std::move(sample));
   }
 }
@@ -171,10 +177,7 @@ CERULION_HOT_PATH Result<std::optional<Sample>> SubscriberImpl::take_lockstep(Pa
   Sample sample = sample_at_cursor(slot, entry.size, entry);
   sample.hold_ = kHeldByFloor;
   held_seqs_[held_++] = cursor_;
-  ++cursor_;
-  me.cursor.store(cursor_, std::memory_order_release);
-  me.messages.store(me.messages.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  waiter_.record_arrival(sample.publish_time_ns_);
+  move_past(me, sample);
   return std::optional<Sample>(std::move(sample));
 }
 
@@ -266,7 +269,7 @@ Subscriber& Subscriber::operator=(Subscriber&&) noexcept = default;
 Subscriber::~Subscriber() = default;
 
 CERULION_HOT_PATH Result<Sample> Subscriber::receive(Timeout timeout) { return impl_->receive(timeout); }
-Result<std::optional<Sample>> Subscriber::try_receive() {
+CERULION_HOT_PATH Result<std::optional<Sample>> Subscriber::try_receive() {
   impl_->keep_next_take_warm();
   return impl_->try_take();
 }
