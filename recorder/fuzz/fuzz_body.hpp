@@ -1,6 +1,7 @@
 #pragma once
 // What the fuzzer does with one input, shared with the regression test that replays the corpus:
-// open it (indexed or by scan), read every message, metadata and attachment, and stream it.
+// open it (indexed or by scan), read every message (in file and in log-time order), metadata and
+// attachment, and stream it.
 
 #include <cstddef>
 #include <cstdint>
@@ -15,10 +16,14 @@ inline void run_one(const std::uint8_t* data, std::size_t size) {
   auto reader = Reader::open_memory(bytes);
   if (reader.ok()) {
     std::size_t total = 0;
-    (void)reader->read_messages({}, [&](const MessageView& m) {
-      total += m.message.data.size();
-      return true;
-    });
+    for (auto order : {ReadOrder::File, ReadOrder::LogTime}) {
+      ReadMessagesOptions options;
+      options.order = order;
+      (void)reader->read_messages(options, [&](const MessageView& m) {
+        total += m.message.data.size();
+        return true;
+      });
+    }
     (void)reader->read_metadata();
     (void)reader->read_attachments();
   }

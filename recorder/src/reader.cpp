@@ -56,17 +56,17 @@ Result<std::uint64_t> read_header(detail::Source& source, Header& header) {
 // line, and nullopt, when it is not there or does not decode.
 template <typename Record>
 std::optional<Record> decode_indexed(detail::Source& source, std::uint64_t offset, std::uint64_t length, Opcode op,
-                                     const char* what, std::vector<std::string>& problems) {
+                                     const char* what, const std::function<void(std::string)>& report) {
   Lexer lexer(source, offset, offset + length);
   auto rec = lexer.next();
   std::string error;
   if (!rec || rec->opcode != static_cast<std::uint8_t>(op)) {
-    problems.push_back(std::string(what) + " index points at no " + what + " record at " + at(offset));
+    report(std::string(what) + " index points at no " + what + " record at " + at(offset));
     return std::nullopt;
   }
   auto decoded = detail::decode_record(rec->opcode, rec->content, error);
   if (!decoded) {
-    problems.push_back(error + " at " + at(offset));
+    report(error + " at " + at(offset));
     return std::nullopt;
   }
   return std::move(std::get<Record>(*decoded));
@@ -126,7 +126,7 @@ Status Reader::load() {
         return Status();
       }
       // A summary without Statistics is legal but incomplete: scanning is the normal answer.
-      if (why != kNoStatistics) problems_.push_back("summary unusable (" + why + "); scanned the data section instead");
+      if (why != kNoStatistics) report("summary unusable (" + why + "); scanned the data section instead");
       if (!options_.allow_fallback_scan) return Status(ErrorCode::Corrupted, "summary unusable: " + why);
       summary_.schemas.clear();
       summary_.channels.clear();
@@ -135,7 +135,7 @@ Status Reader::load() {
       summary_.metadata_indexes.clear();
       summary_.statistics = {};
     } else if (!summary_.finalized) {
-      problems_.push_back("file is not finalized (no footer): recording was cut short; reading what its complete records hold");
+      report("file is not finalized (no footer): recording was cut short; reading what its complete records hold");
       if (!options_.allow_fallback_scan) return Status(ErrorCode::Corrupted, "file is not finalized (no footer)");
     }
     return scan();
@@ -249,21 +249,18 @@ Status Reader::scan() {
     std::span<const std::byte> stored;
     auto decoded = detail::decode_record(rec->opcode, rec->content, error, &stored);
     if (!decoded) {
-      problems_.push_back(error + " at " + at(rec->offset) + "; skipped");
+      report(error + " at " + at(rec->offset) + "; skipped");
       if (options_.verify_crcs) crc = prefix_crc(crc, *rec);
       summary_.valid_data_end = lexer.position();
       continue;
     }
-    if (auto* s = std::get_if<Schema>(&*decoded)) {
-      if (s->id != 0) summary_.schemas.emplace(s->id, std::move(*s));
-    } else if (auto* c = std::get_if<Channel>(&*decoded)) {
-      summary_.channels.emplace(c->id, std::move(*c));
-    } else if (auto* m = std::get_if<Message>(&*decoded)) {
+    learn_definition(*decoded);
+    if (auto* m = std::get_if<Message>(&*decoded)) {
       ++summary_.unchunked_messages;
       count_message(m->channel_id, m->log_time);
     } else if (auto* chunk = std::get_if<ChunkInfo>(&*decoded)) {
       if (!detail::load_chunk(*chunk, stored, options_.verify_crcs, records, error)) {
-        problems_.push_back("chunk at " + at(rec->offset) + ": " + error + "; skipped");
+        report("chunk at " + at(rec->offset) + ": " + error + "; skipped");
       } else {
         bool ok = detail::for_each_in_chunk(
             records,
@@ -271,17 +268,12 @@ Status Reader::scan() {
               std::string e;
               auto r = detail::decode_record(op, content, e);
               if (!r) return true;
-              if (auto* s = std::get_if<Schema>(&*r)) {
-                if (s->id != 0) summary_.schemas.emplace(s->id, std::move(*s));
-              } else if (auto* c = std::get_if<Channel>(&*r)) {
-                summary_.channels.emplace(c->id, std::move(*c));
-              } else if (auto* m = std::get_if<Message>(&*r)) {
-                count_message(m->channel_id, m->log_time);
-              }
+              learn_definition(*r);
+              if (auto* m = std::get_if<Message>(&*r)) count_message(m->channel_id, m->log_time);
               return true;
             },
             error);
-        if (!ok) problems_.push_back("chunk at " + at(rec->offset) + ": " + error);
+        if (!ok) report("chunk at " + at(rec->offset) + ": " + error);
         ChunkIndex ci;
         ci.message_start_time = chunk->message_start_time;
         ci.message_end_time = chunk->message_end_time;
@@ -294,7 +286,7 @@ Status Reader::scan() {
       }
     } else if (auto* a = std::get_if<Attachment>(&*decoded)) {
       if (options_.verify_crcs && a->crc != 0 && detail::attachment_crc(*a) != a->crc) {
-        problems_.push_back("attachment '" + a->name + "' at " + at(rec->offset) + ": CRC mismatch; skipped");
+        report("attachment '" + a->name + "' at " + at(rec->offset) + ": CRC mismatch; skipped");
       } else {
         summary_.attachment_indexes.push_back(
             {rec->offset, rec->length, a->log_time, a->create_time, a->data.size(), a->name, a->media_type});
@@ -303,7 +295,7 @@ Status Reader::scan() {
       summary_.metadata_indexes.push_back({rec->offset, rec->length, md->name});
     } else if (auto* de = std::get_if<DataEnd>(&*decoded)) {
       if (options_.verify_crcs && de->data_section_crc != 0 && de->data_section_crc != crc) {
-        problems_.push_back("data section CRC mismatch");
+        report("data section CRC mismatch");
       }
       stop = true;
     } else if (std::holds_alternative<Footer>(*decoded)) {
@@ -312,7 +304,7 @@ Status Reader::scan() {
     if (options_.verify_crcs) crc = prefix_crc(crc, *rec);
     summary_.valid_data_end = stop ? rec->offset : lexer.position();
   }
-  if (!lexer.error().empty()) problems_.push_back("truncated: " + lexer.error() + "; the rest is unreadable");
+  if (!lexer.error().empty()) report("truncated: " + lexer.error() + "; the rest is unreadable");
   stats.schema_count = static_cast<std::uint16_t>(summary_.schemas.size());
   stats.channel_count = static_cast<std::uint32_t>(summary_.channels.size());
   stats.attachment_count = static_cast<std::uint32_t>(summary_.attachment_indexes.size());
@@ -321,125 +313,15 @@ Status Reader::scan() {
   return Status();
 }
 
-bool Reader::deliver_chunk(const ChunkInfo& info, std::span<const std::byte> stored,
-                           const ReadMessagesOptions& options,
-                           const std::function<bool(const MessageView&)>& on_message, bool& keep_going) {
-  ByteVector records;
-  std::string error;
-  if (!detail::load_chunk(info, stored, options_.verify_crcs, records, error)) {
-    problems_.push_back("chunk at " + at(info.file_offset) + ": " + error + "; skipped");
-    return false;
-  }
-  std::map<std::uint16_t, bool> wanted;
-  bool ok = detail::for_each_in_chunk(
-      records,
-      [&](std::uint8_t op, std::uint64_t, std::span<const std::byte> content) {
-        std::string e;
-        if (op == static_cast<std::uint8_t>(Opcode::Message)) {
-          if (content.size() < 22) return true;
-          auto channel_id = static_cast<std::uint16_t>(detail::load_le(content.data(), 2));
-          auto log_time = detail::load_le(content.data() + 6, 8);
-          if (log_time < options.start_time || log_time > options.end_time) return true;
-          auto ch = summary_.channels.find(channel_id);
-          if (ch == summary_.channels.end()) return true;
-          auto w = wanted.find(channel_id);
-          if (w == wanted.end()) {
-            w = wanted.emplace(channel_id, !options.channel_filter || options.channel_filter(ch->second)).first;
-          }
-          if (!w->second) return true;
-          auto r = detail::decode_record(op, content, e);
-          if (!r) return true;
-          auto sc = summary_.schemas.find(ch->second.schema_id);
-          MessageView view{std::get<Message>(*r), ch->second, sc == summary_.schemas.end() ? nullptr : &sc->second};
-          keep_going = on_message(view);
-          return keep_going;
-        }
-        auto r = detail::decode_record(op, content, e);
-        if (!r) return true;
-        if (auto* s = std::get_if<Schema>(&*r)) {
-          if (s->id != 0) summary_.schemas.emplace(s->id, std::move(*s));
-        } else if (auto* c = std::get_if<Channel>(&*r)) {
-          summary_.channels.emplace(c->id, std::move(*c));
-        }
-        return true;
-      },
-      error);
-  if (!ok) problems_.push_back("chunk at " + at(info.file_offset) + ": " + error);
-  return ok;
+void Reader::report(std::string problem) {
+  if (std::find(problems_.begin(), problems_.end(), problem) == problems_.end()) problems_.push_back(std::move(problem));
 }
 
-Status Reader::read_messages(const ReadMessagesOptions& options,
-                             const std::function<bool(const MessageView&)>& on_message) {
-  try {
-    auto& src = *source_;
-    bool keep_going = true;
-    auto chunk_wanted = [&](const ChunkIndex& ci) {
-      if (ci.message_end_time < options.start_time || ci.message_start_time > options.end_time) return false;
-      if (!options.channel_filter || ci.message_index_offsets.empty()) return true;
-      for (const auto& [id, off] : ci.message_index_offsets) {
-        auto ch = summary_.channels.find(id);
-        if (ch == summary_.channels.end() || options.channel_filter(ch->second)) return true;
-      }
-      return false;
-    };
-    if (summary_.indexed && !summary_.chunk_indexes.empty()) {
-      for (const auto& ci : summary_.chunk_indexes) {
-        if (!keep_going) break;
-        if (!chunk_wanted(ci)) continue;
-        Lexer lexer(src, ci.chunk_start_offset, ci.chunk_start_offset + ci.chunk_length);
-        auto rec = lexer.next();
-        std::string error;
-        std::span<const std::byte> stored;
-        std::optional<Record> decoded;
-        if (rec && rec->opcode == static_cast<std::uint8_t>(Opcode::Chunk) && rec->length == ci.chunk_length) {
-          decoded = detail::decode_record(rec->opcode, rec->content, error, &stored);
-        }
-        if (!decoded) {
-          problems_.push_back("chunk index points at no valid chunk at " + at(ci.chunk_start_offset) + "; skipped");
-          continue;
-        }
-        auto& info = std::get<ChunkInfo>(*decoded);
-        info.file_offset = rec->offset;
-        info.record_length = rec->length;
-        deliver_chunk(info, stored, options, on_message, keep_going);
-      }
-      return Status();
-    }
-    Lexer lexer(src, data_start_, data_end_);
-    while (keep_going) {
-      auto rec = lexer.next();
-      if (!rec) break;
-      std::string error;
-      std::span<const std::byte> stored;
-      auto decoded = detail::decode_record(rec->opcode, rec->content, error, &stored);
-      if (!decoded) continue;
-      if (auto* s = std::get_if<Schema>(&*decoded)) {
-        if (s->id != 0) summary_.schemas.emplace(s->id, std::move(*s));
-      } else if (auto* c = std::get_if<Channel>(&*decoded)) {
-        summary_.channels.emplace(c->id, std::move(*c));
-      } else if (auto* m = std::get_if<Message>(&*decoded)) {
-        if (m->log_time < options.start_time || m->log_time > options.end_time) continue;
-        auto ch = summary_.channels.find(m->channel_id);
-        if (ch == summary_.channels.end()) continue;
-        if (options.channel_filter && !options.channel_filter(ch->second)) continue;
-        auto sc = summary_.schemas.find(ch->second.schema_id);
-        keep_going = on_message(MessageView{*m, ch->second, sc == summary_.schemas.end() ? nullptr : &sc->second});
-      } else if (auto* chunk = std::get_if<ChunkInfo>(&*decoded)) {
-        chunk->file_offset = rec->offset;
-        chunk->record_length = rec->length;
-        ChunkIndex ci;
-        ci.message_start_time = chunk->message_start_time;
-        ci.message_end_time = chunk->message_end_time;
-        // An empty chunk (times 0/0) still may define channels: never skip those by time.
-        if (chunk->message_end_time != 0 && !chunk_wanted(ci)) continue;
-        deliver_chunk(*chunk, stored, options, on_message, keep_going);
-      } else if (std::holds_alternative<DataEnd>(*decoded) || std::holds_alternative<Footer>(*decoded)) {
-        break;
-      }
-    }
-    return Status();
-  } catch (const std::exception& e) {
-    return Status(ErrorCode::SystemError, std::string("reading failed: ") + e.what());
+void Reader::learn_definition(Record& record) {
+  if (auto* s = std::get_if<Schema>(&record)) {
+    if (s->id != 0) summary_.schemas.emplace(s->id, std::move(*s));
+  } else if (auto* c = std::get_if<Channel>(&record)) {
+    summary_.channels.emplace(c->id, std::move(*c));
   }
 }
 
@@ -464,7 +346,8 @@ Result<std::vector<Metadata>> Reader::read_metadata() {
       }
     }
     for (const auto& mi : summary_.metadata_indexes) {
-      auto metadata = decode_indexed<Metadata>(*source_, mi.offset, mi.length, Opcode::Metadata, "Metadata", problems_);
+      auto metadata = decode_indexed<Metadata>(*source_, mi.offset, mi.length, Opcode::Metadata, "Metadata",
+                                                   [this](std::string p) { report(std::move(p)); });
       if (metadata) out.push_back(std::move(*metadata));
     }
     return out;
@@ -487,11 +370,12 @@ Result<std::vector<Attachment>> Reader::read_attachments() {
     }
     for (const auto& ai : summary_.attachment_indexes) {
       auto attachment =
-          decode_indexed<Attachment>(*source_, ai.offset, ai.length, Opcode::Attachment, "Attachment", problems_);
+          decode_indexed<Attachment>(*source_, ai.offset, ai.length, Opcode::Attachment, "Attachment",
+                                     [this](std::string p) { report(std::move(p)); });
       if (!attachment) continue;
       auto& a = *attachment;
       if (options_.verify_crcs && a.crc != 0 && detail::attachment_crc(a) != a.crc) {
-        problems_.push_back("attachment '" + a.name + "': CRC mismatch; skipped");
+        report("attachment '" + a.name + "': CRC mismatch; skipped");
         continue;
       }
       out.push_back(std::move(a));

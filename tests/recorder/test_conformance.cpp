@@ -98,13 +98,21 @@ TEST_CASE("The indexed reader returns the messages of every conformance file", "
 }
 
 namespace {
-std::map<std::string, std::uint64_t> count_topics(Reader& reader) {
+// Messages per topic, read in `order` (checked to be log-time order when that was asked for).
+std::map<std::string, std::uint64_t> count_topics(Reader& reader, ReadOrder order = ReadOrder::File) {
   std::map<std::string, std::uint64_t> counts;
-  Status st = reader.read_messages({}, [&](const MessageView& m) {
+  ReadMessagesOptions options;
+  options.order = order;
+  std::uint64_t latest = 0;
+  std::uint64_t earlier_than_previous = 0;
+  Status st = reader.read_messages(options, [&](const MessageView& m) {
     ++counts[m.channel.topic];
+    if (m.message.log_time < latest) ++earlier_than_previous;
+    latest = std::max(latest, m.message.log_time);
     return true;
   });
   REQUIRE(st.ok());
+  if (order == ReadOrder::LogTime) CHECK(earlier_than_previous == 0);
   return counts;
 }
 }  // namespace
@@ -122,6 +130,7 @@ TEST_CASE("The sample files written by the official writer read back with their 
     auto reader = Reader::open((dir / file).string());
     REQUIRE(reader.ok());
     auto counts = count_topics(*reader);
+    CHECK(count_topics(*reader, ReadOrder::LogTime) == counts);
     std::uint64_t total = 0;
     for (const auto& [topic, n] : counts) total += n;
     if (item["truncated"].get<bool>()) {

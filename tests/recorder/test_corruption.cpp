@@ -207,6 +207,28 @@ TEST_CASE("Recovery rebuilds a complete indexed file from a truncated one", "[re
   CHECK(again->input_finalized);
 }
 
+TEST_CASE("Reading a damaged file again reports each problem once", "[recorder][corruption]") {
+  auto path = make_recording(Compression::Zstd);
+  std::string bytes = read_all(path);
+  auto clean = Reader::open(path);
+  REQUIRE(clean.ok());
+  const auto& victim = clean->summary().chunk_indexes.at(1);
+  bytes[victim.chunk_start_offset + victim.chunk_length - 20] ^= 0x10;
+  auto bad_path = temp_path("flipped-twice.mcap");
+  write_all(bad_path, bytes);
+  for (auto order : {ReadOrder::File, ReadOrder::LogTime}) {
+    auto r = Reader::open(bad_path);
+    REQUIRE(r.ok());
+    ReadMessagesOptions options;
+    options.order = order;
+    for (int pass = 0; pass < 3; ++pass) {
+      REQUIRE(r->read_messages(options, [](const MessageView&) { return true; }).ok());
+    }
+    REQUIRE(r->problems().size() == 1);
+    CHECK(r->problems()[0].find("chunk at offset " + std::to_string(victim.chunk_start_offset)) != std::string::npos);
+  }
+}
+
 TEST_CASE("The official truncated sample recovers to the messages of its complete chunks", "[recorder][recovery]") {
   auto sample = reference_dir() / "mcap-samples" / "zstd-truncated.mcap";
   if (!fs::exists(sample)) {

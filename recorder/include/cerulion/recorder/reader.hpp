@@ -59,13 +59,26 @@ struct MessageView {
   const Schema* schema;  ///< nullptr when the channel has none
 };
 
-/// Which messages read_messages delivers. Default: all of them.
+/// The order read_messages delivers messages in.
+enum class ReadOrder : std::uint8_t {
+  /// As they lie in the file (default; the fastest).
+  File,
+  /// By log_time, ties in file order, as the mcap CLI and Foxglove play files: chunks that overlap
+  /// in time (several writers, chunks out of order) are merged through their indexes, holding only
+  /// the chunks that overlap in memory. Messages outside chunks cannot be merged that way: they
+  /// come in file order, with one problem line when that is not log-time order.
+  LogTime,
+};
+
+/// Which messages read_messages delivers, and in which order. Default: all of them, file order.
 struct ReadMessagesOptions {
   /// Only channels for which this returns true (all when empty).
   std::function<bool(const Channel&)> channel_filter;
   /// Inclusive log_time range, ns.
   std::uint64_t start_time = 0;
   std::uint64_t end_time = std::numeric_limits<std::uint64_t>::max();
+  /// File (default) or LogTime.
+  ReadOrder order = ReadOrder::File;
 };
 
 /// An MCAP file opened for reading. Move-only.
@@ -82,10 +95,11 @@ class Reader {
   ~Reader();
 
   const FileSummary& summary() const noexcept { return summary_; }
-  /// Things found wrong so far (bad chunks skipped, truncation, a damaged summary), one line each.
+  /// Things found wrong so far (bad chunks skipped, truncation, a damaged summary), one line each,
+  /// each once however often it is met again (reading a file twice adds nothing).
   const std::vector<std::string>& problems() const noexcept { return problems_; }
 
-  /// Calls `on_message` for every matching message, in file order, until it returns false.
+  /// Calls `on_message` for every matching message, in options.order, until it returns false.
   /// Bad chunks are reported in problems() and skipped; the call itself fails only on I/O errors.
   Status read_messages(const ReadMessagesOptions& options,
                        const std::function<bool(const MessageView&)>& on_message);
@@ -101,9 +115,19 @@ class Reader {
   bool load_summary(std::string& why);
   Status scan();
   std::vector<std::pair<std::uint64_t, std::uint64_t>> scan_for(std::uint8_t opcode);
-  bool deliver_chunk(const ChunkInfo& info, std::span<const std::byte> stored,
-                     const ReadMessagesOptions& options,
-                     const std::function<bool(const MessageView&)>& on_message, bool& keep_going);
+  void report(std::string problem);
+  void learn_definition(Record& record);
+  bool chunk_wanted(const ChunkIndex& index, const ReadMessagesOptions& options) const;
+  bool load_indexed_chunk(const ChunkIndex& index, ByteVector& records);
+  bool deliver_message(std::span<const std::byte> content, const ReadMessagesOptions& options,
+                       std::map<std::uint16_t, bool>& wanted,
+                       const std::function<bool(const MessageView&)>& on_message);
+  void walk_chunk(std::uint64_t chunk_offset, std::span<const std::byte> records,
+                  const std::function<bool(std::uint64_t, std::span<const std::byte>)>& on_message_record);
+  Status read_in_file_order(const ReadMessagesOptions& options,
+                            const std::function<bool(const MessageView&)>& on_message);
+  Status read_in_log_time_order(const ReadMessagesOptions& options,
+                                const std::function<bool(const MessageView&)>& on_message);
 
   std::shared_ptr<detail::Source> source_;
   ReaderOptions options_;
