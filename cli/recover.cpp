@@ -51,8 +51,8 @@ void run_recover(const RecoverSettings& s) {
     return;
   }
   for (const auto& p : r.problems) fmt::print(stderr, "dropped: {}\n", p);
-  fmt::print("Recovered {} messages, {} attachments, and {} metadata records ({} channels) into {}.\n",
-             r.messages, r.attachments, r.metadata, r.channels, s.output);
+  fmt::print("Recovered {} messages, {} attachments, and {} metadata records ({} channels, {} schemas) into {}.\n",
+             r.messages, r.attachments, r.metadata, r.channels, r.schemas, s.output);
   fmt::print("Kept {} chunks; dropped {} damaged chunks, {} messages without a channel, {} unreadable bytes at the end.\n",
              r.chunks_kept, r.chunks_dropped, r.messages_dropped, r.bytes_ignored);
 }

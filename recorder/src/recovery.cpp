@@ -1,7 +1,6 @@
 #include "cerulion/recorder/recovery.hpp"
 
 #include <exception>
-#include <map>
 #include <set>
 
 #include "cerulion/recorder/reader.hpp"
@@ -33,46 +32,44 @@ Result<RecoveryReport> recover(const std::string& input, const std::string& outp
     auto writer = Writer::create(output, writer_options);
     if (!writer) return writer.status();
     RecoveryReport report;
+    std::set<std::uint16_t> schemas;   // ids written to the output
     std::set<std::uint16_t> channels;
-    // Schemas and channels the data section lacks may still be in an intact summary.
-    std::map<std::uint16_t, Schema> summary_schemas;
-    std::map<std::uint16_t, Channel> summary_channels;
+    auto keep_schema = [&](const Schema& s, const std::string& where) {
+      if (s.id == 0 || schemas.count(s.id)) return;
+      if (Status st = writer->add_schema(s); st) {
+        schemas.insert(s.id);
+        ++report.schemas;
+      } else {
+        report.problems.push_back("schema '" + s.name + "' " + where + ": " + st.message());
+      }
+    };
+    auto keep_channel = [&](const Channel& c, const std::string& where) {
+      if (channels.count(c.id)) return;
+      if (Status st = writer->add_channel(c); st) {
+        channels.insert(c.id);
+        ++report.channels;
+      } else {
+        report.problems.push_back("channel '" + c.topic + "' " + where + ": " + st.message());
+      }
+    };
+    // Every schema and channel the input declares is kept, messages or not. An intact summary
+    // comes first: it may be all that is left of definitions that were in damaged chunks, or of
+    // schemas a channel in the data section refers to.
     {
       ReaderOptions ro;
       ro.allow_fallback_scan = false;
       if (auto r = Reader::open(input, ro); r.ok() && r->summary().indexed) {
-        summary_schemas = r->summary().schemas;
-        summary_channels = r->summary().channels;
+        for (const auto& [id, s] : r->summary().schemas) keep_schema(s, "in the summary");
+        for (const auto& [id, c] : r->summary().channels) keep_channel(c, "in the summary");
       }
     }
     ByteVector records;
     auto take = [&](Record&& r, std::uint64_t offset) {
       if (auto* s = std::get_if<Schema>(&r)) {
-        if (s->id == 0) return;
-        Status st = writer->add_schema(*s);
-        if (st) ++report.schemas;
-        else report.problems.push_back("schema at offset " + std::to_string(offset) + ": " + st.message());
+        keep_schema(*s, "at offset " + std::to_string(offset));
       } else if (auto* c = std::get_if<Channel>(&r)) {
-        if (channels.count(c->id)) return;
-        Status st = writer->add_channel(*c);
-        if (st) {
-          channels.insert(c->id);
-          ++report.channels;
-        } else {
-          report.problems.push_back("channel '" + c->topic + "': " + st.message());
-        }
+        keep_channel(*c, "at offset " + std::to_string(offset));
       } else if (auto* m = std::get_if<Message>(&r)) {
-        if (!channels.count(m->channel_id)) {
-          if (auto c = summary_channels.find(m->channel_id); c != summary_channels.end()) {
-            if (auto s = summary_schemas.find(c->second.schema_id); s != summary_schemas.end()) {
-              (void)writer->add_schema(s->second);
-            }
-            if (writer->add_channel(c->second)) {
-              channels.insert(c->first);
-              ++report.channels;
-            }
-          }
-        }
         if (!channels.count(m->channel_id)) {
           ++report.messages_dropped;
           return;

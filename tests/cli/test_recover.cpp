@@ -2,8 +2,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include <nlohmann/json.hpp>
 
+#include "cerulion/recorder/writer.hpp"
 #include "process.hpp"
 #include "test_record_helpers.hpp"
 
@@ -64,4 +67,44 @@ TEST_CASE("recover refuses bad input with one line and exit 1", "[cli][recover]"
   CHECK(r.err.find("empty file") != std::string::npos);
   r = run_cerulion({"recover", empty}, {}, std::chrono::seconds(20));
   CHECK(r.exit_code == 2);
+}
+
+TEST_CASE("recover keeps a channel without messages that only the intact summary still declares", "[cli][recover]") {
+  auto path = record_temp_path("quiet.mcap");
+  {
+    auto w = cerulion::recorder::Writer::create(path);
+    REQUIRE(w.ok());
+    REQUIRE(w->add_channel("/quiet", "x").ok());
+    auto busy = w->add_channel("/busy", "x");
+    REQUIRE(busy.ok());
+    const std::byte payload[1] = {std::byte{1}};
+    for (std::uint32_t i = 0; i < 10; ++i) REQUIRE(w->write(*busy, i, 100 + i, 100 + i, payload).ok());
+    REQUIRE(w->close().ok());
+  }
+  // Flip one bit of the opcode of /quiet's Channel record in the data section (before the summary,
+  // which names it again): readers skip it as an unknown record.
+  std::string bytes = slurp(path);
+  auto topic_at = bytes.find("/quiet");
+  REQUIRE(topic_at != std::string::npos);
+  const std::size_t opcode_at = topic_at - 4 - 2 - 2 - 8 - 1;  // topic length, schema id, id, record length
+  REQUIRE(bytes[opcode_at] == 0x04);
+  bytes[opcode_at] ^= 0x40;
+  auto damaged = record_temp_path("quiet-damaged.mcap");
+  spit(damaged, bytes);
+  auto topics_of = [](const std::string& file) {
+    auto info = run_cerulion({"info", "--json", file});
+    REQUIRE(info.exit_code == 0);
+    auto summary = nlohmann::json::parse(info.out);
+    std::set<std::string> topics;
+    for (const auto& c : summary["channels"]) topics.insert(c["topic"].get<std::string>());
+    return topics;
+  };
+  const std::set<std::string> both{"/busy", "/quiet"};
+  REQUIRE(topics_of(damaged) == both);
+  auto out = record_temp_path("quiet-recovered.mcap");
+  auto r = run_cerulion({"recover", damaged, "-o", out});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("Recovered 10 messages") != std::string::npos);
+  CHECK(r.out.find("2 channels") != std::string::npos);
+  CHECK(topics_of(out) == both);
 }

@@ -3,11 +3,16 @@
 
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <set>
+
 #include "cerulion/recorder/reader.hpp"
 #include "cerulion/recorder/recovery.hpp"
 #include "cerulion/recorder/writer.hpp"
 #include "fuzz_body.hpp"
 #include "helpers.hpp"
+#include "records.hpp"
+#include "source.hpp"
 #include "wire.hpp"
 
 using namespace rectest;
@@ -205,6 +210,74 @@ TEST_CASE("Recovery rebuilds a complete indexed file from a truncated one", "[re
   CHECK(again->messages == kMessages);
   CHECK(again->metadata == 1);
   CHECK(again->input_finalized);
+}
+
+TEST_CASE("Recovery keeps every channel and schema the input declares, even those without messages", "[recorder][recovery]") {
+  auto path = temp_path("declared.mcap");
+  {
+    auto w = Writer::create(path);
+    REQUIRE(w.ok());
+    auto quiet_schema = w->add_schema("Quiet", "jsonschema", bytes_of("{}"));
+    auto busy_schema = w->add_schema("Busy", "jsonschema", bytes_of("{}"));
+    REQUIRE(w->add_schema("Unused", "jsonschema", bytes_of("{}")).ok());
+    REQUIRE(w->add_channel("/quiet", "json", *quiet_schema).ok());
+    auto busy = w->add_channel("/busy", "json", *busy_schema);
+    REQUIRE(w->add_channel("/plain", "x").ok());
+    for (std::uint32_t i = 0; i < 50; ++i) REQUIRE(w->write(*busy, i, 100 + i, 100 + i, bytes_of("{}")).ok());
+    REQUIRE(w->close().ok());
+  }
+  std::string bytes = read_all(path);
+  std::uint64_t data_end = 0;
+  {
+    auto r = Reader::open(path);
+    REQUIRE(r.ok());
+    data_end = r->summary().valid_data_end;
+  }
+  auto damaged = temp_path("declared-damaged.mcap");
+  SECTION("definitions damaged in the data section come from the intact summary") {
+    // A bit flipped in an opcode turns the record into an unknown one readers skip.
+    auto source = detail::memory_source({reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()});
+    detail::Lexer lexer(*source, 8, data_end);
+    int hidden = 0;
+    while (auto rec = lexer.next()) {
+      std::string error;
+      auto decoded = detail::decode_record(rec->opcode, rec->content, error);
+      REQUIRE(decoded);
+      auto* channel = std::get_if<Channel>(&*decoded);
+      auto* schema = std::get_if<Schema>(&*decoded);
+      if ((channel && channel->topic == "/quiet") || (schema && schema->name == "Busy")) {
+        bytes[rec->offset] = static_cast<char>(bytes[rec->offset] ^ 0x40);
+        ++hidden;
+      }
+    }
+    REQUIRE(hidden == 2);
+    write_all(damaged, bytes);
+    auto r = Reader::open(damaged);
+    REQUIRE(r.ok());
+    REQUIRE(r->summary().indexed);
+  }
+  SECTION("definitions in the data section of a file cut short are kept") {
+    write_all(damaged, bytes.substr(0, data_end));
+  }
+  auto out = temp_path("declared-recovered.mcap");
+  auto report = recover(damaged, out);
+  REQUIRE(report.ok());
+  CHECK(report->messages == 50);
+  CHECK(report->channels == 3);
+  CHECK(report->schemas == 3);
+  CHECK(report->problems.empty());
+  auto r = Reader::open(out);
+  REQUIRE(r.ok());
+  std::map<std::string, std::string> schema_of_topic;
+  for (const auto& [id, c] : r->summary().channels) {
+    auto s = r->summary().schemas.find(c.schema_id);
+    schema_of_topic[c.topic] = s == r->summary().schemas.end() ? "" : s->second.name;
+  }
+  CHECK(schema_of_topic == std::map<std::string, std::string>{{"/busy", "Busy"}, {"/plain", ""}, {"/quiet", "Quiet"}});
+  std::set<std::string> schema_names;
+  for (const auto& [id, s] : r->summary().schemas) schema_names.insert(s.name);
+  CHECK(schema_names == std::set<std::string>{"Busy", "Quiet", "Unused"});
+  CHECK(r->summary().statistics.message_count == 50);
 }
 
 TEST_CASE("Reading a damaged file again reports each problem once", "[recorder][corruption]") {

@@ -1,7 +1,8 @@
 #pragma once
 // Rebuilding a complete, indexed MCAP file from a truncated or damaged one (like `mcap recover`):
 // every record that can still be read is copied into a fresh file with a new summary; chunks that
-// fail their CRC or do not decompress are dropped and reported.
+// fail their CRC or do not decompress are dropped and reported. Every schema and channel the input
+// declares, in an intact summary or in the data section, is kept even when no message uses it.
 
 #include <cstdint>
 #include <string>
@@ -15,8 +16,8 @@ namespace cerulion::recorder {
 /// What recover() kept and dropped.
 struct RecoveryReport {
   std::uint64_t messages = 0;          ///< messages written to the output
-  std::uint64_t schemas = 0;
-  std::uint64_t channels = 0;
+  std::uint64_t schemas = 0;           ///< schemas written to the output (with or without messages)
+  std::uint64_t channels = 0;          ///< channels written to the output (with or without messages)
   std::uint64_t attachments = 0;
   std::uint64_t metadata = 0;
   std::uint64_t chunks_kept = 0;       ///< input chunks whose messages were copied
