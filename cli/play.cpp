@@ -1,4 +1,5 @@
-// `cerulion play FILE`: republishes a recording on its topics, paced by the recorded log times.
+// `cerulion play FILE`: republishes a recording on its topics in log-time order (chunks that overlap
+// in time are merged, as the mcap CLI and Foxglove play them), paced by the recorded log times.
 // --lockstep makes each message wait until every subscriber has released the previous one.
 
 #include <chrono>
@@ -97,7 +98,14 @@ void run_play(const PlaySettings& s) {
   }
   auto reader = recorder::Reader::open(s.file);
   if (!reader) throw Exit{kExitFailure, reader.message()};
-  for (const auto& p : reader->problems()) fmt::print(stderr, "warning: {}\n", p);
+  // The reader lists each problem once: print those of opening now, those reading finds after each pass.
+  std::size_t warned = 0;
+  auto warn_new_problems = [&] {
+    for (const auto& problems = reader->problems(); warned < problems.size(); ++warned) {
+      fmt::print(stderr, "warning: {}\n", problems[warned]);
+    }
+  };
+  warn_new_problems();
   install_stop_handlers();
   const std::string domain = globals().domain;
   std::set<std::string> wanted(s.topics.begin(), s.topics.end());
@@ -110,6 +118,7 @@ void run_play(const PlaySettings& s) {
   const auto& stats = reader->summary().statistics;
   recorder::ReadMessagesOptions ro;
   ro.channel_filter = selected;
+  ro.order = recorder::ReadOrder::LogTime;
   ro.start_time = stats.message_start_time + static_cast<std::uint64_t>(s.start_offset_s * 1e9);
   const std::uint64_t total_ns = stats.message_end_time > ro.start_time ? stats.message_end_time - ro.start_time : 0;
 
@@ -148,6 +157,11 @@ void run_play(const PlaySettings& s) {
       }
       return true;
     });
+    if (printed && warned < reader->problems().size()) {
+      fmt::print(stderr, "\n");
+      printed = false;
+    }
+    warn_new_problems();
     check_recorder(st);
     ++loops;
     if (published == 0) break;  // nothing selected: looping would spin
@@ -168,7 +182,6 @@ void run_play(const PlaySettings& s) {
   } else {
     fmt::print(stderr, "played {} messages on {} topics in {:.1f} s\n", published, publishers.size(), elapsed);
   }
-  for (const auto& p : reader->problems()) fmt::print(stderr, "warning: {}\n", p);
 }
 
 void add_play_command(CLI::App& app) {

@@ -3,10 +3,13 @@
 #include <catch2/catch.hpp>
 
 #include <csignal>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
+#include "cerulion/recorder/reader.hpp"
 #include "everyday_helpers.hpp"
+#include "overlapping_mcap.hpp"
 #include "process.hpp"
 #include "test_record_helpers.hpp"
 
@@ -29,6 +32,25 @@ std::string make_recording(const std::string& topic, int count) {
   return file;
 }
 
+// Plays `file` with `options` while an echo listens on `topic`, and checks that play published
+// `count` messages and the echo received "m0".."m<count-1>" in that order; returns play's result.
+ProcessResult play_into_echo(const std::string& topic, const std::string& file, const std::vector<std::string>& options,
+                             int count) {
+  BackgroundProcess echo({cerulion_binary(), "echo", topic, "--json", "-n", std::to_string(count)});
+  REQUIRE(eventually([&] { return live_readers(topic_snapshot(topic), "subscriber") >= 1; }, 10s));
+  std::vector<std::string> args{"play", file, "--json"};
+  args.insert(args.end(), options.begin(), options.end());
+  auto play = run_cerulion(args, {}, 30s);
+  REQUIRE(play.exit_code == 0);
+  CHECK(nlohmann::json::parse(play.out)["messages_published"] == count);
+  auto got = echo.wait(20s);
+  REQUIRE(got.exit_code == 0);
+  auto lines = json_lines(got.out);
+  REQUIRE(lines.size() == static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) CHECK(lines[i]["data"] == "m" + std::to_string(i));
+  return play;
+}
+
 }  // namespace
 
 TEST_CASE("play republishes every recorded message in order", "[cli][play]") {
@@ -36,19 +58,9 @@ TEST_CASE("play republishes every recorded message in order", "[cli][play]") {
   auto file = make_recording(topic, 40);
   for (bool lockstep : {false, true}) {
     INFO("lockstep " << lockstep);
-    BackgroundProcess echo({cerulion_binary(), "echo", topic, "--json", "-n", "40"});
-    REQUIRE(eventually([&] { return live_readers(topic_snapshot(topic), "subscriber") >= 1; }, 10s));
-    std::vector<std::string> args{"play", file, "--json", "-r", "4"};
-    if (lockstep) args.push_back("--lockstep");
-    auto play = run_cerulion(args, {}, 30s);
-    REQUIRE(play.exit_code == 0);
-    auto summary = nlohmann::json::parse(play.out);
-    CHECK(summary["messages_published"] == 40);
-    auto got = echo.wait(20s);
-    REQUIRE(got.exit_code == 0);
-    auto lines = json_lines(got.out);
-    REQUIRE(lines.size() == 40);
-    for (int i = 0; i < 40; ++i) CHECK(lines[i]["data"] == "m" + std::to_string(i));
+    std::vector<std::string> options{"-r", "4"};
+    if (lockstep) options.push_back("--lockstep");
+    play_into_echo(topic, file, options, 40);
   }
 }
 
@@ -90,4 +102,51 @@ TEST_CASE("play --loop starts over until interrupted", "[cli][play]") {
   CHECK(j["loops"].get<int>() >= 2);
   CHECK(j["interrupted"] == true);
   CHECK(j["messages_published"].get<int>() > 10);
+}
+
+TEST_CASE("play sends the messages of chunks that overlap in time in log-time order, paced by their log times", "[cli][play]") {
+  auto topic = unique_topic("play_overlap");
+  auto file = record_temp_path("overlapping.mcap");
+  // 40 messages 10 ms apart in 4 chunks that each span the whole 0.39 s.
+  REQUIRE(write_overlapping_chunks(file, {topic}, 4, 10, 1'700'000'000'000'000'000, 10'000'000).ok());
+  auto play = play_into_echo(topic, file, {}, 40);
+  CHECK(play.err.find("warning") == std::string::npos);
+  CHECK(nlohmann::json::parse(play.out)["duration_s"].get<double>() >= 0.39);
+}
+
+TEST_CASE("play prints each warning about a damaged file exactly once", "[cli][play]") {
+  auto topic = unique_topic("play_damaged");
+  auto whole = record_temp_path("whole.mcap");
+  REQUIRE(write_overlapping_chunks(whole, {topic}, 4, 10, 1'700'000'000'000'000'000, 1'000'000).ok());
+  // One chunk flipped and the summary cut off: a cut-short file with a bad chunk.
+  auto reader = cerulion::recorder::Reader::open(whole);
+  REQUIRE(reader.ok());
+  const auto& victim = reader->summary().chunk_indexes.at(1);
+  std::string bytes = slurp(whole);
+  bytes[victim.chunk_start_offset + victim.chunk_length - 3] ^= 0x10;
+  auto damaged = record_temp_path("damaged.mcap");
+  spit(damaged, bytes.substr(0, reader->summary().valid_data_end));
+  auto check_each_warning_once = [](const std::string& err) {
+    std::map<std::string, int> seen;
+    for (const auto& line : text_lines(err)) {
+      if (line.rfind("warning: ", 0) == 0) ++seen[line];
+    }
+    CHECK(seen.size() >= 2);  // the file was cut short, and a chunk is bad
+    for (const auto& [line, times] : seen) {
+      INFO(line);
+      CHECK(times == 1);
+    }
+  };
+  auto once = run_cerulion({"play", damaged, "--json", "-r", "100"}, {}, 30s);
+  REQUIRE(once.exit_code == 0);
+  CHECK(nlohmann::json::parse(once.out)["messages_published"] == 30);
+  check_each_warning_once(once.err);
+
+  BackgroundProcess looping({cerulion_binary(), "play", damaged, "--loop", "--json", "-r", "100"});
+  std::this_thread::sleep_for(1500ms);
+  looping.signal(SIGINT);
+  auto looped = looping.wait(20s);
+  REQUIRE(looped.exit_code == 0);
+  REQUIRE(nlohmann::json::parse(looped.out)["loops"].get<int>() >= 2);
+  check_each_warning_once(looped.err);
 }
