@@ -20,11 +20,11 @@ struct Exit {
   std::string message;
 };
 
-/// Exit codes used everywhere.
+/// Exit codes used everywhere. A stop by signal exits 128 + the signal: stop_exit_code().
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
-inline constexpr int kExitInterrupted = 130;
+inline constexpr int kExitInterrupted = 130;  ///< 128 + SIGINT
 
 /// Settings every subcommand shares (filled by main from global flags / environment).
 struct GlobalOptions {
@@ -32,13 +32,21 @@ struct GlobalOptions {
 };
 GlobalOptions& globals();
 
-/// Set by SIGINT/SIGTERM; every wait in core is given this as its cancel flag.
+/// Set by SIGINT/SIGTERM/SIGHUP; every wait in core is given this as its cancel flag.
 const std::atomic<bool>* stop_flag();
 bool stop_requested();
-/// The signal that set the stop flag (SIGINT, SIGTERM), 0 if none.
+/// The signal that set the stop flag (SIGINT, SIGTERM, SIGHUP), 0 if none.
 int stop_signal();
-/// Installs SIGINT/SIGTERM handlers that set stop_flag() (no SA_RESTART: blocked calls return).
+/// Installs SIGINT/SIGTERM/SIGHUP handlers that set stop_flag() (no SA_RESTART: blocked calls
+/// return), so a closed terminal or a supervisor's stop ends a command as cleanly as Ctrl-C.
 void install_stop_handlers();
+/// The exit code of a command a signal stopped: 128 + that signal (130 SIGINT, 143 SIGTERM,
+/// 129 SIGHUP), kExitInterrupted when none was seen (an Interrupted status without a signal).
+int stop_exit_code();
+/// The exit code of a command whose normal end is Ctrl-C (record, play) once it has finished its
+/// work: kExitOk after SIGINT or no signal, stop_exit_code() after SIGTERM or SIGHUP, so a
+/// supervisor or a closed terminal still sees that it was stopped.
+int finished_exit_code();
 
 /// Throws Exit{1, "<context>: <message>"} when `status` is not ok. Usage-type errors
 /// (InvalidArgument, InvalidTopicName) exit 2.

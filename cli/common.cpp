@@ -18,7 +18,7 @@ void check(const Status& status, std::string_view context) {
   switch (status.code()) {
     case ErrorCode::InvalidArgument:
     case ErrorCode::InvalidTopicName: code = kExitUsage; break;
-    case ErrorCode::Interrupted: code = kExitInterrupted; message.clear(); break;
+    case ErrorCode::Interrupted: code = stop_exit_code(); message.clear(); break;
     default: break;
   }
   throw Exit{code, message};

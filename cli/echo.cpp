@@ -113,7 +113,7 @@ void run_echo(const EchoSettings& settings) {
     if (stop_requested()) {  // a busy stream never blocks, so the flag is looked at here too
       printer.flush();
       finish_lost_report();
-      throw Exit{kExitInterrupted, {}};
+      throw Exit{stop_exit_code(), {}};
     }
     // Flush only when nothing is waiting: full buffers at high rates, prompt lines at low ones.
     auto ready = subscriber.try_receive();
@@ -126,7 +126,7 @@ void run_echo(const EchoSettings& settings) {
       if (!next) {
         if (next.code() == ErrorCode::Interrupted) {
           finish_lost_report();
-          throw Exit{kExitInterrupted, {}};
+          throw Exit{stop_exit_code(), {}};
         }
         if (next.code() != ErrorCode::Timeout) check(next.status(), subscriber.topic());
         finish_lost_report();
@@ -149,7 +149,7 @@ void run_echo(const EchoSettings& settings) {
       printer.flush();
       if (!sleep_unless_stopped(seconds_to_timeout(settings.delay_s).value())) {
         finish_lost_report();
-        throw Exit{kExitInterrupted, {}};
+        throw Exit{stop_exit_code(), {}};
       }
     }
   }

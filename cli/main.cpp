@@ -46,6 +46,14 @@ GlobalOptions& globals() {
 const std::atomic<bool>* stop_flag() { return &g_stop; }
 bool stop_requested() { return g_stop.load(std::memory_order_relaxed); }
 int stop_signal() { return g_stop_signal.load(); }
+int stop_exit_code() {
+  int sig = stop_signal();
+  return sig != 0 ? 128 + sig : kExitInterrupted;
+}
+int finished_exit_code() {
+  int sig = stop_signal();
+  return sig == 0 || sig == SIGINT ? kExitOk : stop_exit_code();
+}
 
 void install_stop_handlers() {
   struct sigaction sa {};
@@ -54,6 +62,7 @@ void install_stop_handlers() {
   sa.sa_flags = 0;  // no SA_RESTART: a futex wait returns EINTR and notices the flag at once
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);
 }
 
 }  // namespace cerulion::cli

@@ -166,7 +166,7 @@ CERULION_HOT_PATH PingReport run_ping(const PingOptions& o) {
   Status joined = requests.wait_for_subscribers(1, o.timeout);
   if (!joined.ok()) {
     stop_pong();
-    if (joined.code() == ErrorCode::Interrupted) throw Exit{kExitInterrupted, ""};
+    if (joined.code() == ErrorCode::Interrupted) throw Exit{stop_exit_code(), ""};
     throw Exit{kExitFailure, o.peer ? "ping: no `cerulion pong` answered on " + request_topic(o.prefix) +
                                           " within the timeout"
                                     : "ping: the pong worker did not start"};

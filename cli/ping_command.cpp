@@ -125,7 +125,7 @@ void add_ping_command(CLI::App& app) {
     }
     if (a->json) print_json(report, summary);
     else print_human(report, summary);
-    if (report.interrupted) throw Exit{kExitInterrupted, ""};
+    if (report.interrupted) throw Exit{stop_exit_code(), ""};
     if (report.lost > 0 || report.pong_gone) {
       throw Exit{kExitFailure, fmt::format("{} round trip(s) went missing{}", report.lost,
                                            report.pong_gone ? " (the pong went away)" : "")};

@@ -182,6 +182,8 @@ void run_play(const PlaySettings& s) {
   } else {
     fmt::print(stderr, "played {} messages on {} topics in {:.1f} s\n", published, publishers.size(), elapsed);
   }
+  // Ctrl-C is how a --loop ends; a SIGTERM or SIGHUP still shows in the exit code.
+  if (int code = finished_exit_code(); code != kExitOk) throw Exit{code, {}};
 }
 
 void add_play_command(CLI::App& app) {

@@ -92,6 +92,8 @@ void add_pong_command(CLI::App& app) {
     }
     options.cancel = stop_flag();
     int code = run_pong(options);
+    // Ctrl-C is how a pong ends; a SIGTERM or SIGHUP still shows in the exit code.
+    if (code == kExitOk) code = finished_exit_code();
     if (code != kExitOk) throw Exit{code, ""};
   });
 }

@@ -94,7 +94,7 @@ class PacedPublisher {
     if (period_.count() == 0) return;
     auto now = std::chrono::steady_clock::now();
     if (!next_.has_value()) next_ = now;
-    if (*next_ > now && !sleep_unless_stopped(*next_ - now)) throw Exit{kExitInterrupted, {}};
+    if (*next_ > now && !sleep_unless_stopped(*next_ - now)) throw Exit{stop_exit_code(), {}};
     // A late message does not make the next ones burst: the schedule restarts from now.
     next_ = std::max(*next_ + period_, now);
   }
@@ -204,7 +204,7 @@ class StdinMessages {
         return;
       }
       if (errno == EINTR) {
-        if (stop_requested()) throw Exit{kExitInterrupted, {}};
+        if (stop_requested()) throw Exit{stop_exit_code(), {}};
         continue;
       }
       throw Exit{kExitFailure, fmt::format("reading stdin: {}", std::strerror(errno))};
@@ -289,7 +289,7 @@ void run_pub(const PubSettings& settings) {
 
   std::mt19937_64 random{std::random_device{}()};
   for (std::uint64_t round = 0; !limit || round < *limit; ++round) {
-    if (stop_requested()) throw Exit{kExitInterrupted, {}};
+    if (stop_requested()) throw Exit{stop_exit_code(), {}};
     if (settings.size_option->count() > 0) {
       out.publish_in_place(settings.size, [&](std::span<std::byte> payload) {
         fill_payload(payload, settings.fill, round, random);

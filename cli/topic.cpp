@@ -275,7 +275,7 @@ void run_hz(const std::string& topic, std::size_t window, std::uint64_t reports_
     if (sample) {
       rates.add(*sample);
     } else if (sample.code() == ErrorCode::Interrupted) {
-      throw Exit{kExitInterrupted, {}};
+      throw Exit{stop_exit_code(), {}};
     } else if (sample.code() != ErrorCode::Timeout) {
       check(sample.status(), tap.topic());
     }

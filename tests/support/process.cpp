@@ -30,6 +30,8 @@ int decode_status(int status) {
   return -1;
 }
 
+int killing_signal(int status) { return WIFSIGNALED(status) ? WTERMSIG(status) : 0; }
+
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
@@ -117,6 +119,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
   int status = 0;
   waitpid(pid, &status, 0);
   result.exit_code = decode_status(status);
+  result.killed_by = killing_signal(status);
   return result;
 }
 
@@ -195,6 +198,7 @@ ProcessResult BackgroundProcess::wait(std::chrono::milliseconds timeout) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   result.exit_code = decode_status(status_);
+  result.killed_by = killing_signal(status_);
   result.out = read_file(out_path_);
   result.err = read_file(err_path_);
   return result;

@@ -12,6 +12,7 @@ namespace cerulion::test {
 
 struct ProcessResult {
   int exit_code = -1;       ///< exit status, or 128+signal when killed by a signal
+  int killed_by = 0;        ///< the signal that killed it; 0 when it exited on its own
   bool timed_out = false;   ///< killed because it outlived the timeout
   std::string out;
   std::string err;
