@@ -1,10 +1,12 @@
 #include "cerulion/core/discovery.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <dirent.h>
+#include <filesystem>
+#include <memory>
 #include <sys/stat.h>
-
-#include <boost/interprocess/shared_memory_object.hpp>
+#include <unistd.h>
 
 #include "liveness.hpp"
 #include "segment.hpp"
@@ -16,7 +18,7 @@ using detail::TopicSegment;
 
 std::vector<std::string> segment_topics(std::string_view domain) {
   std::vector<std::string> topics;
-  DIR* dir = opendir("/dev/shm");
+  DIR* dir = opendir(detail::kShmDirectory);
   if (!dir) return topics;
   while (dirent* e = readdir(dir)) {
     std::string topic = topic_from_segment_file(domain, e->d_name);
@@ -27,13 +29,12 @@ std::vector<std::string> segment_topics(std::string_view domain) {
   return topics;
 }
 
-Result<std::shared_ptr<TopicSegment>> open_existing(std::string_view topic, std::string_view domain, bool writable) {
+Result<std::shared_ptr<TopicSegment>> open_existing(std::string_view topic, std::string_view domain,
+                                                    TopicSegment::Access access) {
   TopicSegment::OpenRequest request;
   request.topic = std::string(topic);
   request.options.domain = std::string(domain);
-  request.create_if_missing = false;
-  request.writable_data = false;
-  request.control_writable = writable;
+  request.access = access;
   return TopicSegment::open(request);
 }
 
@@ -61,12 +62,14 @@ TopicInfo describe(TopicSegment& seg, std::string_view domain) {
   info.creator_pid = cfg.creator_pid;
   info.created_realtime_ns = cfg.created_realtime_ns;
   info.segment_bytes = cfg.total_bytes;
+  const struct stat& opened = seg.file_status();
+  info.owner_uid = opened.st_uid;
+  info.owner = detail::user_name(opened.st_uid);
+  if ((opened.st_mode & 0060) == 0060) info.group = detail::group_name(opened.st_gid);
+  info.permissions = opened.st_mode & 07777;
+  info.foreign = detail::is_foreign(opened);
   struct stat st {};
-  if (::fstat(seg.fd(), &st) == 0) {
-    info.resident_bytes = static_cast<std::uint64_t>(st.st_blocks) * 512;
-    info.owner_uid = st.st_uid;
-    info.permissions = st.st_mode & 07777;
-  }
+  if (::fstat(seg.fd(), &st) == 0) info.resident_bytes = static_cast<std::uint64_t>(st.st_blocks) * 512;
   for (std::uint32_t i = 0; i < kMaxParticipants; ++i) {
     detail::Participant& p = seg.participant(i);
     if (p.state.load() != detail::kActive) continue;
@@ -79,7 +82,44 @@ TopicInfo describe(TopicSegment& seg, std::string_view domain) {
     pi.messages = p.messages.load();
     info.participants.push_back(pi);
   }
+  info.damage = seg.inconsistency();
   return info;
+}
+
+/// The live processes a damaged segment's participant table still names. The table sits at the
+/// same offset in every segment, so it can be read when the rest of the header cannot be trusted;
+/// it is read, not mapped (see shm_file.hpp on touching pages).
+std::vector<std::uint32_t> live_participants_of_damaged(const std::string& name) {
+  std::vector<std::uint32_t> pids;
+  auto file = detail::ShmFile::open_existing(name, false, name);
+  if (!file) return pids;
+  auto table = std::make_unique<detail::Participant[]>(kMaxParticipants);
+  const std::size_t length = sizeof(detail::Participant) * kMaxParticipants;
+  if (::pread(file->fd(), static_cast<void*>(table.get()), length, detail::kParticipantsOffset) !=
+      static_cast<ssize_t>(length)) {
+    return pids;
+  }
+  for (std::uint32_t i = 0; i < kMaxParticipants; ++i) {
+    const detail::Participant& p = table[i];
+    if (p.state.load(std::memory_order_relaxed) == detail::kActive &&
+        detail::process_alive(static_cast<pid_t>(p.pid), p.start_time, p.pid_namespace)) {
+      pids.push_back(p.pid);
+    }
+  }
+  return pids;
+}
+
+std::string pid_list(const std::vector<std::uint32_t>& pids) {
+  std::string text;
+  for (auto pid : pids) text += (text.empty() ? "" : ", ") + std::to_string(pid);
+  return text;
+}
+
+/// Removes an entry named like a segment that is not one: a FIFO, a link (not followed), a
+/// directory and what is in it.
+bool remove_non_segment(const std::string& path) {
+  std::error_code error;
+  return std::filesystem::remove_all(path, error) > 0 && !error;
 }
 
 }  // namespace
@@ -100,7 +140,7 @@ Result<TopicListing> list_topics(std::string_view domain) {
   if (Status st = validate_domain(domain); !st.ok()) return st;
   TopicListing listing;
   for (const auto& topic : segment_topics(domain)) {
-    auto seg = open_existing(topic, domain, false);
+    auto seg = open_existing(topic, domain, TopicSegment::Access::Inspect);
     if (!seg) {
       if (seg.code() != ErrorCode::NotFound) listing.problems.push_back(seg.message());
       continue;
@@ -114,7 +154,7 @@ Result<TopicInfo> inspect_topic(std::string_view topic, std::string_view domain)
   if (Status st = validate_domain(domain); !st.ok()) return st;
   auto name = normalize_topic_name(topic);
   if (!name) return name.status();
-  auto seg = open_existing(*name, domain, false);
+  auto seg = open_existing(*name, domain, TopicSegment::Access::Inspect);
   if (!seg) {
     if (seg.code() == ErrorCode::NotFound) {
       return Status(ErrorCode::NotFound, "no topic '" + *name + "' in domain '" + std::string(domain) + "'");
@@ -138,17 +178,35 @@ Result<std::vector<CleanedSegment>> clean_domain(std::string_view domain, bool d
     CleanedSegment item;
     item.topic = topic;
     item.segment = segment_name(domain, topic);
+    const std::string path = detail::shm_path(item.segment.substr(1));
     const bool force = !forced.empty() && topic == forced;
     forced_found |= force;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) continue;  // gone meanwhile
+    if (std::string kind = detail::describe_non_segment(st); !kind.empty()) {
+      item.reason = "not a topic segment: " + kind;
+      if (!dry_run) item.removed = remove_non_segment(path);
+      report.push_back(item);
+      continue;
+    }
     auto remove = [&] {
-      if (!dry_run) item.removed = boost::interprocess::shared_memory_object::remove(item.segment.c_str() + 1);
+      if (!dry_run) item.removed = ::unlink(path.c_str()) == 0;
     };
-    auto seg = open_existing(topic, domain, !dry_run);
+    auto seg = open_existing(topic, domain, dry_run ? TopicSegment::Access::Inspect : TopicSegment::Access::Maintain);
     if (!seg) {
       if (seg.code() == ErrorCode::NotFound) continue;
       if (seg.code() == ErrorCode::PermissionDenied && !force) continue;  // another user's business
-      item.reason = force ? "forced (" + seg.message() + ")" : seg.message();
-      remove();
+      const auto live = live_participants_of_damaged(item.segment.substr(1));
+      if (force) {
+        item.reason = "forced (" + seg.message() + ")";
+        remove();
+      } else if (!live.empty()) {
+        item.reason = seg.message() + "; left in place: live processes still use it (" + pid_list(live) + ")";
+        item.in_use = true;
+      } else {
+        item.reason = seg.message();
+        remove();
+      }
       report.push_back(item);
       continue;
     }
@@ -156,12 +214,12 @@ Result<std::vector<CleanedSegment>> clean_domain(std::string_view domain, bool d
     const bool locked = !dry_run && s.lock().ok();
     TopicInfo info = describe(s, domain);
     if (force || info.abandoned()) {
-      std::string pids;
-      for (const auto& p : info.participants) pids += (pids.empty() ? "" : ", ") + std::to_string(p.pid);
+      std::vector<std::uint32_t> pids;
+      for (const auto& p : info.participants) pids.push_back(p.pid);
       if (force) {
-        item.reason = info.abandoned() ? "forced" : "forced (live participants: " + pids + ")";
+        item.reason = info.abandoned() ? "forced" : "forced (live participants: " + pid_list(pids) + ")";
       } else {
-        item.reason = pids.empty() ? "no participant" : "no live participant (dead: " + pids + ")";
+        item.reason = pids.empty() ? "no participant" : "no live participant (dead: " + pid_list(pids) + ")";
       }
       if (locked) s.control().unlinked.store(1);
       remove();

@@ -5,8 +5,11 @@
 //   [ Config (immutable, checksummed) | Control | Participant x32 | LogEntry x depth |
 //     SlotControl x slot_count | padding to a page | payload slots x slot_count (stride each) ]
 //
-// The payload area is sparse: each slot has address space for the topic's ceiling, but tmpfs only
-// commits the pages a publisher writes, so a 16 MiB slot carrying 8 bytes costs one page.
+// The payload area is sparse: each slot has address space for the topic's ceiling, but only the
+// pages its largest payload so far needs are committed (reserved with fallocate as the slot grows,
+// so that a full /dev/shm refuses a loan instead of faulting), so a 16 MiB slot carrying 8 bytes
+// costs one page. Everything before the payload area is committed and written before the segment
+// gets its name.
 
 #include <atomic>
 #include <cstddef>
@@ -19,7 +22,7 @@ namespace cerulion::detail {
 
 inline constexpr std::uint64_t kSegmentMagic = 0x4E4F494C55524543ull;  // "CERULION" little-endian
 /// Bump whenever any struct below changes: a process of another version refuses the segment.
-inline constexpr std::uint32_t kLayoutVersion = 2;
+inline constexpr std::uint32_t kLayoutVersion = 3;
 inline constexpr std::size_t kTopicNameCapacity = 216;
 
 static_assert(kMaxParticipants <= 32, "participant bits must fit the 32-bit holder mask of a slot");
@@ -93,6 +96,14 @@ struct alignas(64) Control {
   alignas(64) WakeChannel members;  ///< anyone waiting for participants to join
 };
 static_assert(offsetof(Control, mode) == 64, "the publish line (lock .. data channel) must fit one cache line");
+
+inline constexpr std::uint64_t kPageBytes = 4096;
+constexpr std::uint64_t round_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
+/// Where Control starts.
+inline constexpr std::uint64_t kControlOffset = round_up(sizeof(Config), 64);
+/// Where the participant table starts: the same for every depth and ceiling, so that the table of
+/// a segment whose Config is damaged can still be read (to tell whether anyone still uses it).
+inline constexpr std::uint64_t kParticipantsOffset = kControlOffset + round_up(sizeof(Control), 64);
 
 /// One published message in the ring: (sequence + 1) << 24 | slot index; 0 = never written.
 /// The metadata beside it is written before seq_slot (release), so a lockstep subscriber gets

@@ -1,7 +1,6 @@
 #include "cerulion/core/publisher.hpp"
 
 #include <cstring>
-#include <sys/statvfs.h>
 
 #include "cerulion/core/names.hpp"
 #include "segment.hpp"
@@ -96,7 +95,22 @@ class alignas(64) PublisherImpl {
     if (seq < cached_min_cursor_ + segment_->depth()) return true;
     auto lowest = segment_->min_subscriber_floor();
     cached_min_cursor_ = lowest.value_or(seq);
+    // Lockstep never publishes more than depth ahead of a subscriber's floor; being further ahead
+    // means the shared counters were damaged, and waiting would wait for ever.
+    if (seq > cached_min_cursor_ + segment_->depth()) {
+      damaged_ = true;
+      return true;
+    }
     return seq < cached_min_cursor_ + segment_->depth();
+  }
+
+  Status damage_report() const {
+    std::string why = segment_->inconsistency();
+    if (why.empty()) {
+      why = "topic '" + segment_->topic() + "' is damaged: a lockstep subscriber is further behind than its depth of " +
+            std::to_string(segment_->depth()) + " allows";
+    }
+    return Status(ErrorCode::Corrupted, why);
   }
 
   Status wait_for_room(Timeout timeout);
@@ -119,24 +133,14 @@ class alignas(64) PublisherImpl {
     return std::nullopt;
   }
 
-  Status grow_slot(SlotControl& sc, std::size_t size) {
-    // The slot's address space is reserved; its memory is committed as it is written. Growing
-    // past what /dev/shm can still hold would end in SIGBUS on first touch, so refuse cleanly.
+  Status grow_slot(std::uint32_t slot, SlotControl& sc, std::size_t size) {
+    // The slot's address space is there for the ceiling; its memory is committed as it grows, and
+    // committed before anyone writes it: a page written without it would fault (SIGBUS) in every
+    // process that touches it once /dev/shm is full. Only the loan's holder grows a slot.
     std::uint64_t high = sc.high_water.load(std::memory_order_relaxed);
     if (size <= high) return Status::success();
-    if (size - high > (1u << 20)) {
-      struct statvfs vfs {};
-      if (::fstatvfs(segment_->fd(), &vfs) == 0) {
-        std::uint64_t free_bytes = std::uint64_t(vfs.f_bavail) * vfs.f_frsize;
-        if (free_bytes < size - high) {
-          return Status(ErrorCode::OutOfMemory, "/dev/shm has " + std::to_string(free_bytes) +
-                                                    " bytes free, a " + std::to_string(size) +
-                                                    "-byte payload does not fit");
-        }
-      }
-    }
-    while (high < size && !sc.high_water.compare_exchange_weak(high, size)) {
-    }
+    if (Status st = segment_->reserve_payload(slot, high, size); !st.ok()) return st;
+    sc.high_water.store(size, std::memory_order_relaxed);
     std::uint64_t largest = segment_->control().largest_payload.load(std::memory_order_relaxed);
     while (largest < size && !segment_->control().largest_payload.compare_exchange_weak(largest, size)) {
     }
@@ -174,6 +178,7 @@ class alignas(64) PublisherImpl {
   std::int64_t realtime_offset_ = 0;
   std::uint32_t hint_ = 0;
   Mode mode_;
+  bool damaged_ = false;  ///< the shared counters contradict each other (has_room)
   WarmTicket warm_ticket_;
   Waiter room_waiter_;
   Waiter member_waiter_;
@@ -183,6 +188,7 @@ CERULION_HOT_PATH Status PublisherImpl::wait_for_room(Timeout timeout) {
   Control& ctl = segment_->control();
   auto ready = [&]() CERULION_HOT_PATH { return has_room(ctl.published.load(std::memory_order_acquire)); };
   Status st = room_waiter_.wait(ready, ctl.room, timeout, [&] { segment_->evict_dead(); });
+  if (damaged_) return damage_report();
   if (st.code() == ErrorCode::Timeout) {
     return Status(ErrorCode::Timeout, "timed out waiting for subscribers of '" + segment_->topic() +
                                           "' to take earlier messages (lockstep)");
@@ -212,7 +218,7 @@ CERULION_HOT_PATH Result<Loan> PublisherImpl::loan(std::size_t size, Timeout tim
     if (!slot) return Status(ErrorCode::OutOfMemory, "topic '" + segment_->topic() + "' has no free slot");
   }
   SlotControl& sc = segment_->slot(*slot);
-  if (Status st = grow_slot(sc, size); !st.ok()) {
+  if (Status st = grow_slot(*slot, sc, size); !st.ok()) {
     sc.word.fetch_and(~bit());
     return st;
   }
@@ -242,9 +248,10 @@ CERULION_HOT_PATH Result<std::uint64_t> PublisherImpl::publish(Loan& loan, Timeo
     }
     if (Status st = segment_->lock(); !st.ok()) return st;
     const std::uint64_t seq = ctl.published.load(std::memory_order_relaxed);
-    if (mode_ == Mode::Lockstep && !has_room(seq)) {
-      segment_->unlock();  // another publisher took the room first
-      continue;
+    if (mode_ == Mode::Lockstep && (!has_room(seq) || damaged_)) {
+      segment_->unlock();
+      if (damaged_) return damage_report();
+      continue;  // another publisher took the room first
     }
     LogEntry& entry = segment_->log(seq);
     const std::uint64_t old = entry.seq_slot.load(std::memory_order_relaxed);
@@ -300,7 +307,7 @@ Result<Publisher> Publisher::create(std::string_view topic, PublisherOptions opt
   auto name = normalize_topic_name(topic);
   if (!name) return name.status();
   if (Status st = validate_domain(options.topic.domain); !st.ok()) return st;
-  detail::TopicSegment::OpenRequest request{*name, options.topic, true, true, true};
+  const detail::TopicSegment::OpenRequest request{*name, options.topic, detail::TopicSegment::Access::Publish};
   auto joined = detail::TopicSegment::join(request, Role::Publisher, options.topic.mode, options.topic.depth);
   if (!joined) return joined.status();
   return Publisher(std::make_unique<detail::PublisherImpl>(std::move(joined->segment), joined->index, options));

@@ -6,10 +6,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <sys/stat.h>
 
 #include "cerulion/core/options.hpp"
 #include "cerulion/core/status.hpp"
 #include "layout.hpp"
+#include "shm_file.hpp"
 
 namespace cerulion::detail {
 
@@ -26,18 +28,27 @@ LayoutPlan plan_layout(std::uint32_t depth, std::uint64_t max_payload);
 /// Checksum of the immutable configuration (FNV-1a over the bytes before config_crc).
 std::uint32_t config_checksum(const Config& config);
 
+/// The configuration of a new segment laid out as `plan`, created now by this process, checksum
+/// included.
+Config make_config(const LayoutPlan& plan, std::uint64_t max_payload, std::string_view topic);
+
 /// Ok if `config` describes a sane layout of a segment `file_bytes` long; Corrupted otherwise.
 Status validate_config(const Config& config, std::uint64_t file_bytes, std::string_view what);
 
 class TopicSegment {
  public:
+  /// What a segment is opened for.
+  enum class Access : std::uint8_t {
+    Publish,    ///< joins; creates the topic if missing; payloads writable
+    Subscribe,  ///< joins; creates the topic if missing; payloads read-only
+    Inspect,    ///< an existing topic, read-only, payloads unmapped (discovery)
+    Maintain,   ///< an existing topic, control writable (to take its lock), payloads unmapped (clean)
+  };
   /// How to open a segment.
   struct OpenRequest {
     std::string topic;  ///< normalized
     TopicOptions options;
-    bool create_if_missing = true;
-    bool writable_data = true;  ///< publishers map payloads read-write, readers read-only
-    bool control_writable = true;  ///< false: a read-only look (discovery)
+    Access access = Access::Subscribe;
   };
 
   static Result<std::shared_ptr<TopicSegment>> open(const OpenRequest& request);
@@ -62,6 +73,12 @@ class TopicSegment {
   const std::string& topic() const { return topic_; }
   const std::string& name() const { return name_; }
   int fd() const;
+  /// The segment file's attributes when it was opened (owner, group, mode).
+  const struct stat& file_status() const { return file_status_; }
+
+  /// Commits the memory of slot `index`'s payload bytes [from, to) before anyone writes them, so a
+  /// full /dev/shm is an OutOfMemory error here and never a SIGBUS later (in any participant).
+  Status reserve_payload(std::uint32_t index, std::uint64_t from, std::uint64_t to);
 
   /// Takes the topic lock (recovering it, and repairing the ring, if its holder died). A segment
   /// belongs to the process that opened it: the lock records that process's identity.
@@ -77,13 +94,13 @@ class TopicSegment {
   /// participant removed between the opening and the joining is left for a fresh one, so nobody
   /// ends up alone in a segment that no longer has a name.
   static Result<Membership> join(const OpenRequest& request, Role role, std::optional<Mode> explicit_mode,
-                                 std::optional<std::uint32_t> explicit_depth);
+                                 std::optional<std::uint32_t> explicit_depth, StartAt start = StartAt::Next);
 
   /// Joins as `role`. A publisher with `explicit_mode` fixes a provisional mode or must match it.
   /// NotFound if the segment was removed since it was opened (join() then opens a fresh one).
   /// Must be called without the lock held.
   Result<std::uint32_t> attach(Role role, std::optional<Mode> explicit_mode,
-                               std::optional<std::uint32_t> explicit_depth);
+                               std::optional<std::uint32_t> explicit_depth, StartAt start = StartAt::Next);
   /// Leaves; the last participant out removes the segment name.
   void detach(std::uint32_t index);
 
@@ -97,8 +114,18 @@ class TopicSegment {
   /// Lowest floor (oldest sequence still needed) among active subscribers, or nullopt if none.
   std::optional<std::uint64_t> min_subscriber_floor() const;
 
+  /// "" while the shared counters agree with each other (the ring's newest entry is the message
+  /// before `published`; no reader is ahead of `published`); otherwise one line saying what
+  /// contradicts what. Only damage to the segment makes them disagree.
+  std::string inconsistency() const;
+
  private:
   TopicSegment() = default;
+  /// A complete segment for `request` in a new unnamed file: sized, header reserved and written.
+  static Result<ShmFile> build(const OpenRequest& request, const std::string& what);
+  /// Checks an opened file (what it is, who owns it, its header) and maps it as `request` says.
+  static Result<std::shared_ptr<TopicSegment>> from_file(ShmFile file, const OpenRequest& request,
+                                                        const std::string& what);
   void evict_locked(std::uint32_t index);
   void repair_ring_locked();
   void note_lock_owner();
@@ -116,9 +143,11 @@ class TopicSegment {
   alignas(64) std::uint32_t hot_slots_ = 0;
   std::uint32_t own_pid_ = 0;  ///< the lock word's value while we hold it
   std::uint64_t own_start_time_ = 0;
+  std::uint64_t data_offset_ = 0;
   std::uint32_t own_pid_namespace_ = 0;
   struct Mapping;
   std::unique_ptr<Mapping> mapping_;
+  struct stat file_status_ {};
   Config* config_ = nullptr;
   std::string topic_;
   std::string name_;  ///< without leading '/'

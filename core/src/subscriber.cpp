@@ -18,6 +18,7 @@ class alignas(64) SubscriberImpl {
         index_(index),
         role_(options.role),
         cursor_(segment_->participant(index).cursor.load()),
+        pending_lost_(segment_->participant(index).lost.load()),
         waiter_(options.wait, static_cast<std::uint32_t>(1u << index), options.role == Role::Tap, segment_->depth()) {}
 
   ~SubscriberImpl() {
@@ -73,19 +74,25 @@ class alignas(64) SubscriberImpl {
     sample.publish_realtime_ns_ = metadata.publish_real_ns;
     sample.publisher_pid_ = metadata.publisher_pid;
     sample.slot_ = slot;
+    sample.lost_before_ = pending_lost_;
     return sample;
   }
 
   /// Moves the cursor past `sample`, just taken: publishers see the new cursor, the count grows,
   /// and the adaptive waiter learns when it was published.
   void move_past(Participant& me, const Sample& sample) {
+    pending_lost_ = 0;
     ++cursor_;
     me.cursor.store(cursor_, std::memory_order_release);
     me.messages.store(me.messages.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     waiter_.record_arrival(sample.publish_time_ns_);
   }
 
-  static void record_lost(Participant& me, std::uint64_t n) { me.lost.fetch_add(n, std::memory_order_relaxed); }
+  /// Counts `n` messages lost: in the shared count at once, and in the next sample's lost_before.
+  void note_lost(Participant& me, std::uint64_t n) {
+    me.lost.fetch_add(n, std::memory_order_relaxed);
+    pending_lost_ += n;
+  }
   std::uint64_t bit() const { return 1ull << index_; }
 
   // What taking a message reads and writes here comes first; then the waiter's own hot lines.
@@ -94,6 +101,7 @@ class alignas(64) SubscriberImpl {
   Role role_;
   std::uint32_t held_ = 0;
   std::uint64_t cursor_;
+  std::uint64_t pending_lost_;  ///< counted, not yet told: goes into the next sample's lost_before
   std::uint64_t held_seqs_[kMaxHeldPerParticipant] = {};
   static constexpr std::uint32_t kHeldByFloor = 1;  ///< Sample::hold_: kept by the floor, no slot bit
   WarmTicket warm_ticket_;
@@ -106,22 +114,23 @@ CERULION_HOT_PATH Result<std::optional<Sample>> SubscriberImpl::try_take() {
                                             std::to_string(kMaxHeldPerParticipant) + " samples at once");
   }
   Participant& me = segment_->participant(index_);
-  std::uint64_t lost_now = 0;
   for (;;) {
     const LogEntry& log_entry = segment_->log(cursor_);
     const std::uint64_t entry = log_entry.seq_slot.load(std::memory_order_acquire);
     const std::uint64_t want = cursor_ + 1;
     const std::uint64_t have = entry >> kSlotIndexBits;
-    if (entry == 0 || have < want) {
-      if (lost_now) record_lost(me, lost_now);
-      return std::optional<Sample>{};
-    }
+    if (entry == 0 || have < want) return std::optional<Sample>{};
     if (have > want) {
+      if (role_ == Role::Subscriber && mode() == Mode::Lockstep) {
+        return Status(ErrorCode::Corrupted, "topic '" + segment_->topic() + "' is damaged: the ring holds message " +
+                                                std::to_string(have - 1) + " where message " + std::to_string(cursor_) +
+                                                " belongs, which lockstep never allows");
+      }
       // Overwritten before we got to it (free run, or a tap): skip to the oldest still kept.
       const std::uint64_t published = segment_->control().published.load(std::memory_order_acquire);
       const std::uint64_t oldest = published > segment_->depth() ? published - segment_->depth() : 0;
       const std::uint64_t next = std::max(oldest, cursor_ + 1);
-      lost_now += next - cursor_;
+      note_lost(me, next - cursor_);
       cursor_ = next;
       continue;
     }
@@ -149,7 +158,7 @@ CERULION_HOT_PATH Result<std::optional<Sample>> SubscriberImpl::try_take() {
     }
     if (!held) {
       // Reused between reading the ring and taking hold: that message is gone.
-      ++lost_now;
+      note_lost(me, 1);
       ++cursor_;
       continue;
     }
@@ -159,8 +168,6 @@ CERULION_HOT_PATH Result<std::optional<Sample>> SubscriberImpl::try_take() {
       return Status(ErrorCode::Corrupted, "topic '" + segment_->topic() + "': slot size over the ceiling");
     }
     Sample sample = sample_at_cursor(slot, size, sc);
-    sample.lost_before_ = lost_now;
-    if (lost_now) record_lost(me, lost_now);
     ++held_;
     move_past(me, sample);
     me.floor.store(cursor_, std::memory_order_release);  // free run: the ring never waits for us
@@ -257,8 +264,8 @@ Result<Subscriber> Subscriber::create(std::string_view topic, SubscriberOptions 
   if (!name) return name.status();
   if (Status st = validate_domain(options.topic.domain); !st.ok()) return st;
   if (options.role == Role::Publisher) return Status(ErrorCode::InvalidArgument, "a subscriber's role is subscriber or tap");
-  detail::TopicSegment::OpenRequest request{*name, options.topic, true, false, true};
-  auto joined = detail::TopicSegment::join(request, options.role, std::nullopt, std::nullopt);
+  const detail::TopicSegment::OpenRequest request{*name, options.topic, detail::TopicSegment::Access::Subscribe};
+  auto joined = detail::TopicSegment::join(request, options.role, std::nullopt, std::nullopt, options.start);
   if (!joined) return joined.status();
   return Subscriber(std::make_unique<detail::SubscriberImpl>(std::move(joined->segment), joined->index, options));
 }

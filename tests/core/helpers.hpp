@@ -1,7 +1,12 @@
 #pragma once
 // Small conveniences for the core tests.
 
+#include <catch2/catch.hpp>
+
 #include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -33,5 +38,24 @@ inline SubscriberOptions subscriber_options(Role role = Role::Subscriber,
   o.wait.strategy = wait;
   return o;
 }
+
+/// Path of a topic's segment file.
+inline std::string shm_path(const std::string& topic, const std::string& domain = default_domain()) {
+  return "/dev/shm" + segment_name(domain, topic);
+}
+
+inline bool exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+/// Overwrites `bytes` at `offset` of a topic's segment.
+inline void scribble(const std::string& topic, std::size_t offset, const std::string& bytes) {
+  int fd = ::open(shm_path(topic).c_str(), O_RDWR);
+  REQUIRE(fd >= 0);
+  REQUIRE(::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(offset)) == static_cast<ssize_t>(bytes.size()));
+  ::close(fd);
+}
+
 
 }  // namespace cerulion::test

@@ -12,72 +12,13 @@
 
 #include "helpers.hpp"
 #include "layout.hpp"  // white box: to fake a lock holder that died
+#include "child.hpp"
 #include "process.hpp"
 
 using namespace cerulion;
 using namespace cerulion::test;
 using namespace std::chrono_literals;
 
-namespace {
-
-/// A forked child; its body returns an exit code. The parent learns "ready" through a pipe.
-class Child {
- public:
-  template <typename Body>
-  explicit Child(Body body) {
-    int fds[2];
-    REQUIRE(pipe(fds) == 0);
-    pid_ = fork();
-    REQUIRE(pid_ >= 0);
-    if (pid_ == 0) {
-      close(fds[0]);
-      ready_fd_ = fds[1];
-      int code = 99;
-      try {
-        code = body(*this);
-      } catch (...) {
-      }
-      _exit(code);
-    }
-    close(fds[1]);
-    ready_fd_ = fds[0];
-  }
-  ~Child() {
-    if (pid_ > 0 && !reaped_) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-    close(ready_fd_);
-  }
-  /// In the child: tell the parent it reached the interesting point.
-  void signal_ready() {
-    char c = 1;
-    (void)!write(ready_fd_, &c, 1);
-  }
-  /// In the parent: wait for signal_ready().
-  bool wait_ready() {
-    char c;
-    return read(ready_fd_, &c, 1) == 1;
-  }
-  void kill9() {
-    kill(pid_, SIGKILL);
-    waitpid(pid_, nullptr, 0);
-    reaped_ = true;
-  }
-  int join() {
-    int status = 0;
-    waitpid(pid_, &status, 0);
-    reaped_ = true;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
-
- private:
-  pid_t pid_ = -1;
-  int ready_fd_ = -1;
-  bool reaped_ = false;
-};
-
-}  // namespace
 
 TEST_CASE("MessagesCrossProcessesInOrder", "[process]") {
   const std::string topic = unique_topic("fork_delivery");

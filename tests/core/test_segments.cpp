@@ -17,26 +17,6 @@ using namespace cerulion;
 using namespace cerulion::test;
 using namespace std::chrono_literals;
 
-namespace {
-
-std::string shm_path(const std::string& topic, const std::string& domain = default_domain()) {
-  return "/dev/shm" + segment_name(domain, topic);
-}
-
-bool exists(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0;
-}
-
-/// Overwrites `bytes` at `offset` of a topic's segment.
-void scribble(const std::string& topic, std::size_t offset, const std::string& bytes) {
-  int fd = ::open(shm_path(topic).c_str(), O_RDWR);
-  REQUIRE(fd >= 0);
-  REQUIRE(::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(offset)) == static_cast<ssize_t>(bytes.size()));
-  ::close(fd);
-}
-
-}  // namespace
 
 TEST_CASE("SegmentIsNamedAfterDomainAndTopicAndPrivateToItsUser", "[segment]") {
   const std::string topic = unique_topic("naming");
@@ -72,7 +52,7 @@ TEST_CASE("JoiningASegmentItsLastParticipantJustRemovedIsRefusedSoNobodyJoinsAnO
   REQUIRE(pub.ok());
   auto name = normalize_topic_name(topic);
   REQUIRE(name.ok());
-  const detail::TopicSegment::OpenRequest request{*name, TopicOptions{}, true, false, true};
+  const detail::TopicSegment::OpenRequest request{*name, TopicOptions{}, detail::TopicSegment::Access::Subscribe};
   auto opened = detail::TopicSegment::open(request);  // mapped, not joined yet...
   REQUIRE(opened.ok());
   { Publisher last = std::move(*pub); }  // ...when the last participant leaves and removes it

@@ -2,6 +2,7 @@
 // Looking at what runs in a domain without joining it: list topics, inspect one, clean up what dead
 // processes left behind. None of these calls attaches to a topic or holds a publisher back.
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <sys/types.h>
@@ -41,7 +42,14 @@ struct TopicInfo {
   std::uint64_t segment_bytes = 0;   ///< Address space reserved (sparse).
   std::uint64_t resident_bytes = 0;  ///< Memory actually committed in /dev/shm.
   std::uint32_t owner_uid = 0;
+  std::string owner;                 ///< the owner's user name
+  std::string group;                 ///< the group it is shared with (mode 0660), "" if private
   std::uint32_t permissions = 0;     ///< e.g. 0600
+  /// Owned by another user and not shared with a group of ours: joining it is refused.
+  bool foreign = false;
+  /// "" while the shared counters agree with each other; otherwise what contradicts what (the
+  /// segment is damaged: publishers report it as an error rather than wait for ever).
+  std::string damage;
   std::vector<ParticipantInfo> participants;
 
   std::uint32_t count(Role role, bool alive_only = true) const noexcept;
@@ -49,8 +57,9 @@ struct TopicInfo {
   bool abandoned() const noexcept;
 };
 
-/// Every topic of a domain (sorted by name). Segments that cannot be read are reported by
-/// `problems`, one line each, rather than failing the whole listing.
+/// Every topic of a domain (sorted by name). Entries that cannot be read, and entries named like a
+/// segment that are not one (a FIFO, a directory...), are reported by `problems`, one line each,
+/// rather than failing the whole listing.
 struct TopicListing {
   std::vector<TopicInfo> topics;
   std::vector<std::string> problems;
@@ -60,17 +69,45 @@ Result<TopicListing> list_topics(std::string_view domain = default_domain());
 /// One topic; NotFound if it does not exist.
 Result<TopicInfo> inspect_topic(std::string_view topic, std::string_view domain = default_domain());
 
+/// Notices topics appearing in a domain as they appear (inotify on the shared-memory directory),
+/// so that a recorder joins a new topic before its first messages have left the ring, where
+/// polling list_topics() every so often would come too late for a fast topic. Move-only.
+class TopicWatch {
+ public:
+  /// Starts watching; SystemError if the operating system cannot (then poll list_topics()).
+  static Result<TopicWatch> create(std::string_view domain = default_domain());
+  TopicWatch(TopicWatch&& other) noexcept;
+  TopicWatch& operator=(TopicWatch&& other) noexcept;
+  TopicWatch(const TopicWatch&) = delete;
+  TopicWatch& operator=(const TopicWatch&) = delete;
+  ~TopicWatch();
+
+  /// Waits up to `timeout`; true as soon as a topic of the domain appeared since the last call
+  /// (or too much happened to tell: list_topics() then says what is there), false at the timeout.
+  bool wait(std::chrono::milliseconds timeout);
+
+ private:
+  TopicWatch(int fd, std::string prefix) : fd_(fd), prefix_(std::move(prefix)) {}
+  int fd_ = -1;
+  std::string prefix_;
+};
+
 /// What clean did (or would do) to one segment.
 struct CleanedSegment {
   std::string topic;
   std::string segment;
   std::string reason;   ///< e.g. "no live participant (dead: 1234, 1240)", "corrupted: bad magic"
   bool removed = false;
+  /// Damaged, but live processes still use it: left in place (removed is false) unless forced.
+  bool in_use = false;
 };
 
-/// Removes segments of the domain that only dead processes use (pid and start time checked), and
-/// corrupted ones. With `force_topic` set, removes that topic whatever is attached. `dry_run`
-/// reports without removing. Never touches a topic with a live participant otherwise.
+/// Removes segments of the domain that only dead processes use (pid and start time checked),
+/// damaged ones that no live process uses, and entries named like a segment that are not one. A
+/// damaged segment's participants are still read where they can be: a live one keeps it (it is
+/// reported, with removed = false). With `force_topic` set, removes that topic whatever is
+/// attached. `dry_run` reports without removing. Never touches a topic with a live participant
+/// otherwise.
 Result<std::vector<CleanedSegment>> clean_domain(std::string_view domain, bool dry_run,
                                                  std::string_view force_topic = {});
 

@@ -42,6 +42,16 @@ const char* to_string(Role role) noexcept;
 std::optional<Mode> parse_mode(std::string_view text) noexcept;            ///< "lockstep", "free-run"
 std::optional<WaitStrategy> parse_wait(std::string_view text) noexcept;    ///< "adaptive", "spin", "block"
 
+/// Where a new reader starts.
+enum class StartAt : std::uint8_t {
+  /// With the first message published after it joined. The default.
+  Next = 0,
+  /// With the topic's first message: from the oldest message the ring still holds, and the
+  /// messages published before that one are counted as lost (the first sample's lost_before()).
+  /// What a recorder wants for a topic that appeared after it started.
+  First = 1,
+};
+
 /// Default ring depth: messages a topic keeps for late or slow readers (and lockstep's queue room).
 inline constexpr std::uint32_t kDefaultDepth = 16;
 /// Largest ring depth accepted.
@@ -65,6 +75,11 @@ struct TopicOptions {
   std::optional<std::uint32_t> depth;
   /// Payload ceiling in bytes for a new topic (default 1 GiB). Ignored when the topic exists.
   std::uint64_t max_payload = kDefaultMaxPayload;
+  /// Empty (default): a new topic is private to its user (mode 0600), and a topic another user
+  /// created is refused, whoever asks, root included. A group name: a new topic is shared with
+  /// that group (mode 0660; this process must be a member), and an existing topic must be shared
+  /// with it. Members of a topic's group may join it either way.
+  std::string group;
 };
 
 /// How a participant waits, and what can cut a wait short.

@@ -24,6 +24,8 @@ struct SubscriberOptions {
   /// a wake-up system call for it: it checks back every quarter of the time the ring takes to fill
   /// (0.1 to 10 ms; 1 ms until it has learnt the rate).
   Role role = Role::Subscriber;
+  /// Where it starts reading: the next message published (default) or the topic's first.
+  StartAt start = StartAt::Next;
   /// Used only when this subscriber creates the topic (it waits for a publisher).
   TopicOptions topic;
   WaitOptions wait;
@@ -50,7 +52,8 @@ class Sample {
   std::uint64_t publish_realtime_ns() const noexcept { return publish_realtime_ns_; }
   /// Process id of the publisher.
   std::uint32_t publisher_pid() const noexcept { return publisher_pid_; }
-  /// Messages this reader lost just before this one (free run or tap only; 0 in lockstep).
+  /// Messages this reader lost just before this one (free run or tap only; 0 in lockstep), and
+  /// for a reader that started at the topic's first message, those the ring no longer held.
   std::uint64_t lost_before() const noexcept { return lost_before_; }
   bool valid() const noexcept { return impl_ != nullptr; }
 
@@ -84,6 +87,8 @@ class Subscriber {
 
   /// The next message, waiting per the wait strategy up to `timeout` (Timeout error), or until
   /// cancelled (Interrupted). LoanLimit if kMaxHeldPerParticipant samples are still held.
+  /// Corrupted if the ring contradicts the topic's mode (a lockstep message overwritten before
+  /// this subscriber took it): the segment is damaged, and nothing is skipped silently.
   Result<Sample> receive(Timeout timeout = std::nullopt);
 
   /// The next message if one is ready now; nullopt if none.

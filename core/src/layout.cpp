@@ -1,0 +1,89 @@
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <unistd.h>
+#include <string>
+
+#include "segment.hpp"
+
+namespace cerulion::detail {
+
+LayoutPlan plan_layout(std::uint32_t depth, std::uint64_t max_payload) {
+  LayoutPlan plan{};
+  plan.depth = depth;
+  plan.slot_count = depth + kMaxHeldPerParticipant * kMaxParticipants;
+  plan.hot_slots = std::min(plan.slot_count, depth + 4);
+  plan.stride = round_up(std::max<std::uint64_t>(max_payload, 1), kPageBytes);
+  std::uint64_t off = kParticipantsOffset;
+  plan.participants_offset = off;
+  off += std::uint64_t(kMaxParticipants) * sizeof(Participant);
+  plan.log_offset = off;
+  off += std::uint64_t(depth) * sizeof(LogEntry);
+  plan.slots_offset = off;
+  off += std::uint64_t(plan.slot_count) * sizeof(SlotControl);
+  plan.data_offset = round_up(off, kPageBytes);
+  plan.total_bytes = plan.data_offset + std::uint64_t(plan.slot_count) * plan.stride;
+  return plan;
+}
+
+std::uint32_t config_checksum(const Config& config) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(&config);
+  std::uint32_t hash = 2166136261u;
+  for (std::size_t i = 0; i < offsetof(Config, config_crc); ++i) {
+    hash ^= bytes[i];
+    hash *= 16777619u;
+  }
+  return hash;
+}
+
+Config make_config(const LayoutPlan& plan, std::uint64_t max_payload, std::string_view topic) {
+  Config cfg {};
+  cfg.magic = kSegmentMagic;
+  cfg.layout_version = kLayoutVersion;
+  cfg.config_bytes = sizeof(Config);
+  cfg.depth = plan.depth;
+  cfg.slot_count = plan.slot_count;
+  cfg.hot_slots = plan.hot_slots;
+  cfg.max_participants = kMaxParticipants;
+  cfg.max_payload = max_payload;
+  cfg.slot_stride = plan.stride;
+  cfg.participants_offset = plan.participants_offset;
+  cfg.log_offset = plan.log_offset;
+  cfg.slots_offset = plan.slots_offset;
+  cfg.data_offset = plan.data_offset;
+  cfg.total_bytes = plan.total_bytes;
+  cfg.created_realtime_ns = realtime_ns();
+  cfg.creator_pid = static_cast<std::uint32_t>(::getpid());
+  cfg.creator_uid = static_cast<std::uint32_t>(::geteuid());
+  std::snprintf(cfg.topic, sizeof cfg.topic, "%.*s", static_cast<int>(topic.size()), topic.data());
+  cfg.config_crc = config_checksum(cfg);
+  return cfg;
+}
+
+Status validate_config(const Config& c, std::uint64_t file_bytes, std::string_view what) {
+  auto bad = [&](const std::string& why) {
+    return Status(ErrorCode::Corrupted, std::string(what) + ": " + why);
+  };
+  if (c.magic != kSegmentMagic) return bad("not a cerulion segment (bad magic)");
+  if (c.layout_version != kLayoutVersion) {
+    return bad("layout version " + std::to_string(c.layout_version) + ", this build reads version " +
+               std::to_string(kLayoutVersion) + " (mixed cerulion versions?)");
+  }
+  if (c.config_bytes != sizeof(Config)) return bad("header size mismatch");
+  if (config_checksum(c) != c.config_crc) return bad("header checksum mismatch (corrupted segment)");
+  if (c.depth == 0 || c.depth > kMaxDepth || c.max_participants != kMaxParticipants) {
+    return bad("implausible depth or participant count");
+  }
+  LayoutPlan plan = plan_layout(c.depth, c.max_payload);
+  if (plan.slot_count != c.slot_count || plan.hot_slots != c.hot_slots || plan.stride != c.slot_stride ||
+      plan.participants_offset != c.participants_offset || plan.log_offset != c.log_offset ||
+      plan.slots_offset != c.slots_offset || plan.data_offset != c.data_offset ||
+      plan.total_bytes != c.total_bytes) {
+    return bad("header describes an inconsistent layout");
+  }
+  if (file_bytes != c.total_bytes) return bad("segment size does not match its header");
+  if (::memchr(c.topic, '\0', sizeof c.topic) == nullptr) return bad("topic name not terminated");
+  return Status::success();
+}
+
+}  // namespace cerulion::detail

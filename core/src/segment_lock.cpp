@@ -1,0 +1,140 @@
+// The topic lock: a plain word in the segment, taken over from a holder that died (the ring is
+// then repaired, since the holder may have stopped half way through a publish).
+
+#include "cerulion/core/warm.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "liveness.hpp"
+#include "segment.hpp"
+
+namespace cerulion::detail {
+
+namespace {
+
+constexpr std::uint32_t kLockWaiters = 1u << 31;
+constexpr std::uint32_t kLockOwnerMask = kLockWaiters - 1;
+
+}  // namespace
+
+CERULION_HOT_PATH Status TopicSegment::lock() {
+  auto& word = control_->lock_word;
+  const std::uint32_t me = own_pid_;
+  std::uint32_t expected = 0;
+  if (word.compare_exchange_strong(expected, me, std::memory_order_acquire)) {
+    note_lock_owner();
+    return Status::success();
+  }
+  // Contended: spin a little (holders keep it for microseconds), then sleep on the word, and
+  // every 10 ms make sure the holder is still alive.
+  const std::uint64_t start = monotonic_ns();
+  std::uint64_t next_liveness_check = start + 10'000'000;
+  for (std::uint32_t spins = 0;; ++spins) {
+    // Acquire: a holder's identity (start time, namespace) read below is then at least as new as
+    // the lock word's value.
+    std::uint32_t current = word.load(std::memory_order_acquire);
+    if ((current & kLockOwnerMask) == 0) {
+      // Free (perhaps with the waiters bit left set): keep the bit so our unlock wakes the rest.
+      if (word.compare_exchange_weak(current, me | (current & kLockWaiters), std::memory_order_acquire)) {
+        note_lock_owner();
+        return Status::success();
+      }
+      continue;
+    }
+    if (spins < 1000) {
+      cpu_relax();
+      continue;
+    }
+    const std::uint64_t now = monotonic_ns();
+    if (now >= next_liveness_check) {
+      next_liveness_check = now + 10'000'000;
+      const auto owner = static_cast<pid_t>(current & kLockOwnerMask);
+      if (!process_alive(owner, control_->lock_owner_start.load(std::memory_order_relaxed),
+                         control_->lock_owner_ns)) {
+        // Its holder died mid-publish or mid-eviction: take the lock over, repair the ring.
+        if (word.compare_exchange_strong(current, me | (current & kLockWaiters), std::memory_order_acquire)) {
+          note_lock_owner();
+          repair_ring_locked();
+          return Status::success();
+        }
+        continue;
+      }
+      if (now - start > 2'000'000'000) {
+        return Status(ErrorCode::Corrupted, "topic '" + topic_ + "': its lock has been held by process " +
+                                                std::to_string(owner) + " for over 2 s; if it is stuck, the topic must be removed by force");
+      }
+    }
+    if ((current & kLockWaiters) == 0 &&
+        !word.compare_exchange_weak(current, current | kLockWaiters, std::memory_order_relaxed)) {
+      continue;
+    }
+    futex_wait(&word, current | kLockWaiters, 1'000'000);
+  }
+}
+
+void TopicSegment::note_lock_owner() {
+  control_->lock_owner_start.store(own_start_time_, std::memory_order_relaxed);
+  control_->lock_owner_ns = own_pid_namespace_;
+}
+
+CERULION_HOT_PATH void TopicSegment::unlock() {
+  control_->lock_owner_start.store(0, std::memory_order_relaxed);
+  control_->lock_owner_ns = 0;
+  if (control_->lock_word.exchange(0, std::memory_order_release) & kLockWaiters) {
+    futex_wake_all(&control_->lock_word);
+  }
+}
+
+void TopicSegment::repair_ring_locked() {
+  // Publish order is: slot tagged + window bit, log entry, `published`. A holder that died may have
+  // stopped between any two of these.
+  auto& published = control_->published;
+  std::uint64_t next = published.load();
+  std::uint64_t entry = log(next).seq_slot.load();
+  if (entry != 0 && (entry >> kSlotIndexBits) == next + 1) published.store(next + 1);
+  next = published.load();
+  for (std::uint32_t k = 0; k < slot_count_; ++k) {
+    std::uint64_t word = slots_[k].word.load();
+    if ((word & kWindowBit) == 0) continue;
+    bool referenced = false;
+    for (std::uint32_t i = 0; i < depth_ && !referenced; ++i) {
+      std::uint64_t e = log_[i].seq_slot.load();
+      if (e == 0 || (e & kSlotIndexMask) != k) continue;
+      std::uint64_t seq = (e >> kSlotIndexBits) - 1;
+      referenced = seq < next && seq + depth_ >= next && tag_of_sequence(seq) == tag_of_word(word);
+    }
+    if (!referenced) slots_[k].word.fetch_and(~kWindowBit);
+  }
+}
+
+std::string TopicSegment::inconsistency() const {
+  // Readers first, then `published`: cursors only grow, so one read before a later `published` is
+  // never ahead of it unless something wrote garbage.
+  std::uint64_t furthest_reader = 0;
+  for (std::uint32_t i = 0; i < kMaxParticipants; ++i) {
+    const Participant& p = participants_[i];
+    if (p.state.load(std::memory_order_acquire) != kActive || p.role == static_cast<std::uint32_t>(Role::Publisher)) {
+      continue;
+    }
+    furthest_reader = std::max(furthest_reader, p.cursor.load(std::memory_order_acquire));
+  }
+  const std::uint64_t published = control_->published.load(std::memory_order_acquire);
+  const std::string what = "topic '" + topic_ + "' is damaged: ";
+  if (furthest_reader > published) {
+    return what + "a reader is at message " + std::to_string(furthest_reader) + " but only " +
+           std::to_string(published) + " were published";
+  }
+  if (published == 0) return {};
+  // The entry of the newest message was written before `published` moved past it; later publishes
+  // may have overwritten it since, but only with newer messages.
+  const std::uint64_t entry = log_[(published - 1) % depth_].seq_slot.load(std::memory_order_acquire);
+  const std::uint64_t newest = entry >> kSlotIndexBits;  // sequence + 1, 0 if never written
+  if (newest < published || (newest - published) % depth_ != 0) {
+    return what + "its counter says " + std::to_string(published) + " messages were published, but the ring's " +
+           "entry for the newest " + (newest == 0 ? std::string("was never written") : "holds message " + std::to_string(newest - 1));
+  }
+  return {};
+}
+
+}  // namespace cerulion::detail

@@ -1,0 +1,171 @@
+// Membership of a topic: joining, leaving (the last one out removes the name), and the eviction of
+// participants whose process died.
+
+#include "segment.hpp"
+
+#include <unistd.h>
+
+#include "liveness.hpp"
+
+namespace cerulion::detail {
+
+Result<std::uint32_t> TopicSegment::attach(Role role, std::optional<Mode> explicit_mode,
+                                           std::optional<std::uint32_t> explicit_depth, StartAt start) {
+  if (explicit_depth && *explicit_depth != depth_) {
+    return Status(ErrorCode::Incompatible, "topic '" + topic_ + "' exists with depth " + std::to_string(depth_) +
+                                               ", not " + std::to_string(*explicit_depth));
+  }
+  // Joining is rare and a good moment to sweep out records of processes that died.
+  evict_dead(true);
+  for (int round = 0; round < 2; ++round) {
+    if (Status st = lock(); !st.ok()) return st;
+    // Its last participant unlinks a segment under the lock: checked under the lock too, a join
+    // lands either before that participant looks for others (and keeps the segment) or after.
+    if (control_->unlinked.load(std::memory_order_acquire) != 0) {
+      unlock();
+      return Status(ErrorCode::NotFound, "topic '" + topic_ + "' was removed while joining it");
+    }
+    if (role == Role::Publisher && explicit_mode) {
+      Mode current = static_cast<Mode>(control_->mode.load());
+      if (control_->mode_fixed.load() == 0) {
+        control_->mode.store(static_cast<std::uint32_t>(*explicit_mode));
+        control_->mode_fixed.store(1);
+      } else if (current != *explicit_mode) {
+        unlock();
+        return Status(ErrorCode::Incompatible, std::string("topic '") + topic_ + "' is " + to_string(current) +
+                                                   ", not " + to_string(*explicit_mode));
+      }
+    } else if (role == Role::Publisher) {
+      control_->mode_fixed.store(1);
+    }
+    for (std::uint32_t i = 0; i < kMaxParticipants; ++i) {
+      Participant& p = participants_[i];
+      if (p.state.load() != kFree) continue;
+      p.role = static_cast<std::uint32_t>(role);
+      p.pid = own_pid_;
+      p.start_time = own_start_time_;
+      p.pid_namespace = own_pid_namespace_;
+      // Under the lock, no publish can overwrite the ring's oldest entry before this reader's
+      // floor holds it (lockstep), and a tap's loss of it is counted as any overwrite is.
+      const std::uint64_t published = control_->published.load();
+      const std::uint64_t oldest = published > depth_ ? published - depth_ : 0;
+      const bool from_first = start == StartAt::First && role != Role::Publisher;
+      const std::uint64_t first = from_first ? oldest : published;
+      p.messages.store(0);
+      p.lost.store(from_first ? oldest : 0);
+      p.cursor.store(first);
+      p.floor.store(first);
+      p.state.store(kActive, std::memory_order_release);
+      unlock();
+      control_->members.notify();
+      return i;
+    }
+    unlock();
+    if (round == 0 && evict_dead(true) > 0) continue;  // dead ones made room
+  }
+  return Status(ErrorCode::TooManyParticipants,
+                "topic '" + topic_ + "' already has " + std::to_string(kMaxParticipants) + " participants");
+}
+
+Result<TopicSegment::Membership> TopicSegment::join(const OpenRequest& request, Role role,
+                                                   std::optional<Mode> explicit_mode,
+                                                   std::optional<std::uint32_t> explicit_depth, StartAt start) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    auto segment = open(request);
+    if (!segment) return segment.status();
+    auto index = (*segment)->attach(role, explicit_mode, explicit_depth, start);
+    if (index) return Membership{std::move(*segment), *index};
+    if (index.code() != ErrorCode::NotFound) return index.status();
+  }
+  return Status(ErrorCode::SystemError, "topic '" + request.topic + "' kept disappearing while joining it");
+}
+
+void TopicSegment::evict_locked(std::uint32_t index) {
+  Participant& p = participants_[index];
+  const std::uint64_t bit = 1ull << index;
+  for (std::uint32_t k = 0; k < slot_count_; ++k) {
+    if (slots_[k].word.load(std::memory_order_relaxed) & bit) slots_[k].word.fetch_and(~bit);
+  }
+  control_->data.sleepers.fetch_and(~static_cast<std::uint32_t>(bit));
+  control_->room.sleepers.fetch_and(~static_cast<std::uint32_t>(bit));
+  control_->members.sleepers.fetch_and(~static_cast<std::uint32_t>(bit));
+  p.state.store(kFree, std::memory_order_release);
+}
+
+void TopicSegment::detach(std::uint32_t index) {
+  if (index >= kMaxParticipants) return;
+  if (!lock().ok()) return;  // a stuck lock: leave the record for eviction / clean
+  evict_locked(index);
+  bool anyone_left = false;
+  for (std::uint32_t i = 0; i < kMaxParticipants; ++i) {
+    Participant& p = participants_[i];
+    if (p.state.load() != kActive) continue;
+    // Records of processes that died must not keep the segment alive for ever.
+    if (!process_alive(static_cast<pid_t>(p.pid), p.start_time, p.pid_namespace)) {
+      evict_locked(i);
+      continue;
+    }
+    anyone_left = true;
+  }
+  if (!anyone_left) {
+    control_->unlinked.store(1, std::memory_order_release);
+    ::unlink(shm_path(name_).c_str());
+  }
+  unlock();
+  control_->room.notify();  // a lockstep publisher may have been waiting for this subscriber
+  control_->members.notify();
+}
+
+std::uint32_t TopicSegment::evict_dead(bool force) {
+  std::uint64_t now = monotonic_ns();
+  if (!force && now - last_evict_scan_ns_ < 50'000'000) return 0;
+  last_evict_scan_ns_ = now;
+  std::uint32_t dead[kMaxParticipants];
+  std::uint32_t n = 0;
+  for (std::uint32_t i = 0; i < kMaxParticipants; ++i) {
+    Participant& p = participants_[i];
+    if (p.state.load() != kActive) continue;
+    if (!process_alive(static_cast<pid_t>(p.pid), p.start_time, p.pid_namespace)) dead[n++] = i;
+  }
+  if (n == 0) return 0;
+  if (!lock().ok()) return 0;
+  std::uint32_t evicted = 0;
+  for (std::uint32_t j = 0; j < n; ++j) {
+    Participant& p = participants_[dead[j]];
+    // Re-check under the lock: the record may have been freed and reused meanwhile.
+    if (p.state.load() == kActive && !process_alive(static_cast<pid_t>(p.pid), p.start_time, p.pid_namespace)) {
+      evict_locked(dead[j]);
+      ++evicted;
+    }
+  }
+  repair_ring_locked();
+  unlock();
+  if (evicted) {
+    control_->room.notify();
+    control_->members.notify();
+  }
+  return evicted;
+}
+
+std::uint32_t TopicSegment::count(Role role) const {
+  std::uint32_t n = 0;
+  for (std::uint32_t i = 0; i < kMaxParticipants; ++i) {
+    const Participant& p = participants_[i];
+    if (p.state.load(std::memory_order_acquire) == kActive && p.role == static_cast<std::uint32_t>(role)) ++n;
+  }
+  return n;
+}
+
+std::optional<std::uint64_t> TopicSegment::min_subscriber_floor() const {
+  std::optional<std::uint64_t> lowest;
+  for (std::uint32_t i = 0; i < kMaxParticipants; ++i) {
+    const Participant& p = participants_[i];
+    if (p.state.load(std::memory_order_acquire) != kActive) continue;
+    if (p.role != static_cast<std::uint32_t>(Role::Subscriber)) continue;
+    std::uint64_t c = p.floor.load(std::memory_order_acquire);
+    if (!lowest || c < *lowest) lowest = c;
+  }
+  return lowest;
+}
+
+}  // namespace cerulion::detail

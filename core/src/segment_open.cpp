@@ -1,0 +1,193 @@
+// Opening a topic segment: building a new one completely before it gets its name, and checking an
+// existing one (what it is, who owns it, its header) before mapping any of it.
+
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <unistd.h>
+
+#include "cerulion/core/names.hpp"
+#include "liveness.hpp"
+#include "segment.hpp"
+
+namespace cerulion::detail {
+
+struct TopicSegment::Mapping {
+  ShmFile file;
+  MappedRegion header;    ///< [0, data_offset): Config, Control, participants, ring, slot words
+  MappedRegion payloads;  ///< the payload slots; unmapped for Inspect and Maintain
+};
+
+namespace {
+
+using Access = TopicSegment::Access;
+
+bool joins(Access access) { return access == Access::Publish || access == Access::Subscribe; }
+
+/// Reads `length` bytes at `offset` without mapping them: a read of a page never written returns
+/// zeros and commits nothing, where touching it through a mapping would need memory.
+bool read_at(int fd, void* out, std::size_t length, std::uint64_t offset) {
+  auto* bytes = static_cast<char*>(out);
+  std::size_t done = 0;
+  while (done < length) {
+    ssize_t n = ::pread(fd, bytes + done, length - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+/// The group a topic of `options` is shared with, if any.
+Result<std::optional<gid_t>> sharing_group(const TopicOptions& options) {
+  if (options.group.empty()) return std::optional<gid_t>{};
+  auto gid = group_id(options.group);
+  if (!gid) return gid.status();
+  return std::optional<gid_t>{*gid};
+}
+
+}  // namespace
+
+Result<ShmFile> TopicSegment::build(const OpenRequest& request, const std::string& what) {
+  auto group = sharing_group(request.options);
+  if (!group) return group.status();
+  auto created = ShmFile::create_unnamed(*group ? 0660 : 0600, what);
+  if (!created) return created.status();
+  ShmFile file = std::move(*created);
+  const int fd = file.fd();
+  if (*group && ::fchown(fd, static_cast<uid_t>(-1), **group) != 0) {
+    if (errno == EPERM) {
+      return Status(ErrorCode::PermissionDenied, what + ": cannot share it with group '" + request.options.group +
+                                                     "': this process is not a member of it");
+    }
+    return system_error(what + ": cannot share it with group '" + request.options.group + "'", errno);
+  }
+  const LayoutPlan plan = plan_layout(request.options.depth.value_or(kDefaultDepth), request.options.max_payload);
+  if (::ftruncate(fd, static_cast<off_t>(plan.total_bytes)) != 0) {
+    return system_error(what + ": cannot size the segment", errno);
+  }
+  if (Status st = reserve(fd, 0, plan.data_offset, what + ": cannot create its segment"); !st.ok()) return st;
+  auto header = MappedRegion::map(fd, 0, plan.data_offset, true, what);
+  if (!header) return header.status();
+  // Writing every page of the header is what tells a later opener it may map them (fully_written).
+  auto* base = static_cast<std::byte*>(header->address());
+  std::memset(base, 0, plan.data_offset);
+  *reinterpret_cast<Config*>(base) = make_config(plan, request.options.max_payload, request.topic);
+  auto* ctl = new (base + kControlOffset) Control();
+  ctl->mode.store(static_cast<std::uint32_t>(request.options.mode.value_or(Mode::Lockstep)));
+  ctl->initialized.store(1, std::memory_order_release);
+  return file;
+}
+
+Result<std::shared_ptr<TopicSegment>> TopicSegment::from_file(ShmFile file, const OpenRequest& request,
+                                                              const std::string& what) {
+  const int fd = file.fd();
+  const std::string path = shm_path(segment_name(request.options.domain, request.topic).substr(1));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return system_error(what + ": cannot stat " + path, errno);
+  if (std::string kind = describe_non_segment(st); !kind.empty()) {
+    return Status(ErrorCode::Corrupted, what + ": " + path + " is " + kind + ", not a topic segment");
+  }
+  if (joins(request.access)) {
+    if (Status st_join = may_join(st, what); !st_join.ok()) return st_join;
+    if (!request.options.group.empty()) {
+      auto group = sharing_group(request.options);
+      if (!group) return group.status();
+      if (st.st_gid != **group || (st.st_mode & 0060) != 0060) {
+        return Status(ErrorCode::Incompatible, what + " exists and is not shared with group '" +
+                                                   request.options.group + "'");
+      }
+    }
+  }
+  // Everything is checked on a private copy before any page is mapped.
+  Config cfg {};
+  if (!read_at(fd, &cfg, sizeof cfg, 0)) {
+    return Status(ErrorCode::Corrupted, what + ": " + path + " is too short to be a topic segment");
+  }
+  if (Status valid = validate_config(cfg, static_cast<std::uint64_t>(st.st_size), what); !valid.ok()) return valid;
+  std::uint32_t initialized = 0;
+  if (!read_at(fd, &initialized, sizeof initialized, kControlOffset + offsetof(Control, initialized)) ||
+      initialized != 1 || !fully_written(fd, cfg.data_offset)) {
+    return Status(ErrorCode::Corrupted, what + ": the segment's header was never completely written (damaged)");
+  }
+
+  auto mapping = std::make_unique<Mapping>();
+  auto header = MappedRegion::map(fd, 0, cfg.data_offset, request.access != Access::Inspect, what);
+  if (!header) return header.status();
+  mapping->header = std::move(*header);
+  if (joins(request.access)) {
+    auto payloads = MappedRegion::map(fd, cfg.data_offset, cfg.total_bytes - cfg.data_offset,
+                                      request.access == Access::Publish, what);
+    if (!payloads) return payloads.status();
+    mapping->payloads = std::move(*payloads);
+  }
+  mapping->file = std::move(file);
+
+  std::shared_ptr<TopicSegment> seg(new TopicSegment());
+  seg->topic_ = request.topic;
+  seg->name_ = segment_name(request.options.domain, request.topic).substr(1);
+  seg->own_pid_ = static_cast<std::uint32_t>(::getpid());
+  seg->own_start_time_ = own_start_time();
+  seg->own_pid_namespace_ = own_pid_namespace();
+  seg->file_status_ = st;
+  auto* base = static_cast<std::byte*>(mapping->header.address());
+  seg->config_ = reinterpret_cast<Config*>(base);
+  seg->control_ = reinterpret_cast<Control*>(base + kControlOffset);
+  seg->participants_ = reinterpret_cast<Participant*>(base + cfg.participants_offset);
+  seg->log_ = reinterpret_cast<LogEntry*>(base + cfg.log_offset);
+  seg->slots_ = reinterpret_cast<SlotControl*>(base + cfg.slots_offset);
+  seg->data_ = static_cast<std::byte*>(mapping->payloads.address());
+  // Copies of the validated sizes: the bounds every shared index is checked against.
+  seg->depth_ = cfg.depth;
+  seg->slot_count_ = cfg.slot_count;
+  seg->hot_slots_ = cfg.hot_slots;
+  seg->stride_ = cfg.slot_stride;
+  seg->max_payload_ = cfg.max_payload;
+  seg->data_offset_ = cfg.data_offset;
+  seg->mapping_ = std::move(mapping);
+  return seg;
+}
+
+Result<std::shared_ptr<TopicSegment>> TopicSegment::open(const OpenRequest& request) {
+  const std::string what = "topic '" + request.topic + "'";
+  const std::uint32_t depth = request.options.depth.value_or(kDefaultDepth);
+  if (depth == 0 || depth > kMaxDepth) {
+    return Status(ErrorCode::InvalidArgument, "depth must be 1.." + std::to_string(kMaxDepth));
+  }
+  if (request.options.max_payload == 0 || request.options.max_payload > (1ull << 40)) {
+    return Status(ErrorCode::InvalidArgument, "payload ceiling must be 1 B .. 1 TiB");
+  }
+  const std::string name = segment_name(request.options.domain, request.topic).substr(1);
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    auto existing = ShmFile::open_existing(name, request.access != Access::Inspect, what);
+    if (existing) {
+      auto seg = from_file(std::move(*existing), request, what);
+      if (!seg) return seg;
+      if (joins(request.access) && (*seg)->control().unlinked.load(std::memory_order_acquire) != 0) {
+        continue;  // its last participant is removing it: start over with a fresh one
+      }
+      return seg;
+    }
+    if (existing.code() != ErrorCode::NotFound) return existing.status();
+    if (!joins(request.access)) return existing.status();
+    auto built = build(request, what);
+    if (!built) return built.status();
+    auto named = built->publish_as(name, what);
+    if (!named) return named.status();
+    if (!*named) continue;  // someone else created it first: join theirs
+    return from_file(std::move(*built), request, what);
+  }
+  return Status(ErrorCode::SystemError, what + ": the segment kept disappearing while opening it");
+}
+
+TopicSegment::~TopicSegment() = default;
+
+int TopicSegment::fd() const { return mapping_->file.fd(); }
+
+Status TopicSegment::reserve_payload(std::uint32_t index, std::uint64_t from, std::uint64_t to) {
+  const std::uint64_t begin = data_offset_ + std::uint64_t(index) * stride_ + from / kPageBytes * kPageBytes;
+  const std::uint64_t end = data_offset_ + std::uint64_t(index) * stride_ + round_up(to, kPageBytes);
+  return reserve(fd(), begin, end - begin, "topic '" + topic_ + "': cannot loan " + std::to_string(to) + " bytes");
+}
+
+}  // namespace cerulion::detail

@@ -1,0 +1,238 @@
+#include "shm_file.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+#include <vector>
+
+namespace cerulion::detail {
+namespace {
+
+std::string amount(std::uint64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024 && unit < 4) {
+    value /= 1024;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", value, units[unit]);
+  return text;
+}
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+/// This process's turn to reserve memory in /dev/shm: an exclusive flock on the directory, tried
+/// for at most half a second, so that another user holding it cannot stall us.
+class ReservationTurn {
+ public:
+  ReservationTurn() : fd_(::open(kShmDirectory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    if (fd_ < 0) return;
+    for (int attempt = 0; attempt < 500; ++attempt) {
+      if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
+      if (errno != EWOULDBLOCK && errno != EINTR) break;
+      ::usleep(1000);
+    }
+  }
+  ~ReservationTurn() {
+    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+  }
+  ReservationTurn(const ReservationTurn&) = delete;
+  ReservationTurn& operator=(const ReservationTurn&) = delete;
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+std::string shm_path(const std::string& name) { return std::string(kShmDirectory) + "/" + name; }
+
+ShmFile& ShmFile::operator=(ShmFile&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = other.fd_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+ShmFile::~ShmFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<ShmFile> ShmFile::open_existing(const std::string& name, bool writable, const std::string& what) {
+  const int flags = (writable ? O_RDWR : O_RDONLY) | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC;
+  int fd = ::open(shm_path(name).c_str(), flags);
+  if (fd < 0 && writable && errno == EISDIR) fd = ::open(shm_path(name).c_str(), flags & ~O_RDWR);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ENOENT) return Status(ErrorCode::NotFound, what + " does not exist");
+    if (err == ELOOP) {
+      return Status(ErrorCode::Corrupted, what + ": " + shm_path(name) + " is a symbolic link, not a topic segment");
+    }
+    return system_error(what + ": cannot open " + shm_path(name), err);
+  }
+  return ShmFile(fd);
+}
+
+Result<ShmFile> ShmFile::create_unnamed(mode_t mode, const std::string& what) {
+  int fd = ::open(kShmDirectory, O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
+  if (fd < 0) return system_error(what + ": cannot create a segment in " + kShmDirectory, errno);
+  ShmFile file(fd);
+  // The umask may have taken bits away; the mode asked for is the mode meant.
+  if (::fchmod(fd, mode) != 0) return system_error(what + ": cannot set the segment's mode", errno);
+  return file;
+}
+
+Result<bool> ShmFile::publish_as(const std::string& name, const std::string& what) const {
+  char self[64];
+  std::snprintf(self, sizeof self, "/proc/self/fd/%d", fd_);
+  if (::linkat(AT_FDCWD, self, AT_FDCWD, shm_path(name).c_str(), AT_SYMLINK_FOLLOW) == 0) return true;
+  if (errno == EEXIST) return false;
+  return system_error(what + ": cannot name the segment " + shm_path(name), errno);
+}
+
+std::string describe_non_segment(const struct stat& st) {
+  switch (st.st_mode & S_IFMT) {
+    case S_IFREG: return {};
+    case S_IFIFO: return "a FIFO";
+    case S_IFDIR: return "a directory";
+    case S_IFLNK: return "a symbolic link";
+    case S_IFSOCK: return "a socket";
+    case S_IFCHR: return "a character device";
+    case S_IFBLK: return "a block device";
+    default: return "not a regular file";
+  }
+}
+
+std::string user_name(uid_t uid) {
+  std::vector<char> buffer(4096);
+  passwd entry {};
+  passwd* found = nullptr;
+  if (::getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) == 0 && found) return found->pw_name;
+  return "uid " + std::to_string(uid);
+}
+
+std::string group_name(gid_t gid) {
+  std::vector<char> buffer(4096);
+  group entry {};
+  group* found = nullptr;
+  if (::getgrgid_r(gid, &entry, buffer.data(), buffer.size(), &found) == 0 && found) return found->gr_name;
+  return "gid " + std::to_string(gid);
+}
+
+Result<gid_t> group_id(const std::string& name) {
+  std::vector<char> buffer(16384);
+  group entry {};
+  group* found = nullptr;
+  if (::getgrnam_r(name.c_str(), &entry, buffer.data(), buffer.size(), &found) == 0 && found) return found->gr_gid;
+  return Status(ErrorCode::InvalidArgument, "no group named '" + name + "'");
+}
+
+bool in_group(gid_t gid) {
+  if (::getegid() == gid) return true;
+  int n = ::getgroups(0, nullptr);
+  if (n <= 0) return false;
+  std::vector<gid_t> groups(static_cast<std::size_t>(n));
+  n = ::getgroups(n, groups.data());
+  for (int i = 0; i < n; ++i) {
+    if (groups[static_cast<std::size_t>(i)] == gid) return true;
+  }
+  return false;
+}
+
+bool is_foreign(const struct stat& st) {
+  if (st.st_uid == ::geteuid()) return false;
+  return (st.st_mode & 0060) != 0060 || !in_group(st.st_gid);
+}
+
+Status may_join(const struct stat& st, const std::string& what) {
+  if (!is_foreign(st)) return Status::success();
+  std::string shared = (st.st_mode & 0060) == 0060
+                           ? "shared only with group '" + group_name(st.st_gid) + "', which this process is not in"
+                           : "private to its owner";
+  return Status(ErrorCode::PermissionDenied,
+                what + " belongs to user '" + user_name(st.st_uid) + "' and is " + shared + "; not joining it");
+}
+
+Status reserve(int fd, std::uint64_t offset, std::uint64_t length, const std::string& what) {
+  if (length == 0) return Status::success();
+  // Two reservations that each fit alone but not together would both fail: each takes pages until
+  // the other's leave none, then gives its own back. One at a time (an advisory lock on the
+  // directory, among cerulion processes), one of them succeeds. The lock is never waited for
+  // long: anyone may take it, and a reservation does not depend on it to be correct.
+  ReservationTurn turn;
+  int rc;
+  do {
+    rc = ::fallocate(fd, 0, static_cast<off_t>(offset), static_cast<off_t>(length));
+  } while (rc != 0 && errno == EINTR);
+  if (rc == 0) return Status::success();
+  const int err = errno;
+  if (err == ENOSPC || err == ENOMEM || err == EFBIG) {
+    std::string free_text;
+    struct statvfs vfs {};
+    if (::fstatvfs(fd, &vfs) == 0) {
+      free_text = ", " + amount(std::uint64_t(vfs.f_bavail) * vfs.f_frsize) + " free";
+    }
+    return Status(ErrorCode::OutOfMemory, what + ": " + kShmDirectory + " is full: " + amount(length) +
+                                              " needed" + free_text);
+  }
+  return system_error(what + ": cannot reserve memory in " + kShmDirectory, err);
+}
+
+bool fully_written(int fd, std::uint64_t length) {
+  const off_t hole = ::lseek(fd, 0, SEEK_HOLE);
+  return hole >= 0 && static_cast<std::uint64_t>(hole) >= length;
+}
+
+MappedRegion::MappedRegion(MappedRegion&& other) noexcept : address_(other.address_), length_(other.length_) {
+  other.address_ = nullptr;
+  other.length_ = 0;
+}
+
+MappedRegion& MappedRegion::operator=(MappedRegion&& other) noexcept {
+  if (this != &other) {
+    if (address_) ::munmap(address_, length_);
+    address_ = other.address_;
+    length_ = other.length_;
+    other.address_ = nullptr;
+    other.length_ = 0;
+  }
+  return *this;
+}
+
+MappedRegion::~MappedRegion() {
+  if (address_) ::munmap(address_, length_);
+}
+
+Result<MappedRegion> MappedRegion::map(int fd, std::uint64_t offset, std::uint64_t length, bool writable,
+                                       const std::string& what) {
+  void* address = ::mmap(nullptr, length, writable ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, fd,
+                         static_cast<off_t>(offset));
+  if (address == MAP_FAILED) return system_error(what + ": cannot map the segment", errno);
+  MappedRegion region;
+  region.address_ = address;
+  region.length_ = length;
+  return region;
+}
+
+Status system_error(const std::string& what, int err) {
+  if (err == EACCES || err == EPERM) {
+    return {ErrorCode::PermissionDenied, what + ": permission denied (the segment belongs to another user)"};
+  }
+  if (err == ENOSPC || err == ENOMEM) {
+    return {ErrorCode::OutOfMemory, what + ": " + errno_text(err) + " (is " + kShmDirectory + " full?)"};
+  }
+  return {ErrorCode::SystemError, what + ": " + errno_text(err)};
+}
+
+}  // namespace cerulion::detail

@@ -1,0 +1,321 @@
+// What an unfriendly local user, or damage to the shared state, can do to a topic: entries planted
+// under a segment's name, topics created by another user, damaged counters and damaged headers.
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstring>
+#include <future>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "child.hpp"
+#include "helpers.hpp"
+#include "process.hpp"
+#include "segment.hpp"  // white box: offsets of the fields to damage
+
+using namespace cerulion;
+using namespace cerulion::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr uid_t kOtherUser = 65534;   // nobody
+constexpr gid_t kOtherGroup = 65534;  // nogroup
+
+/// Runs `call` on another thread and gives up after `limit`: a call that blocks fails the test
+/// instead of hanging the suite (the thread is left behind, detached).
+template <typename Call>
+auto within(std::chrono::milliseconds limit, Call call) -> std::optional<decltype(call())> {
+  auto task = std::make_shared<std::packaged_task<decltype(call())()>>(call);
+  auto result = task->get_future();
+  std::thread([task] { (*task)(); }).detach();
+  if (result.wait_for(limit) != std::future_status::ready) return std::nullopt;
+  return result.get();
+}
+
+bool mentions(const std::vector<std::string>& lines, const std::string& text) {
+  return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return l.find(text) != std::string::npos; });
+}
+
+std::uint64_t published_offset() {
+  return detail::kControlOffset + offsetof(detail::Control, published);
+}
+
+}  // namespace
+
+TEST_CASE("AFifoNamedLikeASegmentIsReportedWithoutBlockingAndCleanRemovesIt", "[hostile]") {
+  const std::string domain = "fifo" + std::to_string(getpid());
+  const std::string path = shm_path("/planted", domain);
+  REQUIRE(::mkfifo(path.c_str(), 0666) == 0);
+
+  auto listing = within(5s, [&] { return list_topics(domain); });
+  REQUIRE(listing.has_value());
+  REQUIRE(listing->ok());
+  CHECK((*listing)->topics.empty());
+  CHECK(mentions((*listing)->problems, "is a FIFO, not a topic segment"));
+
+  auto info = within(5s, [&] { return inspect_topic("/planted", domain); });
+  REQUIRE(info.has_value());
+  CHECK(info->code() == ErrorCode::Corrupted);
+
+  PublisherOptions options;
+  options.topic.domain = domain;
+  auto pub = within(5s, [&] { return Publisher::create("/planted", options); });
+  REQUIRE(pub.has_value());
+  CHECK(pub->code() == ErrorCode::Corrupted);
+
+  auto dry = within(5s, [&] { return clean_domain(domain, true); });
+  REQUIRE(dry.has_value());
+  REQUIRE(dry->ok());
+  REQUIRE((*dry)->size() == 1);
+  CHECK((**dry)[0].reason == "not a topic segment: a FIFO");
+  CHECK(exists(path));
+  auto done = clean_domain(domain, false);
+  REQUIRE(done.ok());
+  REQUIRE(done->size() == 1);
+  CHECK((*done)[0].removed);
+  CHECK_FALSE(exists(path));
+}
+
+TEST_CASE("ADirectoryOrALinkNamedLikeASegmentIsRemovedByCleanAndNeverFollowed", "[hostile]") {
+  const std::string domain = "dir" + std::to_string(getpid());
+  const std::string dir = shm_path("/dir", domain);
+  const std::string link = shm_path("/link", domain);
+  const std::string target = "/dev/shm/cerulion-test-link-target-" + std::to_string(getpid());
+  REQUIRE(::mkdir(dir.c_str(), 0700) == 0);
+  REQUIRE(::mkdir((dir + "/inside").c_str(), 0700) == 0);
+  REQUIRE(::symlink(target.c_str(), link.c_str()) == 0);
+  int fd = ::open(target.c_str(), O_CREAT | O_WRONLY, 0600);
+  REQUIRE(fd >= 0);
+  ::close(fd);
+
+  auto listing = list_topics(domain);
+  REQUIRE(listing.ok());
+  CHECK(mentions(listing->problems, "symbolic link"));
+  auto done = clean_domain(domain, false);
+  REQUIRE(done.ok());
+  REQUIRE(done->size() == 2);
+  CHECK((*done)[0].removed);
+  CHECK((*done)[1].removed);
+  CHECK_FALSE(exists(dir));
+  struct stat st {};
+  CHECK(::lstat(link.c_str(), &st) != 0);
+  CHECK(exists(target));  // what the link pointed at is not touched
+  ::unlink(target.c_str());
+}
+
+TEST_CASE("ATopicAnotherUserCreatedIsRefusedEvenToRootNamingItsOwner", "[hostile]") {
+  if (::geteuid() != 0) {
+    WARN("skipped: needs root to act as another user");
+    return;
+  }
+  const std::string topic = unique_topic("squat");
+  Child squatter([&](Child& self) {
+    if (::setresgid(kOtherGroup, kOtherGroup, kOtherGroup) != 0 || ::setresuid(kOtherUser, kOtherUser, kOtherUser) != 0) {
+      return 10;
+    }
+    auto sub = Subscriber::create(topic);
+    if (!sub.ok()) return 1;
+    self.signal_ready();
+    ::pause();
+    return 0;
+  });
+  REQUIRE(squatter.wait_ready());
+
+  auto pub = Publisher::create(topic);
+  CHECK(pub.code() == ErrorCode::PermissionDenied);
+  CHECK(pub.message().find("belongs to user '" + detail::user_name(kOtherUser) + "'") != std::string::npos);
+  auto sub = Subscriber::create(topic);
+  CHECK(sub.code() == ErrorCode::PermissionDenied);
+
+  auto info = inspect_topic(topic);  // looking is allowed; joining is not
+  REQUIRE(info.ok());
+  CHECK(info->foreign);
+  CHECK(info->owner_uid == kOtherUser);
+  squatter.kill9();
+  ::unlink(shm_path(topic).c_str());
+}
+
+TEST_CASE("ATopicSharedWithAGroupIsJoinedByItsMembersAndNobodyElse", "[hostile]") {
+  if (::geteuid() != 0) {
+    WARN("skipped: needs root to act as other users");
+    return;
+  }
+  const std::string topic = unique_topic("shared");
+  const std::string group = detail::group_name(kOtherGroup);
+  Child owner([&](Child& self) {
+    if (::setgroups(0, nullptr) != 0 || ::setresgid(kOtherGroup, kOtherGroup, kOtherGroup) != 0 ||
+        ::setresuid(kOtherUser, kOtherUser, kOtherUser) != 0) {
+      return 10;
+    }
+    PublisherOptions options;
+    options.topic.group = group;
+    auto pub = Publisher::create(topic, options);
+    if (!pub.ok()) return 1;
+    self.signal_ready();
+    ::pause();
+    return 0;
+  });
+  REQUIRE(owner.wait_ready());
+  struct stat st {};
+  REQUIRE(::stat(shm_path(topic).c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0660);
+  CHECK(st.st_gid == kOtherGroup);
+
+  // Another user in the group joins; root, not in it, does not.
+  const int member = run_as_user(12345, 12345, {kOtherGroup}, [&] { return Subscriber::create(topic).ok() ? 0 : 1; });
+  CHECK(member == 0);
+  const int outsider = run_as_user(12346, 12346, {}, [&] { return Subscriber::create(topic).ok() ? 1 : 0; });
+  CHECK(outsider == 0);
+  auto root = Subscriber::create(topic);
+  CHECK(root.code() == ErrorCode::PermissionDenied);
+  CHECK(root.message().find("shared only with group '" + group + "'") != std::string::npos);
+  owner.kill9();
+  ::unlink(shm_path(topic).c_str());
+}
+
+TEST_CASE("CleanKeepsADamagedSegmentThatLiveProcessesStillUse", "[hostile]") {
+  const std::string domain = "damaged" + std::to_string(getpid());
+  PublisherOptions po;
+  po.topic.domain = domain;
+  SubscriberOptions so;
+  so.topic.domain = domain;
+  auto pub = Publisher::create("/live", po);
+  auto sub = Subscriber::create("/live", so);
+  REQUIRE(pub.ok());
+  REQUIRE(sub.ok());
+  const std::string path = shm_path("/live", domain);
+  SECTION("one byte of the header checksum") {
+    int fd = ::open(path.c_str(), O_RDWR);
+    REQUIRE(fd >= 0);
+    const char byte = 0x5a;
+    REQUIRE(::pwrite(fd, &byte, 1, offsetof(detail::Config, config_crc)) == 1);
+    ::close(fd);
+  }
+  SECTION("the file truncated to half") {
+    struct stat st {};
+    REQUIRE(::stat(path.c_str(), &st) == 0);
+    REQUIRE(::truncate(path.c_str(), st.st_size / 2) == 0);
+  }
+  auto done = clean_domain(domain, false);
+  REQUIRE(done.ok());
+  REQUIRE(done->size() == 1);
+  CHECK((*done)[0].in_use);
+  CHECK_FALSE((*done)[0].removed);
+  CHECK((*done)[0].reason.find(std::to_string(getpid())) != std::string::npos);
+  CHECK(exists(path));
+  // Forcing still removes it.
+  auto forced = clean_domain(domain, false, "/live");
+  REQUIRE(forced.ok());
+  CHECK_FALSE(exists(path));
+}
+
+TEST_CASE("ALockstepSubscriberReportsAnOverwrittenRingEntryAsDamageInsteadOfSkippingIt", "[hostile]") {
+  const std::string topic = unique_topic("skip");
+  auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep, 4));
+  auto sub = Subscriber::create(topic, subscriber_options());
+  REQUIRE(pub.ok());
+  REQUIRE(sub.ok());
+  for (int i = 0; i < 3; ++i) REQUIRE(pub->publish_copy(bytes_of("m" + std::to_string(i)), 1s).ok());
+  {
+    auto first = sub->receive(1s);
+    REQUIRE(first.ok());
+    CHECK(first->sequence() == 0);
+  }
+  // Ring entry 1 now claims to hold message 1 + depth, a message lockstep could not have published.
+  const std::uint64_t entry_offset = detail::plan_layout(4, kDefaultMaxPayload).log_offset + 1 * sizeof(detail::LogEntry);
+  const std::uint64_t forged = detail::make_log_entry(1 + 4, 0);
+  scribble(topic, entry_offset, std::string(reinterpret_cast<const char*>(&forged), sizeof forged));
+  auto next = sub->receive(1s);
+  REQUIRE_FALSE(next.ok());
+  CHECK(next.code() == ErrorCode::Corrupted);
+  CHECK(next.message().find("damaged") != std::string::npos);
+  CHECK(sub->lost() == 0);
+}
+
+TEST_CASE("ADamagedPublishedCounterIsReportedAsCorruptionNotAsASlowSubscriber", "[hostile]") {
+  const std::string topic = unique_topic("wedge");
+  auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep, 4));
+  auto sub = Subscriber::create(topic, subscriber_options());
+  REQUIRE(pub.ok());
+  REQUIRE(sub.ok());
+  for (int i = 0; i < 2; ++i) REQUIRE(pub->publish_copy(bytes_of("m"), 1s).ok());
+  scribble(topic, published_offset() + 5, "\xff");
+
+  auto info = inspect_topic(topic);
+  REQUIRE(info.ok());
+  CHECK(info->damage.find("damaged") != std::string::npos);
+  auto later = Publisher::create(topic, publisher_options(Mode::Lockstep, 4));
+  REQUIRE(later.ok());
+  auto sent = later->publish_copy(bytes_of("m"), 2s);
+  REQUIRE_FALSE(sent.ok());
+  CHECK(sent.code() == ErrorCode::Corrupted);
+  CHECK(sent.message().find("published") != std::string::npos);
+  scribble(topic, published_offset() + 5, std::string(1, '\0'));
+}
+
+TEST_CASE("AReaderStartingAtTheFirstMessageGetsWhatTheRingHoldsAndCountsTheRestAsLost", "[hostile]") {
+  const std::string topic = unique_topic("first");
+  auto pub = Publisher::create(topic, publisher_options(Mode::FreeRun, 4));
+  REQUIRE(pub.ok());
+  auto publish = [&](int count) {
+    for (int i = 0; i < count; ++i) REQUIRE(pub->publish_copy(bytes_of("m" + std::to_string(i))).ok());
+  };
+  auto tap_from_first = [&] {
+    auto options = subscriber_options(Role::Tap);
+    options.start = StartAt::First;
+    auto tap = Subscriber::create(topic, options);
+    REQUIRE(tap.ok());
+    return std::move(*tap);
+  };
+  SECTION("a young topic: nothing lost") {
+    publish(3);
+    auto tap = tap_from_first();
+    auto first = tap.receive(1s);
+    REQUIRE(first.ok());
+    CHECK(first->sequence() == 0);
+    CHECK(first->lost_before() == 0);
+    CHECK(text_of(*first) == "m0");
+  }
+  SECTION("an older topic: the ring's oldest first, the ones before it counted") {
+    publish(10);
+    auto tap = tap_from_first();
+    auto first = tap.receive(1s);
+    REQUIRE(first.ok());
+    CHECK(first->sequence() == 6);
+    CHECK(first->lost_before() == 6);
+    CHECK(tap.lost() == 6);
+  }
+  SECTION("the default starts with the next message") {
+    publish(3);
+    auto sub = Subscriber::create(topic, subscriber_options(Role::Tap));
+    REQUIRE(sub.ok());
+    REQUIRE(pub->publish_copy(bytes_of("m3")).ok());
+    auto next = sub->receive(1s);
+    REQUIRE(next.ok());
+    CHECK(next->sequence() == 3);
+    CHECK(next->lost_before() == 0);
+  }
+}
+
+TEST_CASE("ALockstepSubscriberStartingAtTheFirstMessageHoldsThePublisherBackUntilItHasThem", "[hostile]") {
+  const std::string topic = unique_topic("first_lockstep");
+  auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep, 4));
+  REQUIRE(pub.ok());
+  for (int i = 0; i < 3; ++i) REQUIRE(pub->publish_copy(bytes_of("m" + std::to_string(i))).ok());
+  auto options = subscriber_options();
+  options.start = StartAt::First;
+  auto sub = Subscriber::create(topic, options);
+  REQUIRE(sub.ok());
+  REQUIRE(pub->publish_copy(bytes_of("m3"), 1s).ok());
+  // Four messages in a ring of four: the fifth waits for the subscriber.
+  CHECK(pub->publish_copy(bytes_of("m4"), 100ms).code() == ErrorCode::Timeout);
+  for (int i = 0; i < 4; ++i) {
+    auto s = sub->receive(1s);
+    REQUIRE(s.ok());
+    CHECK(s->sequence() == static_cast<std::uint64_t>(i));
+    CHECK(text_of(*s) == "m" + std::to_string(i));
+  }
+  CHECK(pub->publish_copy(bytes_of("m4"), 1s).ok());
+}
