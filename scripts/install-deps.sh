@@ -2,7 +2,7 @@
 # Installs what cerulion needs to build and test, from Debian 12 packages only. Run as root.
 set -eu
 export DEBIAN_FRONTEND=noninteractive
-packages="cmake g++ make pkg-config libcli11-dev libfmt-dev libboost-dev libzstd-dev nlohmann-json3-dev catch2 zlib1g-dev liblz4-dev"
+packages="cmake g++ make pkg-config libcli11-dev libfmt-dev libzstd-dev nlohmann-json3-dev catch2 zlib1g-dev liblz4-dev"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
