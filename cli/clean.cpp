@@ -37,7 +37,8 @@ void run_clean(const CleanSettings& settings) {
       entries.push_back({{"topic", segment.topic},
                          {"segment", segment.segment},
                          {"reason", segment.reason},
-                         {"removed", segment.removed}});
+                         {"removed", segment.removed},
+                         {"in_use", segment.in_use}});
     }
     out.append(nlohmann::ordered_json{{"domain", globals().domain}, {"dry_run", settings.dry_run}, {"segments", entries}}
                    .dump() +
@@ -48,8 +49,11 @@ void run_clean(const CleanSettings& settings) {
   if (cleaned.empty()) out.append(fmt::format("nothing to clean in domain '{}'\n", globals().domain));
   bool failed = false;
   for (const auto& segment : cleaned) {
-    const char* verb = settings.dry_run ? "would remove" : (segment.removed ? "removed" : "could not remove");
-    failed = failed || (!settings.dry_run && !segment.removed);
+    const char* verb = segment.in_use       ? "kept"
+                       : settings.dry_run   ? "would remove"
+                       : segment.removed    ? "removed"
+                                            : "could not remove";
+    failed = failed || (!settings.dry_run && !segment.removed && !segment.in_use);
     std::string name = segment.topic.empty() ? segment.segment : segment.topic;
     out.append(fmt::format("{} {} ({}): {}\n", verb, name, segment.segment, segment.reason));
   }
@@ -61,8 +65,9 @@ void add_clean_command(CLI::App& app) {
   auto settings = std::make_shared<CleanSettings>();
   auto* cmd = app.add_subcommand("clean", "Remove shared-memory segments that only dead processes were using");
   cmd->footer(
-      "A topic with a live participant is never touched, except by --force. Segments are checked by pid and\n"
-      "process start time, so a reused pid does not keep a dead topic alive.");
+      "A topic with a live participant is never touched, except by --force, even when its segment is damaged.\n"
+      "Participants are checked by pid and process start time, so a reused pid does not keep a dead topic alive.\n"
+      "Entries named like a segment that are not one (a FIFO, a directory, a link) are removed.");
   cmd->add_flag("--dry-run", settings->dry_run, "Say what would be removed, remove nothing");
   cmd->add_option("--force", settings->force_topic, "Remove this topic's segment even with live participants");
   cmd->add_flag("--json", settings->json, "One JSON object: {domain, dry_run, segments: [...]}");

@@ -61,6 +61,8 @@ T take(Result<T>&& result, std::string_view context = {}) {
 std::optional<std::uint64_t> parse_size(std::string_view text);
 /// A CLI11 validator/transformer accepting parse_size() syntax.
 CLI::Validator size_validator();
+/// A CLI11 validator accepting the name of an existing group (for --group).
+CLI::Validator group_validator();
 /// Bytes as "1.5 MiB".
 std::string format_bytes(double bytes);
 

@@ -1,5 +1,6 @@
 // Helpers every subcommand uses: error checks, sizes.
 
+#include <grp.h>
 #include <cmath>
 #include <cctype>
 #include <string>
@@ -63,6 +64,14 @@ CLI::Validator size_validator() {
         return {};
       },
       "SIZE", "size");
+}
+
+CLI::Validator group_validator() {
+  return CLI::Validator(
+      [](std::string& input) -> std::string {
+        return ::getgrnam(input.c_str()) ? std::string() : "no group named '" + input + "'";
+      },
+      "GROUP", "group");
 }
 
 std::string format_bytes(double bytes) {

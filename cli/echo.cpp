@@ -31,6 +31,7 @@ struct EchoSettings {
   double delay_s = 0;
   std::string mode;
   std::uint32_t depth = 0;
+  std::string group;
 
   CLI::Option* count_option = nullptr;
   CLI::Option* timeout_option = nullptr;
@@ -96,6 +97,7 @@ void run_echo(const EchoSettings& settings) {
   options.topic.domain = globals().domain;
   options.topic.mode = mode_from_option(settings.mode);
   if (settings.depth_option->count() > 0) options.topic.depth = settings.depth;
+  options.topic.group = settings.group;
   options.wait.cancel = stop_flag();
   Subscriber subscriber = take(Subscriber::create(settings.topic, options), settings.topic);
 
@@ -190,6 +192,9 @@ void add_echo_command(CLI::App& app) {
       ->check(CLI::IsMember({"lockstep", "free-run"}));
   settings->depth_option = cmd->add_option("--depth", settings->depth, "Ring depth if echo creates the topic")
                                ->check(CLI::Range(1u, kMaxDepth));
+  cmd->add_option("--group", settings->group,
+                  "Share the topic with this group if echo creates it (mode 0660); an existing topic must be shared with it")
+      ->check(group_validator());
   json->excludes(raw);
   separator->needs(raw);
   cmd->callback([settings] { run_echo(*settings); });

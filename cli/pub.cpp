@@ -40,6 +40,7 @@ struct PubSettings {
   std::string mode;
   std::uint32_t depth = 0;
   std::uint64_t max_payload = kDefaultMaxPayload;
+  std::string group;
   bool verbose = false;
 
   CLI::Option* rate_option = nullptr;
@@ -269,6 +270,7 @@ void run_pub(const PubSettings& settings) {
   options.topic.mode = mode_from_option(settings.mode);
   if (settings.depth_option->count() > 0) options.topic.depth = settings.depth;
   options.topic.max_payload = settings.max_payload;
+  options.topic.group = settings.group;
   options.wait.cancel = stop_flag();
   PacedPublisher out(take(Publisher::create(settings.topic, options), settings.topic), settings, rate_hz);
   wait_for_subscribers(out.publisher(), settings);
@@ -348,6 +350,9 @@ void add_pub_command(CLI::App& app) {
                                ->check(CLI::Range(1u, kMaxDepth));
   cmd->add_option("--max-payload", settings->max_payload, "Payload ceiling of a new topic (default 1GiB)")
       ->transform(size_validator());
+  cmd->add_option("--group", settings->group,
+                  "Share a new topic with this group (mode 0660); an existing topic must be shared with it")
+      ->check(group_validator());
   cmd->add_flag("-v,--verbose", settings->verbose, "Print 'published #SEQ (B bytes)' for every message");
 
   once->excludes(settings->times_option);

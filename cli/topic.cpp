@@ -34,6 +34,14 @@ std::string local_time(std::uint64_t realtime_ns) {
   return text;
 }
 
+/// The topic's name, and whose it is when it is not ours to join.
+std::string topic_label(const TopicInfo& info) {
+  std::string label = info.name;
+  if (info.foreign) label += fmt::format(" (user {}: not joinable)", info.owner);
+  if (!info.damage.empty()) label += " (damaged)";
+  return label;
+}
+
 std::string format_rate(double hz) { return hz > 0 ? fmt::format("{:.1f} Hz", hz) : "-"; }
 
 std::string mode_text(const TopicInfo& info) {
@@ -76,6 +84,10 @@ json topic_json(const TopicInfo& info, bool detailed) {
       {"publishers", participants_summary(info, Role::Publisher)},
       {"subscribers", participants_summary(info, Role::Subscriber)},
       {"taps", participants_summary(info, Role::Tap)},
+      {"owner", info.owner},
+      {"group", info.group.empty() ? json(nullptr) : json(info.group)},
+      {"foreign", info.foreign},
+      {"damage", info.damage.empty() ? json(nullptr) : json(info.damage)},
   };
   if (!detailed) return out;
   out["creator_pid"] = info.creator_pid;
@@ -117,6 +129,9 @@ void print_table(StdoutWriter& out, const std::vector<std::vector<std::string>>&
 void run_list(bool as_json) {
   auto listing = take(list_topics(globals().domain), "listing topics");
   for (const auto& problem : listing.problems) fmt::print(stderr, "cerulion: warning: {}\n", problem);
+  for (const auto& info : listing.topics) {
+    if (!info.damage.empty()) fmt::print(stderr, "cerulion: warning: {}\n", info.damage);
+  }
   StdoutWriter out;
   if (as_json) {
     json topics = json::array();
@@ -131,7 +146,7 @@ void run_list(bool as_json) {
     bool provisional = false;
     for (const auto& info : listing.topics) {
       provisional = provisional || !info.mode_fixed;
-      rows.push_back({info.name, mode_text(info), std::to_string(info.slot_count),
+      rows.push_back({topic_label(info), mode_text(info), std::to_string(info.slot_count),
                       format_bytes(static_cast<double>(info.max_payload)), std::to_string(info.published),
                       format_rate(info.rate_hz), participants_text(info, Role::Publisher),
                       participants_text(info, Role::Subscriber), participants_text(info, Role::Tap)});
@@ -176,8 +191,11 @@ void run_info(const std::string& topic, bool as_json) {
       {"segment size:", fmt::format("{} reserved, {} resident", format_bytes(static_cast<double>(info.segment_bytes)),
                                     format_bytes(static_cast<double>(info.resident_bytes)))},
       {"created:", fmt::format("by pid {} at {}", info.creator_pid, local_time(info.created_realtime_ns))},
-      {"permissions:", fmt::format("{:04o}, owner uid {}", info.permissions, info.owner_uid)},
+      {"permissions:", fmt::format("{:04o}, owner {} (uid {}){}{}", info.permissions, info.owner, info.owner_uid,
+                                   info.group.empty() ? "" : fmt::format(", shared with group {}", info.group),
+                                   info.foreign ? "; another user's topic: joining it is refused" : "")},
   };
+  if (!info.damage.empty()) fields.push_back({"damage:", info.damage});
   print_table(out, fields);
   if (!info.participants.empty()) {
     std::vector<std::vector<std::string>> rows{{"  ROLE", "PID", "ALIVE", "POSITION", "LOST", "MESSAGES"}};

@@ -20,7 +20,7 @@ _cerulion() {
   for ((i=1; i<COMP_CWORD; i++)); do
     w=${COMP_WORDS[i]}
     case $w in
-      --chunk-size|--compression|--count|--cpu|--cpus|--delay|--depth|--domain|--duration|--exclude|--file|--fill|--force|--level|--max-payload|--mode|--output|--process|--rate|--regex|--samples-out|--separator|--size|--split-duration|--split-size|--start-offset|--stdin|--timeout|--times|--topic|--topics|--truncate-length|--wait|--wait-subscribers|--warmup|--window|-c|-e|-l|-n|-o|-r|-s|-w|-x) ((i++)); continue ;;
+      --chunk-size|--compression|--count|--cpu|--cpus|--delay|--depth|--domain|--duration|--exclude|--file|--fill|--force|--group|--level|--max-payload|--mode|--output|--process|--rate|--regex|--samples-out|--separator|--size|--split-duration|--split-size|--start-offset|--stdin|--timeout|--times|--topic|--topics|--truncate-length|--wait|--wait-subscribers|--warmup|--window|-c|-e|-l|-n|-o|-r|-s|-w|-x) ((i++)); continue ;;
       -*) continue ;;
     esac
     case "$cmd" in
@@ -44,6 +44,7 @@ _cerulion() {
     "pub|--mode") COMPREPLY=($(compgen -W 'lockstep free-run' -- "$cur")); return ;;
     "pub|--depth") return ;;
     "pub|--max-payload") return ;;
+    "pub|--group") return ;;
     "echo|-n") return ;;
     "echo|--count") return ;;
     "echo|--timeout") return ;;
@@ -53,6 +54,7 @@ _cerulion() {
     "echo|--delay") return ;;
     "echo|--mode") COMPREPLY=($(compgen -W 'lockstep free-run' -- "$cur")); return ;;
     "echo|--depth") return ;;
+    "echo|--group") return ;;
     "topic hz|-w") return ;;
     "topic hz|--window") return ;;
     "topic hz|-n") return ;;
@@ -101,9 +103,9 @@ _cerulion() {
   local words=""
   case "$cmd" in
     "") words='pub echo topic clean ping pong record play info recover -h --help -V --version --domain' ;;
-    "pub") words='-h --help --stdin --file --size --fill -r --rate -n --times -1 --once --wait-subscribers --timeout --mode --depth --max-payload -v --verbose'
+    "pub") words='-h --help --stdin --file --size --fill -r --rate -n --times -1 --once --wait-subscribers --timeout --mode --depth --max-payload --group -v --verbose'
       [[ $cur != -* && $positional == 0 ]] && words="$words $(_cerulion_topics)" ;;
-    "echo") words='-h --help -n --count --timeout -l --truncate-length --json --raw --separator --lost --tap --delay --mode --depth'
+    "echo") words='-h --help -n --count --timeout -l --truncate-length --json --raw --separator --lost --tap --delay --mode --depth --group'
       [[ $cur != -* && $positional == 0 ]] && words="$words $(_cerulion_topics)" ;;
     "topic") words='list info hz -h --help' ;;
     "topic list") words='-h --help --json' ;;
@@ -114,7 +116,7 @@ _cerulion() {
     "clean") words='-h --help --dry-run --force --json' ;;
     "ping") words='-h --help -s --size -r --rate -c --count --warmup --process --mode --wait --samples-out --json --peer --timeout --topic --cpus' ;;
     "pong") words='-h --help --topic --mode --wait --once --cpu' ;;
-    "record") words='-h --help -o --output -a --all -e --regex -x --exclude --compression --level --chunk-size --split-size --split-duration --duration -f --force'
+    "record") words='-h --help -o --output -a --all -e --regex -x --exclude --compression --level --chunk-size --split-size --split-duration --duration -f --force --lockstep'
       [[ $cur != -* && $positional == 0 ]] && words="$words $(_cerulion_topics)" ;;
     "play") words='-h --help -r --rate -l --loop --topics -e --regex --start-offset --lockstep --json'
       [[ $cur != -* ]] && { COMPREPLY=($(compgen -f -- "$cur")); return; } ;;
