@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <regex>
 #include <set>
 #include <string>
@@ -71,12 +72,16 @@ void run_record(const RecordSettings& settings) {
   RecordSession session(settings, domain);
   session.start();
 
-  std::set<std::string> refused;  // topics we could not tap: report once
-  auto try_tap = [&](const std::string& topic) {
+  std::set<std::string> refused;  // topics (or listing problems) we could not record: said once
+  auto refuse = [&](const std::string& key, const std::string& line) {
+    if (refused.insert(key).second) fmt::print(stderr, "cerulion: cannot record {}\n", line);
+  };
+  // A topic that appears after the recording started is recorded from its first message.
+  const std::uint64_t started_realtime = realtime_ns();
+  auto try_tap = [&](const TopicInfo& info) {
     std::string error;
-    if (!session.tap(topic, error) && refused.insert(topic).second) {
-      fmt::print(stderr, "cerulion: cannot record '{}': {}\n", topic, error);
-    }
+    const StartAt start = info.created_realtime_ns >= started_realtime ? StartAt::First : StartAt::Next;
+    if (!session.tap(info.name, error, start)) refuse(info.name, fmt::format("'{}': {}", info.name, error));
   };
   for (const auto& t : settings.topics) {
     std::string error;
@@ -92,20 +97,27 @@ void run_record(const RecordSettings& settings) {
   std::uint64_t last_bytes = 0;
   auto next_discovery = started;
   bool printed_tty = false;
+  // New topics are noticed as they appear; the periodic listing is there for what a watch misses.
+  std::optional<TopicWatch> watch;
+  if (discover) {
+    if (auto w = TopicWatch::create(domain); w.ok()) watch.emplace(std::move(*w));
+  }
+  bool appeared = false;
   while (!stop_requested()) {
     auto now = std::chrono::steady_clock::now();
     double elapsed = std::chrono::duration<double>(now - started).count();
     if (settings.duration_s > 0 && elapsed >= settings.duration_s) break;
     if (!session.error().empty()) break;
-    if (discover && now >= next_discovery) {
+    if (discover && (appeared || now >= next_discovery)) {
       if (auto listing = list_topics(domain); listing.ok()) {
         for (const auto& info : listing->topics) {
           if (!settings.all && !any_match(includes, info.name)) continue;
           if (any_match(excludes, info.name)) continue;
-          try_tap(info.name);
+          try_tap(info);
         }
+        for (const auto& problem : listing->problems) refuse(problem, problem);
       }
-      next_discovery = now + std::chrono::milliseconds(200);
+      next_discovery = now + std::chrono::milliseconds(watch ? 1000 : 200);
     }
     if (now - last_progress >= std::chrono::seconds(1)) {
       double dt = std::chrono::duration<double>(now - last_progress).count();
@@ -121,7 +133,11 @@ void run_record(const RecordSettings& settings) {
       last_progress = now;
       last_bytes = bytes;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (watch) {
+      appeared = watch->wait(std::chrono::milliseconds(50));
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
   }
   if (printed_tty) fmt::print(stderr, "\n");
   session.finish();
@@ -138,12 +154,20 @@ void run_record(const RecordSettings& settings) {
                t->topic, t->written.load(), t->received.load(), t->missed.load() + t->queue_drops.load(),
                t->missed.load(), t->queue_drops.load());
   }
+  if (!refused.empty()) fmt::print(stderr, "  could not record {} topic(s): see above\n", refused.size());
   if (auto error = session.error(); !error.empty()) throw Exit{kExitFailure, error};
+  if (counters.empty() && !refused.empty()) throw Exit{kExitFailure, "nothing was recorded"};
+  if (int code = finished_exit_code(); code != kExitOk) throw Exit{code, {}};
 }
 
 void add_record_command(CLI::App& app) {
   auto s = std::make_shared<RecordSettings>();
   auto* cmd = app.add_subcommand("record", "Record topics into an MCAP file (a tap: never holds a publisher back)");
+  cmd->footer(
+      "By default the recorder is a tap: publishers never wait for it, and what it misses (a burst faster than\n"
+      "it can copy, a disk that falls behind) is counted in the summary and the file's metadata. --lockstep\n"
+      "records every message instead, by holding publishers back (and so everyone else on the topic) while\n"
+      "the recorder or its disk catches up.");
   cmd->add_option("topics", s->topics, "Topics to record");
   cmd->add_option("-o,--output", s->output, "Output file, e.g. run.mcap (numbered run_0.mcap... when splitting)")
       ->required();
@@ -165,6 +189,8 @@ void add_record_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--duration", s->duration_s, "Stop after SEC seconds")->check(CLI::PositiveNumber);
   cmd->add_flag("-f,--force", s->force, "Overwrite existing output files");
+  cmd->add_flag("--lockstep", s->lockstep,
+                "Join as a lockstep subscriber: publishers wait for the recorder instead of it losing messages");
   cmd->callback([s] {
     if (s->chunk_size == 0) throw Exit{kExitUsage, "--chunk-size must be positive"};
     run_record(*s);

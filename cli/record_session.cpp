@@ -15,8 +15,15 @@ namespace cerulion::cli {
 RecordSession::RecordSession(RecordSettings settings, std::string domain)
     : settings_(std::move(settings)), domain_(std::move(domain)) {}
 
-RecordSession::~RecordSession() {
-  stop_taps_.store(true);
+RecordSession::~RecordSession() { stop_threads(); }
+
+void RecordSession::stop_threads() {
+  {
+    // Under the lock, so that a lockstep tap about to wait for queue room cannot miss it.
+    std::lock_guard lock(mutex_);
+    stop_taps_.store(true);
+  }
+  room_.notify_all();
   for (auto& t : tap_threads_) if (t.joinable()) t.join();
   {
     std::lock_guard lock(mutex_);
@@ -89,13 +96,14 @@ void RecordSession::close_file() {
   }
 }
 
-bool RecordSession::tap(const std::string& topic, std::string& error) {
+bool RecordSession::tap(const std::string& topic, std::string& error, StartAt start) {
   {
     std::lock_guard lock(mutex_);
     for (const auto& t : topics_) if (t->topic == topic) return true;
   }
   SubscriberOptions options;
-  options.role = Role::Tap;
+  options.role = settings_.lockstep ? Role::Subscriber : Role::Tap;
+  options.start = start;
   options.topic.domain = domain_;
   options.wait.cancel = &stop_taps_;
   auto sub = Subscriber::create(topic, options);
@@ -147,8 +155,12 @@ bool RecordSession::tap(const std::string& topic, std::string& error) {
                 sample->publish_realtime_ns(), {}};
       const std::size_t size = sample->size();
       {
-        std::lock_guard lock(mutex_);
-        if (queued_bytes_ + size > settings_.queue_bytes && !queue_.empty()) {
+        std::unique_lock lock(mutex_);
+        auto full = [&] { return queued_bytes_ + size > settings_.queue_bytes && !queue_.empty(); };
+        if (settings_.lockstep) {
+          // Holding the sample holds the publishers back: the disk sets the pace.
+          room_.wait(lock, [&] { return !full() || writer_done_ || stop_taps_.load(); });
+        } else if (full()) {
           counters->queue_drops.fetch_add(1, std::memory_order_relaxed);
           continue;
         }
@@ -183,8 +195,11 @@ void RecordSession::writer_loop() {
         RecordSession* self;
         std::size_t bytes;
         ~Release() {
-          std::lock_guard lock(self->mutex_);
-          self->queued_bytes_ -= bytes;
+          {
+            std::lock_guard lock(self->mutex_);
+            self->queued_bytes_ -= bytes;
+          }
+          self->room_.notify_all();
         }
       } release{this, item.data.size()};
       if (!writer_) continue;
@@ -233,14 +248,7 @@ void RecordSession::writer_loop() {
 }
 
 void RecordSession::finish() {
-  stop_taps_.store(true);
-  for (auto& t : tap_threads_) if (t.joinable()) t.join();
-  {
-    std::lock_guard lock(mutex_);
-    writer_done_ = true;
-  }
-  ready_.notify_all();
-  if (writer_thread_.joinable()) writer_thread_.join();
+  stop_threads();
   close_file();
 }
 

@@ -2,6 +2,8 @@
 // The machinery of `cerulion record`: one tap thread per topic copies each sample into a bounded
 // queue and lets go of it at once; one writer thread drains the queue into MCAP files. A full queue
 // (a slow disk) drops messages and counts them: the tap never waits, so no publisher is held back.
+// A lockstep recording joins as a subscriber instead, and waits for room in the queue: nothing is
+// lost, and publishers go at the pace of the disk.
 
 #include <atomic>
 #include <condition_variable>
@@ -15,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "cerulion/core/options.hpp"
 #include "cerulion/recorder/writer.hpp"
 
 namespace cerulion::cli {
@@ -34,6 +37,9 @@ struct RecordSettings {
   double duration_s = 0;
   bool force = false;
   std::uint64_t queue_bytes = 256u << 20;
+  /// Join as a lockstep subscriber rather than a tap: publishers wait for the recorder (and a
+  /// full queue waits for the disk) instead of anything being lost.
+  bool lockstep = false;
 };
 
 /// Per-topic counters, updated by the tap and writer threads.
@@ -58,7 +64,8 @@ class RecordSession {
   /// Opens the first file; throws Exit on failure (existing file without --force...).
   void start();
   /// Starts a tap on `topic` unless it is tapped already; false (with `error`) if it cannot.
-  bool tap(const std::string& topic, std::string& error);
+  /// `start` First records a topic that appeared after the recording began from its first message.
+  bool tap(const std::string& topic, std::string& error, StartAt start = StartAt::Next);
   /// Stops the taps, drains the queue, writes the closing Metadata and finishes the file.
   void finish();
 
@@ -76,7 +83,8 @@ class RecordSession {
     std::uint64_t publish_time;
     std::vector<std::byte> data;
   };
-  void tap_loop(std::size_t index);
+  /// Stops the taps, then the writer once it has drained the queue.
+  void stop_threads();
   void writer_loop();
   bool open_next_file();
   void close_file();
@@ -88,6 +96,7 @@ class RecordSession {
 
   mutable std::mutex mutex_;  // guards queue_, topics_, files_, error_
   std::condition_variable ready_;
+  std::condition_variable room_;  ///< a lockstep recording's taps wait here for queue room
   std::deque<Item> queue_;
   std::uint64_t queued_bytes_ = 0;
   bool writer_done_ = false;

@@ -8,6 +8,12 @@
 #include <string>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "everyday_helpers.hpp"
+#include "process.hpp"
+
 namespace cerulion::test {
 
 /// A fresh path under a per-process temp folder (ctest -j2 safe).
@@ -35,5 +41,23 @@ inline void spit(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
+
+/// `cerulion info --json FILE`.
+inline nlohmann::json info_json(const std::string& file) {
+  auto r = run_cerulion({"info", "--json", file});
+  REQUIRE(r.exit_code == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+inline std::uint64_t topic_count(const nlohmann::json& info, const std::string& topic) {
+  for (const auto& c : info["channels"]) if (c["topic"] == topic) return c["message_count"];
+  return 0;
+}
+
+/// Waits until a tap is attached to `topic` in `domain`.
+inline bool tap_attached(const std::string& topic, const std::string& domain = {}) {
+  return eventually([&] { return live_readers(topic_snapshot(topic, domain), "tap") >= 1; }, std::chrono::seconds(10));
+}
+
 
 }  // namespace cerulion::test
