@@ -114,6 +114,11 @@ class TopicSegment {
   /// Lowest floor (oldest sequence still needed) among active subscribers, or nullopt if none.
   std::optional<std::uint64_t> min_subscriber_floor() const;
 
+  /// The floor of a subscriber joining (under the lock) at the topic's first message: the oldest
+  /// message the ring holds if publishers are sure to respect it, else the first they are. Below
+  /// it, the subscriber reads as a tap does, counting what is overwritten before it gets there.
+  std::uint64_t first_floor(std::uint64_t oldest, std::uint64_t published) const;
+
   /// "" while the shared counters agree with each other (the ring's newest entry is the message
   /// before `published`; no reader is ahead of `published`); otherwise one line saying what
   /// contradicts what. Only damage to the segment makes them disagree.

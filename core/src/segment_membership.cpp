@@ -3,6 +3,7 @@
 
 #include "segment.hpp"
 
+#include <algorithm>
 #include <unistd.h>
 
 #include "liveness.hpp"
@@ -45,16 +46,13 @@ Result<std::uint32_t> TopicSegment::attach(Role role, std::optional<Mode> explic
       p.pid = own_pid_;
       p.start_time = own_start_time_;
       p.pid_namespace = own_pid_namespace_;
-      // Under the lock, no publish can overwrite the ring's oldest entry before this reader's
-      // floor holds it (lockstep), and a tap's loss of it is counted as any overwrite is.
       const std::uint64_t published = control_->published.load();
       const std::uint64_t oldest = published > depth_ ? published - depth_ : 0;
       const bool from_first = start == StartAt::First && role != Role::Publisher;
-      const std::uint64_t first = from_first ? oldest : published;
       p.messages.store(0);
       p.lost.store(from_first ? oldest : 0);
-      p.cursor.store(first);
-      p.floor.store(first);
+      p.cursor.store(from_first ? oldest : published);
+      p.floor.store(from_first ? first_floor(oldest, published) : published);
       p.state.store(kActive, std::memory_order_release);
       unlock();
       control_->members.notify();
@@ -154,6 +152,14 @@ std::uint32_t TopicSegment::count(Role role) const {
     if (p.state.load(std::memory_order_acquire) == kActive && p.role == static_cast<std::uint32_t>(role)) ++n;
   }
   return n;
+}
+
+std::uint64_t TopicSegment::first_floor(std::uint64_t oldest, std::uint64_t published) const {
+  // A lockstep publisher checks room against a cached lower bound of the subscribers' floors,
+  // which may be as new as `published` when no subscriber is there, and is never newer than the
+  // lowest floor of those that are. A floor below that bound would not hold anything back.
+  const std::uint64_t bound = std::min(min_subscriber_floor().value_or(published), published);
+  return std::max(oldest, bound);
 }
 
 std::optional<std::uint64_t> TopicSegment::min_subscriber_floor() const {

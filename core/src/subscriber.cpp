@@ -19,6 +19,7 @@ class alignas(64) SubscriberImpl {
         role_(options.role),
         cursor_(segment_->participant(index).cursor.load()),
         pending_lost_(segment_->participant(index).lost.load()),
+        held_from_(segment_->participant(index).floor.load()),
         waiter_(options.wait, static_cast<std::uint32_t>(1u << index), options.role == Role::Tap, segment_->depth()) {}
 
   ~SubscriberImpl() {
@@ -102,6 +103,9 @@ class alignas(64) SubscriberImpl {
   std::uint32_t held_ = 0;
   std::uint64_t cursor_;
   std::uint64_t pending_lost_;  ///< counted, not yet told: goes into the next sample's lost_before
+  /// The first sequence this subscriber's floor held from the start. Only a subscriber that began
+  /// at the topic's first message has older ones to read, and reads them as a tap does.
+  std::uint64_t held_from_;
   std::uint64_t held_seqs_[kMaxHeldPerParticipant] = {};
   static constexpr std::uint32_t kHeldByFloor = 1;  ///< Sample::hold_: kept by the floor, no slot bit
   WarmTicket warm_ticket_;
@@ -121,7 +125,7 @@ CERULION_HOT_PATH Result<std::optional<Sample>> SubscriberImpl::try_take() {
     const std::uint64_t have = entry >> kSlotIndexBits;
     if (entry == 0 || have < want) return std::optional<Sample>{};
     if (have > want) {
-      if (role_ == Role::Subscriber && mode() == Mode::Lockstep) {
+      if (role_ == Role::Subscriber && cursor_ >= held_from_ && mode() == Mode::Lockstep) {
         return Status(ErrorCode::Corrupted, "topic '" + segment_->topic() + "' is damaged: the ring holds message " +
                                                 std::to_string(have - 1) + " where message " + std::to_string(cursor_) +
                                                 " belongs, which lockstep never allows");
@@ -141,7 +145,8 @@ CERULION_HOT_PATH Result<std::optional<Sample>> SubscriberImpl::try_take() {
                                               std::to_string(segment_->slot_count()));
     }
     // The entry says how it was published: no need to read the topic's mode line as well.
-    if (role_ == Role::Subscriber && log_entry.mode == static_cast<std::uint32_t>(Mode::Lockstep)) {
+    if (role_ == Role::Subscriber && log_entry.mode == static_cast<std::uint32_t>(Mode::Lockstep) &&
+        cursor_ >= held_from_) {
       return take_lockstep(me, log_entry, slot);
     }
     SlotControl& sc = segment_->slot(slot);
@@ -170,7 +175,8 @@ CERULION_HOT_PATH Result<std::optional<Sample>> SubscriberImpl::try_take() {
     Sample sample = sample_at_cursor(slot, size, sc);
     ++held_;
     move_past(me, sample);
-    me.floor.store(cursor_, std::memory_order_release);  // free run: the ring never waits for us
+    // Free run: the ring never waits for us. Lockstep (before held_from_): never below what it held.
+    me.floor.store(std::max(cursor_, held_from_), std::memory_order_release);
     return std::optional<Sample>(std::move(sample));
   }
 }
