@@ -87,16 +87,14 @@ TopicInfo describe(TopicSegment& seg, std::string_view domain) {
 }
 
 /// The live processes a damaged segment's participant table still names. The table sits at the
-/// same offset in every segment, so it can be read when the rest of the header cannot be trusted;
-/// it is read, not mapped (see shm_file.hpp on touching pages).
+/// same offset in every segment, so it can be read when the rest of the header cannot be trusted.
 std::vector<std::uint32_t> live_participants_of_damaged(const std::string& name) {
   std::vector<std::uint32_t> pids;
   auto file = detail::ShmFile::open_existing(name, false, name);
   if (!file) return pids;
   auto table = std::make_unique<detail::Participant[]>(kMaxParticipants);
-  const std::size_t length = sizeof(detail::Participant) * kMaxParticipants;
-  if (::pread(file->fd(), static_cast<void*>(table.get()), length, detail::kParticipantsOffset) !=
-      static_cast<ssize_t>(length)) {
+  if (!detail::read_unmapped(file->fd(), static_cast<void*>(table.get()),
+                             sizeof(detail::Participant) * kMaxParticipants, detail::kParticipantsOffset)) {
     return pids;
   }
   for (std::uint32_t i = 0; i < kMaxParticipants; ++i) {

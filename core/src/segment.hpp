@@ -128,8 +128,10 @@ class TopicSegment {
   TopicSegment() = default;
   /// A complete segment for `request` in a new unnamed file: sized, header reserved and written.
   static Result<ShmFile> build(const OpenRequest& request, const std::string& what);
-  /// Checks an opened file (what it is, who owns it, its header) and maps it as `request` says.
-  static Result<std::shared_ptr<TopicSegment>> from_file(ShmFile file, const OpenRequest& request,
+  /// Checks an opened file (what it is, who owns it, its header) and maps it as `request` says;
+  /// `name` is the segment's name in /dev/shm.
+  static Result<std::shared_ptr<TopicSegment>> from_file(ShmFile file, const std::string& name,
+                                                        const OpenRequest& request,
                                                         const std::string& what);
   void evict_locked(std::uint32_t index);
   void repair_ring_locked();

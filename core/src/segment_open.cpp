@@ -24,20 +24,6 @@ using Access = TopicSegment::Access;
 
 bool joins(Access access) { return access == Access::Publish || access == Access::Subscribe; }
 
-/// Reads `length` bytes at `offset` without mapping them: a read of a page never written returns
-/// zeros and commits nothing, where touching it through a mapping would need memory.
-bool read_at(int fd, void* out, std::size_t length, std::uint64_t offset) {
-  auto* bytes = static_cast<char*>(out);
-  std::size_t done = 0;
-  while (done < length) {
-    ssize_t n = ::pread(fd, bytes + done, length - done, static_cast<off_t>(offset + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
 /// The group a topic of `options` is shared with, if any.
 Result<std::optional<gid_t>> sharing_group(const TopicOptions& options) {
   if (options.group.empty()) return std::optional<gid_t>{};
@@ -79,10 +65,11 @@ Result<ShmFile> TopicSegment::build(const OpenRequest& request, const std::strin
   return file;
 }
 
-Result<std::shared_ptr<TopicSegment>> TopicSegment::from_file(ShmFile file, const OpenRequest& request,
+Result<std::shared_ptr<TopicSegment>> TopicSegment::from_file(ShmFile file, const std::string& name,
+                                                              const OpenRequest& request,
                                                               const std::string& what) {
   const int fd = file.fd();
-  const std::string path = shm_path(segment_name(request.options.domain, request.topic).substr(1));
+  const std::string path = shm_path(name);
   struct stat st {};
   if (::fstat(fd, &st) != 0) return system_error(what + ": cannot stat " + path, errno);
   if (std::string kind = describe_non_segment(st); !kind.empty()) {
@@ -101,12 +88,12 @@ Result<std::shared_ptr<TopicSegment>> TopicSegment::from_file(ShmFile file, cons
   }
   // Everything is checked on a private copy before any page is mapped.
   Config cfg {};
-  if (!read_at(fd, &cfg, sizeof cfg, 0)) {
+  if (!read_unmapped(fd, &cfg, sizeof cfg, 0)) {
     return Status(ErrorCode::Corrupted, what + ": " + path + " is too short to be a topic segment");
   }
   if (Status valid = validate_config(cfg, static_cast<std::uint64_t>(st.st_size), what); !valid.ok()) return valid;
   std::uint32_t initialized = 0;
-  if (!read_at(fd, &initialized, sizeof initialized, kControlOffset + offsetof(Control, initialized)) ||
+  if (!read_unmapped(fd, &initialized, sizeof initialized, kControlOffset + offsetof(Control, initialized)) ||
       initialized != 1 || !fully_written(fd, cfg.data_offset)) {
     return Status(ErrorCode::Corrupted, what + ": the segment's header was never completely written (damaged)");
   }
@@ -125,7 +112,7 @@ Result<std::shared_ptr<TopicSegment>> TopicSegment::from_file(ShmFile file, cons
 
   std::shared_ptr<TopicSegment> seg(new TopicSegment());
   seg->topic_ = request.topic;
-  seg->name_ = segment_name(request.options.domain, request.topic).substr(1);
+  seg->name_ = name;
   seg->own_pid_ = static_cast<std::uint32_t>(::getpid());
   seg->own_start_time_ = own_start_time();
   seg->own_pid_namespace_ = own_pid_namespace();
@@ -161,7 +148,7 @@ Result<std::shared_ptr<TopicSegment>> TopicSegment::open(const OpenRequest& requ
   for (int attempt = 0; attempt < 100; ++attempt) {
     auto existing = ShmFile::open_existing(name, request.access != Access::Inspect, what);
     if (existing) {
-      auto seg = from_file(std::move(*existing), request, what);
+      auto seg = from_file(std::move(*existing), name, request, what);
       if (!seg) return seg;
       if (joins(request.access) && (*seg)->control().unlinked.load(std::memory_order_acquire) != 0) {
         continue;  // its last participant is removing it: start over with a fresh one
@@ -175,7 +162,7 @@ Result<std::shared_ptr<TopicSegment>> TopicSegment::open(const OpenRequest& requ
     auto named = built->publish_as(name, what);
     if (!named) return named.status();
     if (!*named) continue;  // someone else created it first: join theirs
-    return from_file(std::move(*built), request, what);
+    return from_file(std::move(*built), name, request, what);
   }
   return Status(ErrorCode::SystemError, what + ": the segment kept disappearing while opening it");
 }

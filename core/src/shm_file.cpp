@@ -189,6 +189,18 @@ Status reserve(int fd, std::uint64_t offset, std::uint64_t length, const std::st
   return system_error(what + ": cannot reserve memory in " + kShmDirectory, err);
 }
 
+bool read_unmapped(int fd, void* out, std::size_t length, std::uint64_t offset) {
+  auto* bytes = static_cast<char*>(out);
+  std::size_t done = 0;
+  while (done < length) {
+    ssize_t n = ::pread(fd, bytes + done, length - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
 bool fully_written(int fd, std::uint64_t length) {
   const off_t hole = ::lseek(fd, 0, SEEK_HOLE);
   return hole >= 0 && static_cast<std::uint64_t>(hole) >= length;

@@ -74,6 +74,11 @@ bool in_group(gid_t gid);
 /// /dev/shm cannot hold it.
 Status reserve(int fd, std::uint64_t offset, std::uint64_t length, const std::string& what);
 
+/// Reads `length` bytes at `offset` of `fd` without mapping them: a page never written reads as
+/// zeros and commits nothing, where touching it through a mapping would need memory. False when
+/// the file is shorter.
+bool read_unmapped(int fd, void* out, std::size_t length, std::uint64_t offset);
+
 /// True when every page of [0, length) of `fd` holds written data: mapping and touching them cannot
 /// need new memory. (tmpfs allocates a page on the first fault, even a read fault, and a full
 /// /dev/shm turns that into SIGBUS.)
