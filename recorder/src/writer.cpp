@@ -8,6 +8,8 @@
 #include <map>
 #include <unistd.h>
 
+#include "cerulion/recorder/chunk.hpp"
+#include "cerulion/recorder/sink.hpp"
 #include "compression.hpp"
 #include "records.hpp"
 #include "wire.hpp"
@@ -24,11 +26,12 @@ namespace detail {
 
 class WriterImpl {
  public:
-  WriterImpl(int fd, std::string path, WriterOptions options)
-      : path_(std::move(path)), fd_(fd), options_(std::move(options)) {}
+  WriterImpl(std::unique_ptr<ByteSink> sink, WriterOptions options)
+      : path_(sink->name()), sink_(std::move(sink)), options_(std::move(options)),
+        encoder_(options_.compression, options_.compression_level) {}
   ~WriterImpl() {
     try {
-      if (fd_ >= 0) (void)close();
+      if (sink_) (void)close();
     } catch (...) {
       // A destructor cannot report: the file stays readable up to its last complete chunk.
     }
@@ -92,7 +95,6 @@ class WriterImpl {
     if (!channels_.count(channel_id)) {
       return Status(ErrorCode::InvalidArgument, "message on unknown channel " + std::to_string(channel_id));
     }
-    std::uint64_t offset = chunk_.size();
     Encoder e(chunk_);
     e.u8(static_cast<std::uint8_t>(Opcode::Message));
     e.u64(22 + data.size());
@@ -101,10 +103,6 @@ class WriterImpl {
     e.u64(log_time);
     e.u64(publish_time);
     e.raw(data.data(), data.size());
-    chunk_index_[channel_id].emplace_back(log_time, offset);
-    if (chunk_messages_ == 0 || log_time < chunk_start_) chunk_start_ = log_time;
-    if (chunk_messages_ == 0 || log_time > chunk_end_) chunk_end_ = log_time;
-    ++chunk_messages_;
     if (stats_.message_count == 0 || log_time < stats_.message_start_time) stats_.message_start_time = log_time;
     if (stats_.message_count == 0 || log_time > stats_.message_end_time) stats_.message_end_time = log_time;
     ++stats_.message_count;
@@ -143,11 +141,48 @@ class WriterImpl {
   }
 
   Status close() {
-    if (fd_ < 0) return Status(ErrorCode::InvalidArgument, "writer is closed");
+    if (!sink_) return Status(ErrorCode::InvalidArgument, "writer is closed");
     Status st = finish();
-    if (::close(fd_) != 0 && st) st = Status(ErrorCode::SystemError, path_ + ": close: " + std::strerror(errno));
-    fd_ = -1;
+    if (st) {
+      st = sink_->close();
+    } else {
+      sink_->abandon();
+    }
+    sink_.reset();
     return st;
+  }
+
+  void abandon() noexcept {
+    if (!sink_) return;
+    sink_->abandon();
+    sink_.reset();
+  }
+
+  Status write_chunk(std::span<const std::byte> encoded) {
+    if (auto st = usable(); !st) return st;
+    auto summary = describe_chunk(encoded);
+    if (!summary) return summary.status();
+    for (const auto& [channel, where] : summary->channels) {
+      if (!channels_.count(channel)) {
+        return Status(ErrorCode::InvalidArgument, "chunk has messages on unknown channel " + std::to_string(channel));
+      }
+    }
+    if (auto st = close_chunk(); !st) return st;
+    for (const auto& [channel, where] : summary->channels) {
+      stats_.channel_message_counts[channel] += where.second;
+    }
+    if (summary->message_count > 0) {
+      if (stats_.message_count == 0 || summary->message_start_time < stats_.message_start_time) {
+        stats_.message_start_time = summary->message_start_time;
+      }
+      if (stats_.message_count == 0 || summary->message_end_time > stats_.message_end_time) {
+        stats_.message_end_time = summary->message_end_time;
+      }
+    }
+    stats_.message_count += summary->message_count;
+    counters_.messages += summary->message_count;
+    emit_chunk(encoded, *summary);
+    return flush_os();
   }
 
   WriterCounters counters_;
@@ -155,7 +190,7 @@ class WriterImpl {
 
  private:
   Status usable() const {
-    if (fd_ < 0) return Status(ErrorCode::InvalidArgument, "writer is closed");
+    if (!sink_) return Status(ErrorCode::InvalidArgument, "writer is closed");
     if (!error_.ok()) return error_;
     return {};
   }
@@ -179,72 +214,38 @@ class WriterImpl {
   }
 
   Status flush_os() {
-    std::size_t done = 0;
-    while (done < buffer_.size()) {
-      ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        error_ = Status(ErrorCode::SystemError, path_ + ": write: " + std::strerror(errno));
-        buffer_.clear();
-        return error_;
-      }
-      done += static_cast<std::size_t>(n);
-    }
+    if (!buffer_.empty() && error_.ok()) error_ = sink_->write(buffer_);
     buffer_.clear();
     return error_;
   }
 
   Status close_chunk() {
     if (chunk_.empty()) return {};
-    ChunkInfo info;
-    info.message_start_time = chunk_messages_ ? chunk_start_ : 0;
-    info.message_end_time = chunk_messages_ ? chunk_end_ : 0;
-    info.uncompressed_size = chunk_.size();
-    info.uncompressed_crc = crc32_of(chunk_);
-    std::span<const std::byte> stored = chunk_;
-    if (options_.compression == Compression::Zstd &&
-        zstd_.compress(chunk_, options_.compression_level, compressed_) && compressed_.size() < chunk_.size()) {
-      info.compression = "zstd";
-      stored = compressed_;
-    }
-    ByteVector head;
-    Encoder e(head);
-    const std::uint64_t content = 8 + 8 + 8 + 4 + 4 + info.compression.size() + 8 + stored.size();
-    e.u8(static_cast<std::uint8_t>(Opcode::Chunk));
-    e.u64(content);
-    e.u64(info.message_start_time);
-    e.u64(info.message_end_time);
-    e.u64(info.uncompressed_size);
-    e.u32(info.uncompressed_crc);
-    e.str(info.compression);
-    e.u64(stored.size());
+    if (auto st = encoder_.encode(chunk_, encoded_); !st) return st;
+    auto summary = describe_chunk(encoded_);
+    if (!summary) return summary.status();
+    emit_chunk(encoded_, *summary);
+    chunk_.clear();
+    return flush_os();
+  }
+
+  // Writes an encoded chunk as it is, indexing it where it lands.
+  void emit_chunk(std::span<const std::byte> encoded, const ChunkSummary& summary) {
     ChunkIndex ci;
-    ci.message_start_time = info.message_start_time;
-    ci.message_end_time = info.message_end_time;
+    ci.message_start_time = summary.message_start_time;
+    ci.message_end_time = summary.message_end_time;
     ci.chunk_start_offset = position_;
-    ci.chunk_length = kRecordPrefixSize + content;
-    ci.compression = info.compression;
-    ci.compressed_size = stored.size();
-    ci.uncompressed_size = info.uncompressed_size;
-    emit(head.data(), head.size());
-    emit(stored.data(), stored.size());
-    std::uint64_t index_start = position_;
-    ByteVector rec;
-    for (auto& [channel, entries] : chunk_index_) {
-      rec.clear();
-      ci.message_index_offsets[channel] = position_;
-      append_record(rec, MessageIndex{channel, std::move(entries)});
-      emit(rec.data(), rec.size());
-    }
-    ci.message_index_length = position_ - index_start;
+    ci.chunk_length = summary.chunk_record_length;
+    for (const auto& [channel, where] : summary.channels) ci.message_index_offsets[channel] = position_ + where.first;
+    ci.message_index_length = encoded.size() - summary.chunk_record_length;
+    ci.compression = summary.compression;
+    ci.compressed_size = summary.compressed_size;
+    ci.uncompressed_size = summary.uncompressed_size;
+    emit(encoded.data(), encoded.size());
     chunk_indexes_.push_back(std::move(ci));
     ++counters_.chunks;
-    counters_.uncompressed_chunk_bytes += info.uncompressed_size;
-    counters_.compressed_chunk_bytes += stored.size();
-    chunk_.clear();
-    chunk_index_.clear();
-    chunk_messages_ = 0;
-    return flush_os();
+    counters_.uncompressed_chunk_bytes += summary.uncompressed_size;
+    counters_.compressed_chunk_bytes += summary.compressed_size;
   }
 
   Status finish() {
@@ -296,8 +297,10 @@ class WriterImpl {
     return flush_os();
   }
 
-  int fd_;
+  std::unique_ptr<ByteSink> sink_;
   WriterOptions options_;
+  ChunkEncoder encoder_;
+  ByteVector encoded_;
   Status error_;
   ByteVector buffer_;
   std::uint64_t position_ = 0;
@@ -307,10 +310,6 @@ class WriterImpl {
   std::map<std::uint16_t, Schema> schemas_;
   std::map<std::uint16_t, Channel> channels_;
   ByteVector chunk_;
-  ByteVector compressed_;
-  ZstdCompressor zstd_;
-  std::map<std::uint16_t, std::vector<std::pair<std::uint64_t, std::uint64_t>>> chunk_index_;
-  std::uint64_t chunk_start_ = 0, chunk_end_ = 0, chunk_messages_ = 0;
   Statistics stats_;
   std::vector<ChunkIndex> chunk_indexes_;
   std::vector<AttachmentIndex> attachment_indexes_;
@@ -325,22 +324,23 @@ Writer& Writer::operator=(Writer&&) noexcept = default;
 Writer::~Writer() = default;
 
 Result<Writer> Writer::create(const std::string& path, WriterOptions options) {
+  auto sink = open_file_sink(path, FileSinkOptions{.overwrite = options.overwrite});
+  if (!sink) return sink.status();
+  return create(std::move(*sink), std::move(options));
+}
+
+Result<Writer> Writer::create(std::unique_ptr<ByteSink> sink, WriterOptions options) {
   try {
-    if (options.chunk_size == 0) return Status(ErrorCode::InvalidArgument, "chunk size must be positive");
-    int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (options.overwrite ? O_TRUNC : O_EXCL);
-    int fd = ::open(path.c_str(), flags, 0644);
-    if (fd < 0) {
-      int err = errno;
-      if (err == EEXIST) {
-        return Status(ErrorCode::InvalidArgument, path + " already exists (use --force to overwrite)");
-      }
-      ErrorCode code = err == ENOENT ? ErrorCode::NotFound
-                       : err == EACCES ? ErrorCode::PermissionDenied
-                                       : ErrorCode::SystemError;
-      return Status(code, path + ": " + std::strerror(err));
+    if (!sink) return Status(ErrorCode::InvalidArgument, "no sink given");
+    if (options.chunk_size == 0) {
+      sink->abandon();
+      return Status(ErrorCode::InvalidArgument, "chunk size must be positive");
     }
-    auto impl = std::make_unique<detail::WriterImpl>(fd, path, std::move(options));
-    if (auto st = impl->start(); !st) return st;
+    auto impl = std::make_unique<detail::WriterImpl>(std::move(sink), std::move(options));
+    if (auto st = impl->start(); !st) {
+      impl->abandon();
+      return st;
+    }
     return Writer(std::move(impl));
   } catch (const std::exception& e) {
     return Status(ErrorCode::SystemError, std::string("cannot create writer: ") + e.what());
@@ -389,6 +389,10 @@ Status Writer::write_attachment(const Attachment& a) { CERULION_GUARD(return imp
 Status Writer::write_metadata(const Metadata& m) { CERULION_GUARD(return impl_->write_metadata(m)) }
 Status Writer::flush() { CERULION_GUARD(return impl_->flush()) }
 Status Writer::close() { CERULION_GUARD(return impl_->close()) }
+Status Writer::write_chunk(std::span<const std::byte> encoded) { CERULION_GUARD(return impl_->write_chunk(encoded)) }
+void Writer::abandon() noexcept {
+  if (impl_) impl_->abandon();
+}
 
 const WriterCounters& Writer::counters() const noexcept { return impl_->counters_; }
 const std::string& Writer::path() const noexcept { return impl_->path_; }

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "cerulion/recorder/errors.hpp"
+#include "cerulion/recorder/sink.hpp"
 #include "cerulion/recorder/types.hpp"
 
 namespace cerulion::recorder {
@@ -38,7 +39,7 @@ struct WriterOptions {
   std::string profile;
   /// Header.library; default "cerulion-recorder <version>".
   std::string library;
-  /// Replace an existing file instead of failing with InvalidArgument.
+  /// Replace an existing file instead of failing with InvalidArgument (create(path) only).
   bool overwrite = false;
 };
 
@@ -63,6 +64,8 @@ class Writer {
   /// Creates `path` (refusing to replace an existing file unless options.overwrite) and writes the
   /// magic and Header. InvalidArgument, PermissionDenied, NotFound or SystemError on failure.
   static Result<Writer> create(const std::string& path, WriterOptions options = {});
+  /// Writes into `sink` (a file, memory...). The writer owns it and closes it on close().
+  static Result<Writer> create(std::unique_ptr<ByteSink> sink, WriterOptions options = {});
 
   Writer(Writer&&) noexcept;
   Writer& operator=(Writer&&) noexcept;
@@ -88,10 +91,16 @@ class Writer {
   /// Writes a Metadata record (outside chunks).
   Status write_metadata(const Metadata& metadata);
 
+  /// Writes a chunk encoded by a ChunkEncoder as it is (no recompression), after closing the
+  /// open chunk. Its channels must have been added. Corrupted if its framing is wrong.
+  Status write_chunk(std::span<const std::byte> encoded);
+
   /// Closes the open chunk and hands everything written so far to the OS.
   Status flush();
   /// Finishes the file (DataEnd, summary, Footer) and closes it. Further calls fail.
   Status close();
+  /// Gives up on the file: the sink is abandoned (a dump's file then leaves nothing behind).
+  void abandon() noexcept;
 
   const WriterCounters& counters() const noexcept;
   const std::string& path() const noexcept;

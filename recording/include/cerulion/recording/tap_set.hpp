@@ -1,0 +1,119 @@
+#pragma once
+// Taps as a set: one object reads named topics, every topic of a domain, or topics matching
+// patterns (including topics that appear later), with a fixed small number of threads however
+// many topics there are, and hands each sample to a sink. It counts, per topic, what it missed
+// (overwritten before it read them) and what the sink dropped.
+//
+//   struct Print : cerulion::recording::SampleSink { ... };
+//   Print sink;
+//   auto taps = cerulion::recording::TapSet::create({.selection = {.all = true}}, sink);
+//   taps->start();  ...  taps->stop();
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cerulion/core/options.hpp"
+#include "cerulion/core/status.hpp"
+
+namespace cerulion::recording {
+
+/// Which topics to read.
+struct TopicSelection {
+  /// Topics named explicitly; each must open (TapSet::create fails otherwise).
+  std::vector<std::string> topics;
+  /// Every topic of the domain, including those that appear later.
+  bool all = false;
+  /// ECMAScript regular expressions: topics matching any of them (new ones too).
+  std::vector<std::string> include;
+  /// Topics matching any of these are never read.
+  std::vector<std::string> exclude;
+};
+
+/// Settings of a tap set; defaults are the recommendation.
+struct TapSetOptions {
+  TopicSelection selection;
+  /// Domain; default $CERULION_DOMAIN or "default".
+  std::string domain = default_domain();
+  /// Join as lockstep subscribers instead of taps: nothing is missed, and a sink that waits holds
+  /// the publishers back.
+  bool lockstep = false;
+  /// Reader threads, whatever the number of topics.
+  unsigned threads = 2;
+  /// Only these topics read from the topic's first message; others start with the next one.
+  /// (Topics that appear after start() always start from their first message.)
+  StartAt start = StartAt::Next;
+};
+
+/// A topic as the set reads it, given to the sink before its first sample.
+struct TopicDescription {
+  std::size_t index = 0;        ///< 0, 1, ... in the order topics were opened
+  std::string topic;
+  std::string domain;
+  Mode mode = Mode::Lockstep;
+  std::uint32_t depth = 0;
+  std::uint64_t max_payload = 0;
+};
+
+/// One sample, valid during the call.
+struct TappedSample {
+  std::size_t topic_index = 0;
+  std::uint64_t sequence = 0;
+  std::uint64_t publish_time = 0;   ///< realtime ns at publish
+  std::uint64_t log_time = 0;       ///< realtime ns when the set read it
+  std::uint32_t publisher_pid = 0;
+  std::uint64_t lost_before = 0;    ///< missed just before this one
+  std::span<const std::byte> data;
+};
+
+/// Where samples go. Called from the set's threads (concurrently for different topics).
+class SampleSink {
+ public:
+  virtual ~SampleSink() = default;
+  /// A topic is about to deliver its first sample.
+  virtual void on_topic(const TopicDescription& topic) = 0;
+  /// false = dropped (counted as dropped for the topic). May wait (lockstep sets hold publishers).
+  virtual bool on_sample(const TappedSample& sample) = 0;
+};
+
+/// Counters of one topic.
+struct TopicCounts {
+  std::string topic;
+  std::uint64_t received = 0;  ///< handed to the sink
+  std::uint64_t missed = 0;    ///< overwritten before they were read
+  std::uint64_t dropped = 0;   ///< refused by the sink
+};
+
+namespace detail {
+class TapSetImpl;
+}
+
+/// Move-only. The destructor stops the threads.
+class TapSet {
+ public:
+  /// Opens the named topics (InvalidTopicName, NotFound... naming the topic) and checks the
+  /// patterns (InvalidArgument naming the bad one). Reads nothing until start().
+  static Result<TapSet> create(TapSetOptions options, SampleSink& sink);
+  TapSet(TapSet&&) noexcept;
+  TapSet& operator=(TapSet&&) noexcept;
+  ~TapSet();
+
+  /// Starts the reader threads and the discovery of new topics.
+  void start();
+  /// Stops reading; returns once no sink call is in progress.
+  void stop();
+
+  std::vector<TopicCounts> counts() const;
+  std::vector<TopicDescription> topics() const;
+  /// Topics (or directory entries) that matched but could not be opened, one line each, once.
+  std::vector<std::string> problems() const;
+
+ private:
+  explicit TapSet(std::unique_ptr<detail::TapSetImpl> impl);
+  std::unique_ptr<detail::TapSetImpl> impl_;
+};
+
+}  // namespace cerulion::recording
