@@ -34,12 +34,6 @@ inline std::vector<std::string> text_lines(const std::string& text) {
   return lines;
 }
 
-/// A domain name unique to this process and call, for tests that list or clean a whole domain.
-inline std::string unique_domain(const std::string& stem) {
-  static int counter = 0;
-  return stem + "_" + std::to_string(getpid()) + "_" + std::to_string(counter++);
-}
-
 /// `cerulion [--domain D] topic info TOPIC --json`, or null when it fails.
 inline nlohmann::json topic_snapshot(const std::string& topic, const std::string& domain = {}) {
   std::vector<std::string> args;

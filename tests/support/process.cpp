@@ -209,6 +209,11 @@ std::string unique_topic(const std::string& stem) {
   return "/test/" + stem + "_" + std::to_string(getpid()) + "_" + std::to_string(counter++);
 }
 
+std::string unique_domain(const std::string& stem) {
+  static std::atomic<int> counter{0};
+  return stem + "_" + std::to_string(getpid()) + "_" + std::to_string(counter++);
+}
+
 int count_shm_entries(const std::string& prefix) {
   int count = 0;
   if (DIR* dir = opendir("/dev/shm")) {

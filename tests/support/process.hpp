@@ -54,6 +54,9 @@ class BackgroundProcess {
 /// A topic name unique to this process and call, so `ctest -j2` runs never collide.
 std::string unique_topic(const std::string& stem);
 
+/// A domain name unique to this process and call, for tests that list or clean a whole domain.
+std::string unique_domain(const std::string& stem);
+
 /// Number of /dev/shm entries whose name starts with `prefix`.
 int count_shm_entries(const std::string& prefix);
 

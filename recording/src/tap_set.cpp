@@ -1,0 +1,179 @@
+// TapSet: opening topics (named ones at create(), discovered ones as they appear) and the public
+// API. The reader threads are in tap_readers.cpp.
+
+#include <chrono>
+
+#include "cerulion/core/names.hpp"
+#include "tap_set_impl.hpp"
+
+namespace cerulion::recording {
+namespace detail {
+
+TapSetImpl::TapSetImpl(TapSetOptions options, SampleSink& sink)
+    : options_(std::move(options)), sink_(sink), created_realtime_ns_(realtime_ns()) {
+  if (options_.threads == 0) options_.threads = 1;
+}
+
+Status TapSetImpl::compile_patterns() {
+  auto compile = [](const std::vector<std::string>& patterns, std::vector<std::regex>& out) -> Status {
+    for (const auto& p : patterns) {
+      try {
+        out.emplace_back(p, std::regex::ECMAScript);
+      } catch (const std::regex_error& e) {
+        return Status(ErrorCode::InvalidArgument,
+                      "pattern '" + p + "': not a valid regular expression (" + e.what() + ")");
+      }
+    }
+    return {};
+  };
+  if (Status st = compile(options_.selection.include, include_); !st) return st;
+  return compile(options_.selection.exclude, exclude_);
+}
+
+bool TapSetImpl::selected(const std::string& topic) const {
+  auto any = [&](const std::vector<std::regex>& res) {
+    for (const auto& re : res) if (std::regex_search(topic, re)) return true;
+    return false;
+  };
+  if (any(exclude_)) return false;
+  return options_.selection.all || any(include_);
+}
+
+Status TapSetImpl::open(const std::string& topic, StartAt start) {
+  auto name = normalize_topic_name(topic);
+  if (!name) return Status(name.code(), "'" + topic + "': " + name.message());
+  {
+    std::lock_guard lock(mutex_);
+    if (open_names_.count(*name)) return {};
+  }
+  SubscriberOptions o;
+  o.role = options_.lockstep ? Role::Subscriber : Role::Tap;
+  o.start = start;
+  o.topic.domain = options_.domain;
+  o.wait.cancel = &stop_;
+  auto subscriber = Subscriber::create(*name, o);
+  if (!subscriber) return Status(subscriber.code(), "'" + *name + "': " + subscriber.message());
+  TopicDescription d;
+  d.topic = subscriber->topic();
+  d.domain = options_.domain;
+  d.mode = subscriber->mode();
+  if (auto info = inspect_topic(d.topic, options_.domain); info.ok()) {
+    d.depth = info->depth;
+    d.max_payload = info->max_payload;
+  }
+  std::lock_guard lock(mutex_);
+  d.index = taps_.size();
+  taps_.push_back(std::make_unique<Tap>(std::move(subscriber.value()), d.index));
+  descriptions_.push_back(d);
+  open_names_.insert(d.topic);
+  tap_count_.store(taps_.size(), std::memory_order_release);
+  return {};
+}
+
+void TapSetImpl::report(const std::string& key, const std::string& line) {
+  std::lock_guard lock(mutex_);
+  if (problem_set_.insert(key).second) problems_.push_back(line);
+}
+
+void TapSetImpl::discover() {
+  auto listing = list_topics(options_.domain);
+  if (!listing) {
+    report(listing.message(), listing.message());
+    return;
+  }
+  for (const auto& info : listing->topics) {
+    if (!selected(info.name)) continue;
+    const StartAt start = info.created_realtime_ns >= created_realtime_ns_ ? StartAt::First : options_.start;
+    // Retried at every listing (what failed may open later); said once.
+    if (Status st = open(info.name, start); !st) report(info.name, st.message());
+  }
+  for (const auto& problem : listing->problems) report(problem, problem);
+}
+
+void TapSetImpl::discovery_loop(std::optional<TopicWatch> watch) {
+  // The watch notices a new topic at once; the periodic listing is there for what it misses.
+  const auto period = std::chrono::milliseconds(watch ? 1000 : 200);
+  auto next_listing = std::chrono::steady_clock::now() + period;
+  bool appeared = false;
+  while (!stop_.load(std::memory_order_relaxed)) {
+    if (appeared || std::chrono::steady_clock::now() >= next_listing) {
+      discover();
+      next_listing = std::chrono::steady_clock::now() + period;
+    }
+    if (watch) {
+      appeared = watch->wait(std::chrono::milliseconds(50));
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+}
+
+void TapSetImpl::start() {
+  if (started_) return;
+  started_ = true;
+  const bool discovering = options_.selection.all || !include_.empty();
+  std::optional<TopicWatch> watch;
+  if (discovering) {
+    // Watching before the first listing, so that nothing appears unnoticed in between.
+    if (auto w = TopicWatch::create(options_.domain); w.ok()) watch.emplace(std::move(*w));
+    discover();
+  }
+  for (unsigned i = 0; i < options_.threads; ++i) readers_.emplace_back([this, i] { reader_loop(i); });
+  if (discovering) {
+    discovery_ = std::thread([this, w = std::move(watch)]() mutable { discovery_loop(std::move(w)); });
+  }
+}
+
+void TapSetImpl::stop() {
+  stop_.store(true);
+  if (discovery_.joinable()) discovery_.join();
+  for (auto& t : readers_) if (t.joinable()) t.join();
+  readers_.clear();
+}
+
+std::vector<TopicCounts> TapSetImpl::counts() const {
+  std::lock_guard lock(mutex_);
+  std::vector<TopicCounts> out;
+  out.reserve(taps_.size());
+  for (const auto& tap : taps_) {
+    out.push_back({descriptions_[tap->index].topic, tap->received.load(), tap->missed.load(), tap->dropped.load()});
+  }
+  return out;
+}
+
+std::vector<TopicDescription> TapSetImpl::topics() const {
+  std::lock_guard lock(mutex_);
+  return descriptions_;
+}
+
+std::vector<std::string> TapSetImpl::problems() const {
+  std::lock_guard lock(mutex_);
+  return problems_;
+}
+
+}  // namespace detail
+
+Result<TapSet> TapSet::create(TapSetOptions options, SampleSink& sink) {
+  if (Status st = validate_domain(options.domain); !st) return st;
+  std::vector<std::string> named = options.selection.topics;
+  const StartAt start = options.start;
+  auto impl = std::make_unique<detail::TapSetImpl>(std::move(options), sink);
+  if (Status st = impl->compile_patterns(); !st) return st;
+  for (const auto& topic : named) {
+    if (Status st = impl->open(topic, start); !st) return st;
+  }
+  return TapSet(std::move(impl));
+}
+
+TapSet::TapSet(std::unique_ptr<detail::TapSetImpl> impl) : impl_(std::move(impl)) {}
+TapSet::TapSet(TapSet&&) noexcept = default;
+TapSet& TapSet::operator=(TapSet&&) noexcept = default;
+TapSet::~TapSet() = default;
+
+void TapSet::start() { impl_->start(); }
+void TapSet::stop() { impl_->stop(); }
+std::vector<TopicCounts> TapSet::counts() const { return impl_->counts(); }
+std::vector<TopicDescription> TapSet::topics() const { return impl_->topics(); }
+std::vector<std::string> TapSet::problems() const { return impl_->problems(); }
+
+}  // namespace cerulion::recording

@@ -1,0 +1,82 @@
+#pragma once
+// Inside a TapSet: the opened topics, the reader threads that poll them and the discovery thread
+// that opens new ones. tap_set.cpp opens and discovers; tap_readers.cpp reads.
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <regex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cerulion/core/discovery.hpp"
+#include "cerulion/core/subscriber.hpp"
+#include "cerulion/recording/tap_set.hpp"
+
+namespace cerulion::recording::detail {
+
+/// One opened topic. The counters are written by the one reader thread that owns the tap.
+struct Tap {
+  Tap(Subscriber s, std::size_t i) : subscriber(std::move(s)), index(i) {}
+  Subscriber subscriber;
+  std::size_t index;
+  std::atomic<std::uint64_t> received{0};
+  std::atomic<std::uint64_t> missed{0};
+  std::atomic<std::uint64_t> dropped{0};
+  bool announced = false;  ///< on_topic was called (reader thread only)
+};
+
+class TapSetImpl {
+ public:
+  TapSetImpl(TapSetOptions options, SampleSink& sink);
+  ~TapSetImpl() { stop(); }
+
+  Status compile_patterns();
+  /// Opens `topic` unless it is open already.
+  Status open(const std::string& topic, StartAt start);
+  void start();
+  void stop();
+
+  std::vector<TopicCounts> counts() const;
+  std::vector<TopicDescription> topics() const;
+  std::vector<std::string> problems() const;
+
+ private:
+  bool selected(const std::string& topic) const;
+  /// Lists the domain and opens what the selection wants.
+  void discover();
+  void discovery_loop(std::optional<TopicWatch> watch);
+  void reader_loop(unsigned which);
+  /// Reads what `tap` has ready (a bounded number, so that one busy topic cannot starve the
+  /// others); the number of samples read.
+  std::size_t drain(Tap& tap);
+  void announce(Tap& tap);
+  /// Adds `line` to problems() unless something was said about `key` already.
+  void report(const std::string& key, const std::string& line);
+
+  TapSetOptions options_;
+  SampleSink& sink_;
+  std::vector<std::regex> include_;
+  std::vector<std::regex> exclude_;
+  /// Topics created at or after this moment are read from their first message.
+  std::uint64_t created_realtime_ns_ = 0;
+  std::atomic<bool> stop_{false};
+  bool started_ = false;
+
+  mutable std::mutex mutex_;  // guards taps_ (the vector), descriptions_, open_names_, problems_
+  std::vector<std::unique_ptr<Tap>> taps_;
+  std::vector<TopicDescription> descriptions_;
+  std::set<std::string> open_names_;
+  std::vector<std::string> problems_;
+  std::set<std::string> problem_set_;
+  /// taps_.size() as the reader threads may see it: published after a tap is complete.
+  std::atomic<std::size_t> tap_count_{0};
+
+  std::vector<std::thread> readers_;
+  std::thread discovery_;
+};
+
+}  // namespace cerulion::recording::detail
