@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "liveness.hpp"
+#include "cerulion/core/detail/liveness.hpp"
 #include "segment.hpp"
 
 namespace cerulion {

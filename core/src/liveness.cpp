@@ -1,4 +1,4 @@
-#include "liveness.hpp"
+#include "cerulion/core/detail/liveness.hpp"
 
 #include <cerrno>
 #include <csignal>

@@ -11,7 +11,7 @@
 #include "cerulion/core/options.hpp"
 #include "cerulion/core/status.hpp"
 #include "layout.hpp"
-#include "shm_file.hpp"
+#include "cerulion/core/detail/shm_file.hpp"
 
 namespace cerulion::detail {
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <string>
 
-#include "liveness.hpp"
+#include "cerulion/core/detail/liveness.hpp"
 #include "segment.hpp"
 
 namespace cerulion::detail {

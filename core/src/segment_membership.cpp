@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <unistd.h>
 
-#include "liveness.hpp"
+#include "cerulion/core/detail/liveness.hpp"
 
 namespace cerulion::detail {
 

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "cerulion/core/names.hpp"
-#include "liveness.hpp"
+#include "cerulion/core/detail/liveness.hpp"
 #include "segment.hpp"
 
 namespace cerulion::detail {

@@ -1,4 +1,4 @@
-#include "shm_file.hpp"
+#include "cerulion/core/detail/shm_file.hpp"
 
 #include <cerrno>
 #include <cstdio>

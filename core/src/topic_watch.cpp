@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "cerulion/core/discovery.hpp"
-#include "shm_file.hpp"
+#include "cerulion/core/detail/shm_file.hpp"
 
 namespace cerulion {
 

@@ -1,4 +1,6 @@
 #pragma once
+// Not the user API: shared by cerulion's own libraries (core's segments, flashback's store).
+//
 // Files in /dev/shm, handled as a hostile local user could have left them: opened without blocking
 // and without following links, refused unless they are regular files of an acceptable owner, created
 // unnamed and given their name only once complete, and memory reserved (fallocate) before a page of

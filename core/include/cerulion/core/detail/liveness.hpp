@@ -1,4 +1,6 @@
 #pragma once
+// Not the user API: shared by cerulion's own libraries (core's segments, flashback's store).
+//
 // Is a participant's process still the one that joined? A pid alone is not enough: pids are
 // reused, so the process start time recorded at join must match too.
 
