@@ -15,6 +15,7 @@
 
 #include "cerulion/core/discovery.hpp"
 #include "cerulion/core/publisher.hpp"
+#include "cerulion/recorder/profile.hpp"
 #include "cerulion/recorder/reader.hpp"
 #include "command.hpp"
 #include "record_util.hpp"
@@ -48,33 +49,37 @@ bool sleep_until(std::chrono::steady_clock::time_point deadline) {
   return false;
 }
 
+// The topic settings a channel recorded. One that does not read back is said once, and ignored.
+recorder::profile::TopicSettings recorded_settings(const recorder::Channel& ch) {
+  auto settings = recorder::profile::parse_channel_metadata(ch.metadata);
+  if (settings.ok()) return *settings;
+  fmt::print(stderr, "warning: '{}': {}: its recorded topic settings are ignored\n", ch.topic, settings.message());
+  return {};
+}
+
 Publisher open_publisher(const recorder::Channel& ch, const PlaySettings& s, const std::string& domain) {
   PublisherOptions options;
   options.topic.domain = domain;
   options.wait.cancel = stop_flag();
-  auto mode_it = ch.metadata.find("mode");
+  const auto recorded = recorded_settings(ch);
   if (s.lockstep) {
     options.topic.mode = Mode::Lockstep;
-  } else if (mode_it != ch.metadata.end()) {
-    options.topic.mode = parse_mode(mode_it->second);
+  } else if (!recorded.mode.empty()) {
+    options.topic.mode = parse_mode(recorded.mode);
+    if (!options.topic.mode) {
+      fmt::print(stderr, "warning: '{}': recorded mode '{}' is unknown: the topic's own mode is used\n", ch.topic,
+                 recorded.mode);
+    }
   }
   // Topic settings from the recording apply only to a topic play creates.
   bool exists = inspect_topic(ch.topic, domain).ok();
   if (!exists) {
     if (s.lockstep) {
       options.topic.depth = 1;  // room for one more = every subscriber released the previous message
-    } else if (auto d = ch.metadata.find("depth"); d != ch.metadata.end()) {
-      try {
-        options.topic.depth = static_cast<std::uint32_t>(std::stoul(d->second));
-      } catch (...) {
-      }
+    } else if (recorded.depth) {
+      options.topic.depth = recorded.depth;
     }
-    if (auto m = ch.metadata.find("max_payload"); m != ch.metadata.end()) {
-      try {
-        options.topic.max_payload = std::stoull(m->second);
-      } catch (...) {
-      }
-    }
+    if (recorded.max_payload) options.topic.max_payload = recorded.max_payload;
   }
   auto pub = Publisher::create(ch.topic, options);
   if (!pub && pub.code() == ErrorCode::Incompatible) {

@@ -3,59 +3,87 @@
 
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
-#include <optional>
 #include <regex>
-#include <set>
 #include <string>
 #include <thread>
 #include <unistd.h>
 
 #include <fmt/core.h>
 
-#include "cerulion/core/discovery.hpp"
 #include "cerulion/core/names.hpp"
+#include "cerulion/recording/recording.hpp"
 #include "command.hpp"
-#include "record_session.hpp"
 #include "record_util.hpp"
 
 namespace cerulion::cli {
 namespace {
 
-std::vector<std::regex> compile(const std::vector<std::string>& patterns, const char* flag) {
-  std::vector<std::regex> out;
+/// What `record` was asked to do.
+struct RecordSettings {
+  std::vector<std::string> topics;
+  std::string output;
+  bool all = false;
+  std::vector<std::string> regex;
+  std::vector<std::string> exclude;
+  std::string compression = "zstd";
+  int level = 1;
+  std::uint64_t chunk_size = 1u << 20;
+  std::uint64_t split_size = 0;
+  double split_duration_s = 0;
+  double duration_s = 0;
+  bool force = false;
+  std::uint64_t queue_bytes = 256u << 20;
+  /// Join as a lockstep subscriber rather than a tap: publishers wait for the recorder (and a
+  /// full queue waits for the disk) instead of anything being lost.
+  bool lockstep = false;
+};
+
+// Checked here too, so that a bad pattern is a usage error naming its flag.
+void check_patterns(const std::vector<std::string>& patterns, const char* flag) {
   for (const auto& p : patterns) {
     try {
-      out.emplace_back(p, std::regex::ECMAScript);
+      std::regex re(p, std::regex::ECMAScript);
     } catch (const std::regex_error& e) {
       throw Exit{kExitUsage, fmt::format("{} '{}': not a valid regular expression ({})", flag, p, e.what())};
     }
   }
-  return out;
 }
 
-bool any_match(const std::vector<std::regex>& res, const std::string& topic) {
-  for (const auto& re : res) if (std::regex_search(topic, re)) return true;
-  return false;
-}
-
-std::uint64_t payload_bytes(RecordSession& session) {
+std::uint64_t payload_bytes(const std::vector<recording::RecordingTopicCounts>& counts) {
   std::uint64_t bytes = 0;
-  for (const auto& t : session.counters()) bytes += t->bytes.load();
+  for (const auto& t : counts) bytes += t.bytes;
   return bytes;
 }
 
-std::string progress_line(RecordSession& session, double elapsed_s, double rate_mb) {
+std::string progress_line(const std::vector<recording::RecordingTopicCounts>& counts, double elapsed_s,
+                          double rate_mb) {
   std::uint64_t messages = 0, drops = 0;
   std::string per_topic;
-  for (const auto& t : session.counters()) {
-    messages += t->written.load();
-    std::uint64_t lost = t->missed.load() + t->queue_drops.load();
-    drops += lost;
-    if (lost) per_topic += fmt::format(" {}:{}", t->topic, lost);
+  for (const auto& t : counts) {
+    messages += t.written;
+    drops += t.lost();
+    if (t.lost()) per_topic += fmt::format(" {}:{}", t.topic, t.lost());
   }
   return fmt::format("recording {:.1f} s: {} msgs, {}, {:.2f} MB/s, dropped {}{}", elapsed_s, messages,
-                     format_bytes(static_cast<double>(payload_bytes(session))), rate_mb, drops, per_topic);
+                     format_bytes(static_cast<double>(payload_bytes(counts))), rate_mb, drops, per_topic);
+}
+
+recording::RecordingOptions recording_options(const RecordSettings& settings) {
+  recording::RecordingOptions o;
+  o.taps.selection.topics = settings.topics;
+  o.taps.selection.all = settings.all;
+  o.taps.selection.include = settings.regex;
+  o.taps.selection.exclude = settings.exclude;
+  o.taps.domain = globals().domain;
+  o.taps.lockstep = settings.lockstep;
+  o.writer.compression = settings.compression == "none" ? recorder::Compression::None : recorder::Compression::Zstd;
+  o.writer.compression_level = settings.level;
+  o.writer.chunk_size = settings.chunk_size;
+  o.writer.library = std::string("cerulion ") + CERULION_VERSION;
+  o.split_size = settings.split_size;
+  o.split_duration_ns = static_cast<std::uint64_t>(settings.split_duration_s * 1e9);
+  o.queue_bytes = settings.queue_bytes;
+  return o;
 }
 
 void run_record(const RecordSettings& settings) {
@@ -65,64 +93,46 @@ void run_record(const RecordSettings& settings) {
   if (settings.output.empty()) throw Exit{kExitUsage, "record: -o FILE.mcap is required"};
   // Bad names are usage errors, found before any file is created.
   for (const auto& t : settings.topics) check(normalize_topic_name(t).status(), fmt::format("record '{}'", t));
-  auto includes = compile(settings.regex, "--regex");
-  auto excludes = compile(settings.exclude, "--exclude");
+  check_patterns(settings.regex, "--regex");
+  check_patterns(settings.exclude, "--exclude");
   install_stop_handlers();
-  const std::string domain = globals().domain;
-  RecordSession session(settings, domain);
-  session.start();
-
-  std::set<std::string> refused;  // topics (or listing problems) we could not record: said once
-  auto refuse = [&](const std::string& key, const std::string& line) {
-    if (refused.insert(key).second) fmt::print(stderr, "cerulion: cannot record {}\n", line);
-  };
-  // A topic that appears after the recording started is recorded from its first message.
-  const std::uint64_t started_realtime = realtime_ns();
-  auto try_tap = [&](const TopicInfo& info) {
-    std::string error;
-    const StartAt start = info.created_realtime_ns >= started_realtime ? StartAt::First : StartAt::Next;
-    if (!session.tap(info.name, error, start)) refuse(info.name, fmt::format("'{}': {}", info.name, error));
-  };
-  for (const auto& t : settings.topics) {
-    std::string error;
-    if (!session.tap(t, error)) {
-      session.finish();
-      throw Exit{kExitFailure, fmt::format("cannot record '{}': {}", t, error)};
-    }
+  const auto options = recording_options(settings);
+  // An existing file is refused before any topic is opened.
+  auto created = recording::Recording::create(
+      options, recording::file_sinks(settings.output, options.splitting(), {.overwrite = settings.force}));
+  if (!created) throw Exit{kExitFailure, created.message()};
+  recording::Recording& rec = *created;
+  if (Status st = rec.start(); !st.ok()) {
+    (void)rec.finish();
+    throw Exit{kExitFailure, "cannot record " + st.message()};
   }
-  const bool discover = settings.all || !includes.empty();
+
+  // What could not be opened is said as the recording finds it, once each.
+  std::size_t said = 0;
+  auto say_problems = [&] {
+    const auto problems = rec.problems();
+    for (; said < problems.size(); ++said) fmt::print(stderr, "cerulion: cannot record {}\n", problems[said]);
+  };
   const bool tty = ::isatty(STDERR_FILENO);
   const auto started = std::chrono::steady_clock::now();
   auto last_progress = started;
   std::uint64_t last_bytes = 0;
-  auto next_discovery = started;
   bool printed_tty = false;
-  // New topics are noticed as they appear; the periodic listing is there for what a watch misses.
-  std::optional<TopicWatch> watch;
-  if (discover) {
-    if (auto w = TopicWatch::create(domain); w.ok()) watch.emplace(std::move(*w));
-  }
-  bool appeared = false;
   while (!stop_requested()) {
     auto now = std::chrono::steady_clock::now();
     double elapsed = std::chrono::duration<double>(now - started).count();
     if (settings.duration_s > 0 && elapsed >= settings.duration_s) break;
-    if (!session.error().empty()) break;
-    if (discover && (appeared || now >= next_discovery)) {
-      if (auto listing = list_topics(domain); listing.ok()) {
-        for (const auto& info : listing->topics) {
-          if (!settings.all && !any_match(includes, info.name)) continue;
-          if (any_match(excludes, info.name)) continue;
-          try_tap(info);
-        }
-        for (const auto& problem : listing->problems) refuse(problem, problem);
-      }
-      next_discovery = now + std::chrono::milliseconds(watch ? 1000 : 200);
+    if (!rec.error().ok()) break;
+    if (printed_tty && said < rec.problems().size()) {
+      fmt::print(stderr, "\n");
+      printed_tty = false;
     }
+    say_problems();
     if (now - last_progress >= std::chrono::seconds(1)) {
       double dt = std::chrono::duration<double>(now - last_progress).count();
-      std::uint64_t bytes = payload_bytes(session);
-      std::string line = progress_line(session, elapsed, static_cast<double>(bytes - last_bytes) / dt / 1e6);
+      const auto counts = rec.counts();
+      std::uint64_t bytes = payload_bytes(counts);
+      std::string line = progress_line(counts, elapsed, static_cast<double>(bytes - last_bytes) / dt / 1e6);
       if (tty) {
         fmt::print(stderr, "\r\033[K{}", line);
         printed_tty = true;
@@ -133,30 +143,26 @@ void run_record(const RecordSettings& settings) {
       last_progress = now;
       last_bytes = bytes;
     }
-    if (watch) {
-      appeared = watch->wait(std::chrono::milliseconds(50));
-    } else {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   if (printed_tty) fmt::print(stderr, "\n");
-  session.finish();
+  Status finished = rec.finish();
+  say_problems();
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  auto counters = session.counters();
+  const auto counts = rec.counts();
   std::uint64_t messages = 0;
-  for (const auto& t : counters) messages += t->written.load();
-  auto files = session.files();
-  fmt::print(stderr, "recorded {} messages on {} topics, {} in {:.1f} s into {}\n", messages, counters.size(),
-             format_bytes(static_cast<double>(session.bytes_written())), elapsed,
+  for (const auto& t : counts) messages += t.written;
+  auto files = rec.files();
+  fmt::print(stderr, "recorded {} messages on {} topics, {} in {:.1f} s into {}\n", messages, counts.size(),
+             format_bytes(static_cast<double>(rec.bytes_written())), elapsed,
              files.size() == 1 ? files[0] : fmt::format("{} files ({} ... {})", files.size(), files.front(), files.back()));
-  for (const auto& t : counters) {
+  for (const auto& t : counts) {
     fmt::print(stderr, "  {}: {} written, {} received, {} lost ({} missed by the tap, {} dropped: disk behind)\n",
-               t->topic, t->written.load(), t->received.load(), t->missed.load() + t->queue_drops.load(),
-               t->missed.load(), t->queue_drops.load());
+               t.topic, t.written, t.received, t.lost(), t.missed, t.dropped);
   }
-  if (!refused.empty()) fmt::print(stderr, "  could not record {} topic(s): see above\n", refused.size());
-  if (auto error = session.error(); !error.empty()) throw Exit{kExitFailure, error};
-  if (counters.empty() && !refused.empty()) throw Exit{kExitFailure, "nothing was recorded"};
+  if (said > 0) fmt::print(stderr, "  could not record {} topic(s): see above\n", said);
+  if (!finished.ok()) throw Exit{kExitFailure, finished.message()};
+  if (counts.empty() && said > 0) throw Exit{kExitFailure, "nothing was recorded"};
   if (int code = finished_exit_code(); code != kExitOk) throw Exit{code, {}};
 }
 

@@ -52,7 +52,7 @@ Status TapSetImpl::open(const std::string& topic, StartAt start) {
   o.topic.domain = options_.domain;
   o.wait.cancel = &stop_;
   auto subscriber = Subscriber::create(*name, o);
-  if (!subscriber) return Status(subscriber.code(), "'" + *name + "': " + subscriber.message());
+  if (!subscriber) return Status(subscriber.code(), "'" + topic + "': " + subscriber.message());
   TopicDescription d;
   d.topic = subscriber->topic();
   d.domain = options_.domain;
