@@ -1,0 +1,155 @@
+// `cerulion flashback start [TOPIC...]`: runs the keeper in the foreground, one line per dump on
+// stderr; SIGUSR1 asks it for a dump, SIGINT/SIGTERM stop it (its store stays, for later dumps).
+
+#include <atomic>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+#include <thread>
+#include <unistd.h>
+
+#include <fmt/core.h>
+
+#include "cerulion/flashback/keeper.hpp"
+#include "command.hpp"
+#include "flashback_commands.hpp"
+
+namespace cerulion::cli {
+namespace {
+
+std::atomic<int> g_dump_requests{0};
+extern "C" void on_dump_signal(int) { g_dump_requests.fetch_add(1); }
+
+struct StartSettings {
+  flashback::KeeperOptions keeper;
+  std::uint64_t memory = 512ull << 20;
+  std::string dir;
+};
+
+void run_start(StartSettings& s) {
+  auto& k = s.keeper;
+  if (k.selection.topics.empty() && !k.selection.all && k.selection.include.empty()) {
+    throw Exit{kExitUsage, "flashback start: name topics, or use -a/--all or -e/--regex"};
+  }
+  for (const auto* patterns : {&k.selection.include, &k.selection.exclude}) {
+    for (const auto& p : *patterns) {
+      try {
+        std::regex re(p, std::regex::ECMAScript);
+      } catch (const std::regex_error& e) {
+        throw Exit{kExitUsage, fmt::format("'{}': not a valid regular expression ({})", p, e.what())};
+      }
+    }
+  }
+  k.domain = globals().domain;
+  k.limits.memory_bytes = s.memory;
+  k.dump_dir = dump_directory(s.dir);
+  std::error_code ec;
+  if (!std::filesystem::is_directory(k.dump_dir, ec) || ::access(k.dump_dir.c_str(), W_OK) != 0) {
+    throw Exit{kExitFailure, fmt::format("dump directory '{}' is not a writable directory", k.dump_dir)};
+  }
+  install_stop_handlers();
+  struct sigaction sa {};
+  sa.sa_handler = on_dump_signal;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGUSR1, &sa, nullptr);
+
+  auto keeper = flashback::Keeper::start(k, [](const flashback::KeeperEvent& e) {
+    fmt::print(stderr, "{}\n", e.line);
+    std::fflush(stderr);
+  });
+  check_flashback(keeper.status());
+  const auto status = keeper->status();
+  fmt::print(stderr, "flashback: keeper '{}' (pid {}) keeping the last {:g} s in {} ({} limit){}; dumps go to {}\n",
+             k.name, ::getpid(), k.limits.window_s, status.path, format_bytes(static_cast<double>(status.memory_limit_bytes)),
+             keeper->store().taken_over() ? ", history of the previous keeper kept" : "", k.dump_dir);
+  std::size_t problems_said = 0;
+  while (!stop_requested()) {
+    for (int n = g_dump_requests.exchange(0); n > 0; --n) keeper->trigger("signal", "SIGUSR1");
+    auto problems = keeper->problems();
+    for (; problems_said < problems.size(); ++problems_said) {
+      fmt::print(stderr, "cerulion: cannot keep {}\n", problems[problems_said]);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  keeper->stop();
+  throw Exit{finished_exit_code(), {}};
+}
+
+void add_flashback_command(CLI::App& app) {
+  auto* fb = app.add_subcommand("flashback", "Keep the last seconds of every topic in memory; dump them on demand or on failure");
+  fb->require_subcommand(1);
+  fb->footer(
+      "The keeper taps topics (never holding a publisher back) and keeps their recent traffic zstd-compressed\n"
+      "in a shared-memory store, which outlives it: `flashback dump` works while it runs, after it was killed,\n"
+      "and after the publishers died. Dumps are MCAP files like `record` makes.");
+  add_flashback_start(*fb);
+  add_flashback_dump(*fb);
+  add_flashback_status(*fb);
+  add_flashback_stop(*fb);
+}
+
+}  // namespace
+
+CLI::Option* add_keeper_name_option(CLI::App& cmd, std::string& name) {
+  return cmd.add_option("--name", name, "Keeper (and store) name (default: default)")
+      ->check([](const std::string& v) {
+        auto st = flashback::validate_keeper_name(v);
+        return st.ok() ? std::string() : st.message();
+      });
+}
+
+std::string dump_directory(const std::string& dir) {
+  if (!dir.empty()) return dir;
+  if (const char* env = std::getenv("CERULION_FLASHBACK_DIR"); env && *env) return env;
+  return ".";
+}
+
+void check_flashback(const Status& status, std::string_view context) {
+  if (status.ok()) return;
+  const bool usage = status.code() == ErrorCode::InvalidTopicName;
+  std::string message = context.empty() ? status.message() : fmt::format("{}: {}", context, status.message());
+  throw Exit{usage ? kExitUsage : kExitFailure, message};
+}
+
+void add_flashback_start(CLI::App& fb) {
+  auto s = std::make_shared<StartSettings>();
+  auto* cmd = fb.add_subcommand("start", "Run the keeper in the foreground (one line per dump on stderr)");
+  cmd->footer(
+      "Triggers dump by themselves into --dir: SIGUSR1, a message on --trigger-topic (its text is the note),\n"
+      "--on-death (a process that published on a kept topic died), --on-stall SEC (a steady topic went\n"
+      "silent). --post SEC includes that many seconds after the trigger; triggers meanwhile join the dump.\n"
+      "--max-dumps per hour and --max-disk for the dumps in --dir keep a crash loop from filling the disk.");
+  auto& k = s->keeper;
+  cmd->add_option("topics", k.selection.topics, "Topics to keep");
+  cmd->add_flag("-a,--all", k.selection.all, "Keep every topic of the domain, including topics that appear later");
+  cmd->add_option("-e,--regex", k.selection.include, "Keep topics matching this regular expression (repeatable)")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("-x,--exclude", k.selection.exclude, "Do not keep topics matching this regular expression (repeatable)")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--window", k.limits.window_s, "Seconds of history to keep (default 30)")->check(CLI::PositiveNumber);
+  cmd->add_option("--memory", s->memory, "Shared memory for the history (default 512MiB)")->transform(size_validator());
+  add_keeper_name_option(*cmd, k.name);
+  cmd->add_option("--dir", s->dir, "Where dumps go (default $CERULION_FLASHBACK_DIR or the current directory)");
+  cmd->add_option("--post", k.post_s, "Seconds after a trigger to include before dumping (default 0)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--on-death", k.on_death, "Dump when a process that published on a kept topic dies");
+  cmd->add_option("--on-stall", k.on_stall_s, "Dump when a steady topic is silent for SEC seconds")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--trigger-topic", k.trigger_topic, "Dump on every message published on this topic (its text is the note)");
+  cmd->add_option("--max-dumps", k.max_dumps_per_hour, "Automatic dumps allowed per hour (default 20)");
+  cmd->add_option("--max-disk", k.max_disk_bytes, "Refuse automatic dumps once those in --dir take this much (default 2GiB)")
+      ->transform(size_validator());
+  cmd->add_flag("--lockstep", k.lockstep,
+                "Join as a lockstep subscriber: publishers wait for the keeper instead of it missing messages");
+  cmd->callback([s] {
+    if (s->memory < (2u << 20)) throw Exit{kExitUsage, "--memory must be at least 2MiB"};
+    run_start(*s);
+  });
+}
+
+static CommandRegistration registration(54, add_flashback_command);
+
+}  // namespace cerulion::cli

@@ -1,0 +1,25 @@
+#pragma once
+// The subcommands of `cerulion flashback`, one file each concern: start (the keeper), and the
+// tools that work on a store with or without its keeper (dump, status, stop).
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "cerulion/core/status.hpp"
+
+namespace cerulion::cli {
+
+void add_flashback_start(CLI::App& flashback);
+void add_flashback_dump(CLI::App& flashback);
+void add_flashback_status(CLI::App& flashback);
+void add_flashback_stop(CLI::App& flashback);
+
+/// --name NAME (default "default"), checked as a keeper name.
+CLI::Option* add_keeper_name_option(CLI::App& cmd, std::string& name);
+/// Where dumps go: `dir`, else $CERULION_FLASHBACK_DIR, else the current directory.
+std::string dump_directory(const std::string& dir);
+/// Throws Exit{1} for a failure that is not a usage error (2 for bad names).
+void check_flashback(const Status& status, std::string_view context = {});
+
+}  // namespace cerulion::cli

@@ -1,0 +1,91 @@
+#pragma once
+// The keeper: taps a domain's topics (never holding a publisher back, unless lockstep) and keeps
+// their recent traffic in its store; dumps it into a directory when asked or when something goes
+// wrong (a publisher died, a steady topic stalled, a message on a trigger topic), with rate limits
+// so a crash loop cannot fill the disk. A user's own process can run one as well as the binary.
+//
+//   cerulion::flashback::KeeperOptions o;
+//   o.selection.all = true;
+//   o.on_death = true;
+//   auto keeper = cerulion::flashback::Keeper::start(o, [](const auto& e) { std::puts(e.line.c_str()); });
+//   ...
+//   keeper->trigger("request", "operator asked", "");
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cerulion/core/options.hpp"
+#include "cerulion/core/status.hpp"
+#include "cerulion/flashback/dump.hpp"
+#include "cerulion/flashback/store.hpp"
+#include "cerulion/recording/tap_set.hpp"
+
+namespace cerulion::flashback {
+
+/// Settings of a keeper; defaults are the recommendation.
+struct KeeperOptions {
+  recording::TopicSelection selection;
+  std::string domain = default_domain();
+  /// The store's name (one keeper per name and domain).
+  std::string name = "default";
+  StoreLimits limits;
+  /// Join as lockstep subscribers: nothing missed, publishers wait for the keeper.
+  bool lockstep = false;
+  /// Where automatic dumps go ("" = the current directory).
+  std::string dump_dir;
+  /// Seconds after a trigger to include before dumping; triggers meanwhile join that dump.
+  double post_s = 0;
+  /// Dump when a process that published on a watched topic dies (once per death).
+  bool on_death = false;
+  /// Dump when a topic with a steady rate is silent this long (seconds; 0 = off).
+  double on_stall_s = 0;
+  /// Dump on any message published here; its text is the dump's note.
+  std::string trigger_topic;
+  /// Automatic dumps allowed per hour.
+  unsigned max_dumps_per_hour = 20;
+  /// Automatic dumps are refused once the dumps in dump_dir take this much.
+  std::uint64_t max_disk_bytes = 2ull << 30;
+};
+
+/// Something the keeper did by itself.
+struct KeeperEvent {
+  enum class Kind { Dumped, Refused, Failed, Triggered };
+  Kind kind = Kind::Dumped;
+  std::string line;          ///< one line for a person
+  DumpSummary summary;       ///< for Dumped
+};
+
+namespace detail {
+class KeeperImpl;
+}
+
+/// A running keeper. Move-only; the destructor stops it (its store stays).
+class Keeper {
+ public:
+  /// Opens (or takes over) the store and starts tapping. Errors: bad names or patterns, a live
+  /// keeper of the same name (naming its pid), a named topic that cannot be opened, a store that
+  /// cannot be made.
+  static Result<Keeper> start(KeeperOptions options, std::function<void(const KeeperEvent&)> on_event = {});
+  Keeper(Keeper&&) noexcept;
+  Keeper& operator=(Keeper&&) noexcept;
+  ~Keeper();
+
+  /// Asks for a dump (after post_s): kind "signal", "request"..., with details and a note.
+  /// Thread-safe.
+  void trigger(std::string kind, std::string details, std::string note = {});
+  /// Stops tapping, closes the open chunk into the store, stops the triggers.
+  void stop();
+
+  StoreStatus status() const;
+  const Store& store() const;
+  std::vector<std::string> problems() const;
+
+ private:
+  explicit Keeper(std::unique_ptr<detail::KeeperImpl> impl);
+  std::unique_ptr<detail::KeeperImpl> impl_;
+};
+
+}  // namespace cerulion::flashback

@@ -1,0 +1,142 @@
+#include "cerulion/flashback/dump.hpp"
+
+#include <ctime>
+#include <map>
+
+#include <fmt/core.h>
+
+#include "cerulion/core/options.hpp"
+#include "cerulion/recorder/chunk.hpp"
+#include "cerulion/recorder/writer.hpp"
+#include "store_impl.hpp"
+
+#ifndef CERULION_FLASHBACK_VERSION
+#define CERULION_FLASHBACK_VERSION "0"
+#endif
+
+namespace cerulion::flashback {
+
+namespace {
+
+// The open chunk's messages from `cutoff` on (records are whole: the store guarantees it).
+std::vector<std::byte> records_since(const std::vector<std::byte>& records, std::uint64_t cutoff) {
+  if (cutoff == 0) return records;
+  std::vector<std::byte> out;
+  std::size_t at = 0;
+  while (at + recorder::message_record_size(0) <= records.size()) {
+    std::uint64_t length = 0, log_time = 0;
+    for (int i = 7; i >= 0; --i) length = (length << 8) | static_cast<std::uint8_t>(records[at + 1 + i]);
+    for (int i = 7; i >= 0; --i) log_time = (log_time << 8) | static_cast<std::uint8_t>(records[at + 15 + i]);
+    const std::size_t whole = recorder::kRecordPrefixSize + length;
+    if (whole > records.size() - at) break;
+    if (log_time >= cutoff) out.insert(out.end(), records.begin() + at, records.begin() + at + whole);
+    at += whole;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string default_dump_file_name(std::string_view domain, std::uint64_t realtime_ns) {
+  const std::time_t seconds = static_cast<std::time_t>(realtime_ns / 1'000'000'000ull);
+  std::tm utc{};
+  ::gmtime_r(&seconds, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%S", &utc);
+  return fmt::format("flashback-{}-{}.{:03}Z.mcap", domain, stamp, (realtime_ns / 1'000'000ull) % 1000);
+}
+
+Result<DumpSummary> dump(const Store& store, std::unique_ptr<recorder::ByteSink> sink, const DumpOptions& options) {
+  auto& impl = store.impl();
+  DumpSummary summary;
+  summary.path = sink ? sink->name() : "";
+  recorder::WriterOptions writer_options;
+  writer_options.library = std::string("cerulion ") + CERULION_FLASHBACK_VERSION;
+  auto writer = recorder::Writer::create(std::move(sink), writer_options);
+  if (!writer) return writer.status();
+  auto fail = [&](Status st) -> Result<DumpSummary> {
+    writer->abandon();
+    return st;
+  };
+
+  // The open chunk first: the chunks it follows are then all committed, and every channel its
+  // messages use is registered (channels are registered before their first message).
+  const detail::CopiedOpenChunk open = impl.copy_open_chunk();
+  const auto channels = impl.channels();
+  const std::string domain = store.status().domain;
+  std::map<std::uint16_t, std::uint64_t> counts;
+  for (const auto& c : channels) {
+    recorder::Channel channel;
+    channel.id = c.channel_id;
+    channel.topic = c.topic;
+    channel.message_encoding = std::string(recorder::profile::kMessageEncoding);
+    channel.metadata = recorder::profile::channel_metadata({domain, c.mode, c.depth, c.max_payload});
+    if (auto st = writer->add_channel(channel); !st) return fail(st);
+  }
+  const std::uint64_t cutoff =
+      options.last_s > 0 ? realtime_ns() - static_cast<std::uint64_t>(options.last_s * 1e9) : 0;
+  auto take = [&](std::span<const std::byte> encoded, std::uint64_t start, std::uint64_t end) -> Status {
+    auto described = recorder::describe_chunk(encoded);
+    if (!described) return described.status();
+    if (auto st = writer->write_chunk(encoded); !st) return st;
+    for (const auto& [channel, where] : described->channels) counts[channel] += where.second;
+    summary.messages += described->message_count;
+    ++summary.chunks;
+    if (summary.window_start_ns == 0 || start < summary.window_start_ns) summary.window_start_ns = start;
+    if (end > summary.window_end_ns) summary.window_end_ns = end;
+    return {};
+  };
+  detail::CopiedChunk chunk;
+  for (std::uint64_t n = impl.header().tail.load(); n < open.generation; ++n) {
+    if (!impl.copy_chunk(n, chunk)) {
+      // Evicted before or while we copied it (or damaged): left out whole.
+      if (impl.slot(n).length.load() > 0) ++summary.chunks_left_out;
+      continue;
+    }
+    if (chunk.end_ns < cutoff) continue;
+    if (auto st = take(chunk.bytes, chunk.start_ns, chunk.end_ns); !st) {
+      // A chunk that copied whole but does not frame as one: damage, not a torn copy.
+      ++summary.chunks_left_out;
+      if (st.code() != ErrorCode::Corrupted) return fail(st);
+    }
+  }
+  if (auto records = records_since(open.records, cutoff); !records.empty()) {
+    recorder::ChunkEncoder encoder;
+    std::vector<std::byte> encoded;
+    if (auto st = encoder.encode(records, encoded); !st) {
+      ++summary.chunks_left_out;
+    } else {
+      auto described = recorder::describe_chunk(encoded);
+      if (!described) return fail(described.status());
+      if (auto st = take(encoded, described->message_start_time, described->message_end_time); !st) return fail(st);
+    }
+  }
+
+  recorder::profile::FlashbackSummary md;
+  md.trigger = options.trigger;
+  md.details = options.details;
+  md.note = options.note;
+  md.domain = domain;
+  md.name = store.status().name;
+  md.keeper_pid = impl.header().keeper_pid.load();
+  md.window_start_ns = summary.window_start_ns;
+  md.window_end_ns = summary.window_end_ns;
+  for (const auto& c : channels) {
+    recorder::profile::TopicCount count{c.topic, counts[c.channel_id], c.lost};
+    md.topics.push_back(count);
+    summary.topics.push_back(std::move(count));
+  }
+  if (auto st = writer->write_metadata(recorder::profile::flashback_metadata(md)); !st) return fail(st);
+  if (auto st = writer->close(); !st) return st;
+  summary.file_bytes = writer->counters().file_bytes;
+  impl.header().dumps.fetch_add(1);
+  return summary;
+}
+
+Result<DumpSummary> dump_to_file(const Store& store, const std::string& path, const DumpOptions& options) {
+  auto sink = recorder::open_file_sink(path, {.overwrite = false, .appear_on_close = true});
+  if (!sink) return sink.status();
+  return dump(store, std::move(*sink), options);
+}
+
+}  // namespace cerulion::flashback

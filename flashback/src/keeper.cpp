@@ -1,0 +1,179 @@
+// The keeper's life: open the store, tap, write what the taps take into the store, stop.
+
+#include <unistd.h>
+
+#include <fmt/core.h>
+
+#include "cerulion/core/detail/liveness.hpp"
+#include "keeper_impl.hpp"
+
+namespace cerulion::flashback {
+
+namespace detail {
+
+namespace {
+// The open chunk is closed at least this often, so eviction by window is fine-grained and a quiet
+// topic's messages are compressed rather than held raw.
+constexpr std::uint64_t kChunkIntervalNs = 1'000'000'000ull;
+}  // namespace
+
+Status StoreConsumer::on_topic(const recording::TopicDescription& topic) {
+  auto id = store_.channel_for(topic.topic, to_string(topic.mode), topic.depth, topic.max_payload);
+  std::lock_guard lock(mutex_);
+  if (channels_.size() <= topic.index) channels_.resize(topic.index + 1);
+  channels_[topic.index] = id;
+  if (topics_.size() <= topic.index) topics_.resize(topic.index + 1);
+  topics_[topic.index] = topic.topic;
+  return {};
+}
+
+std::optional<std::uint16_t> StoreConsumer::channel_of(std::size_t topic_index) const {
+  std::lock_guard lock(mutex_);
+  return topic_index < channels_.size() ? channels_[topic_index] : std::nullopt;
+}
+
+Status StoreConsumer::consume(recording::QueuedSample& sample) {
+  const auto id = channel_of(sample.topic_index);
+  if (!id) {
+    // More topics than the store's channel table holds: counted, never silently.
+    store_.header().messages_dropped.fetch_add(1, std::memory_order_relaxed);
+    return {};
+  }
+  if (auto st = store_.append(*id, static_cast<std::uint32_t>(sample.sequence), sample.log_time, sample.publish_time,
+                              sample.data);
+      !st && st.code() != ErrorCode::OutOfMemory) {
+    return st;
+  }
+  auto& channel = store_.channel(*id);
+  channel.messages.fetch_add(1, std::memory_order_relaxed);
+  channel.bytes.fetch_add(sample.data.size(), std::memory_order_relaxed);
+  channel.last_realtime_ns.store(sample.log_time, std::memory_order_relaxed);
+  if (sample.publisher_pid != 0) {
+    std::lock_guard lock(mutex_);
+    Publisher p{topics_[sample.topic_index], sample.publisher_pid, 0};
+    if (!publishers_.count(p)) {
+      p.start_time = cerulion::detail::process_start_time(static_cast<pid_t>(p.pid)).value_or(0);
+      publishers_.insert(p);
+    }
+  }
+  return {};
+}
+
+Status StoreConsumer::on_idle(std::uint64_t now) {
+  auto& h = store_.header();
+  if (h.open_length.load(std::memory_order_relaxed) > 0 &&
+      now - std::min(now, h.open_start_ns.load(std::memory_order_relaxed)) >= kChunkIntervalNs) {
+    if (auto st = store_.close_open_chunk(); !st && st.code() != ErrorCode::OutOfMemory) return st;
+  }
+  store_.evict_expired(now);
+  if (now - last_rate_ns_ >= 1'000'000'000ull) {
+    const double dt = last_rate_ns_ ? static_cast<double>(now - last_rate_ns_) / 1e9 : 0;
+    const std::uint32_t count = h.channel_count.load(std::memory_order_acquire);
+    for (std::uint16_t id = 0; id < count; ++id) {
+      auto& c = store_.channel(id);
+      const std::uint64_t messages = c.messages.load(std::memory_order_relaxed);
+      if (dt > 0) {
+        const double rate = static_cast<double>(messages - messages_at_last_rate_[id]) / dt;
+        c.rate_millihertz.store(static_cast<std::uint64_t>(rate * 1000.0), std::memory_order_relaxed);
+      }
+      messages_at_last_rate_[id] = messages;
+    }
+    last_rate_ns_ = now;
+  }
+  return {};
+}
+
+std::set<StoreConsumer::Publisher> StoreConsumer::publishers() const {
+  std::lock_guard lock(mutex_);
+  return publishers_;
+}
+
+KeeperImpl::KeeperImpl(KeeperOptions o, std::function<void(const KeeperEvent&)> e, Store s)
+    : options(std::move(o)), on_event(std::move(e)), store(std::move(s)), consumer_(store.impl()) {}
+
+KeeperImpl::~KeeperImpl() { stop(); }
+
+Status KeeperImpl::start() {
+  recording::SampleQueueOptions queue_options;
+  queue_options.wait_for_room = options.lockstep;
+  queue_options.max_bytes = std::min<std::uint64_t>(256ull << 20, std::max<std::uint64_t>(64ull << 20, store.status().memory_limit_bytes / 2));
+  queue_ = std::make_unique<recording::SampleQueue>(consumer_, queue_options);
+  recording::TapSetOptions tap_options;
+  tap_options.selection = options.selection;
+  tap_options.domain = options.domain;
+  tap_options.lockstep = options.lockstep;
+  for (const auto& topic : store.impl().channels()) lost_before_start_[topic.topic] = topic.lost;
+  if (!options.trigger_topic.empty()) {
+    SubscriberOptions trigger_options;
+    trigger_options.role = Role::Tap;
+    trigger_options.topic.domain = options.domain;
+    trigger_options.wait.cancel = &stop_;
+    auto subscriber = Subscriber::create(options.trigger_topic, trigger_options);
+    if (!subscriber) return Status(subscriber.code(), "trigger topic: " + subscriber.message());
+    trigger_subscriber_.emplace(std::move(*subscriber));
+  }
+  auto taps = recording::TapSet::create(tap_options, *queue_);
+  if (!taps) return taps.status();
+  taps_.emplace(std::move(*taps));
+  queue_->start();
+  taps_->start();
+  control_ = std::thread([this] { control_loop(); });
+  return {};
+}
+
+void KeeperImpl::stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  stop_.store(true);
+  if (control_.joinable()) control_.join();
+  if (taps_) taps_->stop();
+  if (queue_) queue_->finish();
+  update_losses();
+  // What the taps took is in the store: the open chunk is compressed and committed.
+  (void)store.impl().close_open_chunk();
+}
+
+std::vector<std::string> KeeperImpl::problems() const {
+  std::vector<std::string> out;
+  if (taps_) out = taps_->problems();
+  std::lock_guard lock(mutex_);
+  out.insert(out.end(), problems_.begin(), problems_.end());
+  return out;
+}
+
+void KeeperImpl::emit(KeeperEvent::Kind kind, std::string line, DumpSummary summary) {
+  if (!on_event) return;
+  KeeperEvent event;
+  event.kind = kind;
+  event.line = std::move(line);
+  event.summary = std::move(summary);
+  on_event(event);
+}
+
+}  // namespace detail
+
+Keeper::Keeper(std::unique_ptr<detail::KeeperImpl> impl) : impl_(std::move(impl)) {}
+Keeper::Keeper(Keeper&&) noexcept = default;
+Keeper& Keeper::operator=(Keeper&&) noexcept = default;
+Keeper::~Keeper() = default;
+
+Result<Keeper> Keeper::start(KeeperOptions options, std::function<void(const KeeperEvent&)> on_event) {
+  if (options.post_s < 0 || options.on_stall_s < 0) {
+    return Status(ErrorCode::InvalidArgument, "post and stall times cannot be negative");
+  }
+  auto store = Store::open_for_keeper(options.domain, options.name, options.limits);
+  if (!store) return store.status();
+  auto impl = std::make_unique<detail::KeeperImpl>(std::move(options), std::move(on_event), std::move(*store));
+  if (auto st = impl->start(); !st) return st;
+  return Keeper(std::move(impl));
+}
+
+void Keeper::trigger(std::string kind, std::string details, std::string note) {
+  impl_->trigger(std::move(kind), std::move(details), std::move(note));
+}
+void Keeper::stop() { impl_->stop(); }
+StoreStatus Keeper::status() const { return impl_->store.status(); }
+const Store& Keeper::store() const { return impl_->store; }
+std::vector<std::string> Keeper::problems() const { return impl_->problems(); }
+
+}  // namespace cerulion::flashback

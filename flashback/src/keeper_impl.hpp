@@ -1,0 +1,98 @@
+#pragma once
+// The keeper's parts: a consumer that writes taken samples into the store (one thread), and a
+// control thread that watches for triggers and makes the dumps.
+
+#include <atomic>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <thread>
+
+#include "cerulion/core/subscriber.hpp"
+#include "cerulion/flashback/keeper.hpp"
+#include "cerulion/recording/sample_queue.hpp"
+#include "store_impl.hpp"
+
+namespace cerulion::flashback::detail {
+
+/// Writes samples into the store, on the queue's consumer thread.
+class StoreConsumer final : public recording::SampleConsumer {
+ public:
+  explicit StoreConsumer(StoreImpl& store) : store_(store) {}
+  Status on_topic(const recording::TopicDescription& topic) override;
+  Status consume(recording::QueuedSample& sample) override;
+  Status on_idle(std::uint64_t realtime_ns) override;
+
+  /// A process that published on a topic, as first seen.
+  struct Publisher {
+    std::string topic;
+    std::uint32_t pid = 0;
+    std::uint64_t start_time = 0;
+    bool operator<(const Publisher& o) const { return std::tie(pid, topic) < std::tie(o.pid, o.topic); }
+  };
+  std::set<Publisher> publishers() const;
+  /// The channel of each topic index (for lost counters).
+  std::optional<std::uint16_t> channel_of(std::size_t topic_index) const;
+
+ private:
+  StoreImpl& store_;
+  mutable std::mutex mutex_;  // guards channels_ and publishers_ (read by the control thread)
+  std::vector<std::optional<std::uint16_t>> channels_;
+  std::vector<std::string> topics_;
+  std::set<Publisher> publishers_;
+  std::uint64_t last_rate_ns_ = 0;
+  std::map<std::uint16_t, std::uint64_t> messages_at_last_rate_;
+};
+
+/// A dump waiting for its post window.
+struct PendingDump {
+  std::uint64_t due_ns = 0;   // monotonic
+  std::string kind;
+  std::vector<std::string> details;
+  std::vector<std::string> notes;
+};
+
+class KeeperImpl {
+ public:
+  KeeperImpl(KeeperOptions options, std::function<void(const KeeperEvent&)> on_event, Store store);
+  ~KeeperImpl();
+  Status start();
+  void stop();
+  void trigger(std::string kind, std::string details, std::string note);
+  std::vector<std::string> problems() const;
+
+  KeeperOptions options;
+  std::function<void(const KeeperEvent&)> on_event;
+  Store store;
+
+ private:
+  void control_loop();
+  void watch_deaths();
+  void watch_stalls(std::uint64_t now_realtime);
+  void update_losses();
+  void run_pending_dump();
+  /// "" when a dump may be written now; else why not.
+  std::string dump_refusal();
+  void emit(KeeperEvent::Kind kind, std::string line, DumpSummary summary = {});
+
+  StoreConsumer consumer_;
+  std::unique_ptr<recording::SampleQueue> queue_;
+  std::optional<recording::TapSet> taps_;
+  std::optional<Subscriber> trigger_subscriber_;
+  std::map<std::string, std::uint64_t> lost_before_start_;  // a dead keeper's counts, per topic
+  std::map<std::uint16_t, double> peak_rate_;               // for stalls: the rate a topic had
+  std::map<std::uint16_t, std::uint64_t> messages_seen_;
+  std::atomic<bool> stop_{false};
+  std::thread control_;
+  mutable std::mutex mutex_;  // guards pending_, problems_
+  std::optional<PendingDump> pending_;
+  std::vector<std::string> problems_;
+  std::deque<std::uint64_t> dump_times_;   // monotonic ns of recent automatic dumps
+  std::set<std::pair<std::uint32_t, std::string>> deaths_seen_;
+  std::set<std::uint16_t> stalled_;
+  bool stopped_ = false;
+};
+
+}  // namespace cerulion::flashback::detail

@@ -1,0 +1,222 @@
+// The keeper's control thread: triggers (a request or signal, a message on the trigger topic, a
+// publisher's death, a stall), the post window that gathers them into one dump, and the limits
+// that keep a crash loop from filling the disk.
+
+#include <filesystem>
+
+#include <fmt/core.h>
+
+#include "cerulion/core/detail/liveness.hpp"
+#include "keeper_impl.hpp"
+
+namespace cerulion::flashback::detail {
+
+namespace {
+
+std::uint64_t steady_ns() { return monotonic_ns(); }
+
+// A trigger message's bytes as a note: text kept, anything else shown as '?', bounded.
+std::string note_of(std::span<const std::byte> data) {
+  std::string note;
+  for (std::size_t i = 0; i < data.size() && note.size() < 1000; ++i) {
+    const auto c = static_cast<unsigned char>(data[i]);
+    if (c == 0 && i + 1 == data.size()) break;  // a C string's terminator
+    note.push_back(c == '\n' || c == '\t' || (c >= 0x20 && c != 0x7f) ? static_cast<char>(c) : '?');
+  }
+  while (!note.empty() && (note.back() == '\n' || note.back() == ' ')) note.pop_back();
+  return note;
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view separator) {
+  std::string out;
+  for (const auto& p : parts) {
+    if (p.empty()) continue;
+    if (!out.empty()) out += separator;
+    out += p;
+  }
+  return out;
+}
+
+std::string amount(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 4) {
+    bytes /= 1024;
+    ++u;
+  }
+  return u == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.1f} {}", bytes, units[u]);
+}
+
+}  // namespace
+
+void KeeperImpl::trigger(std::string kind, std::string details, std::string note) {
+  std::lock_guard lock(mutex_);
+  if (pending_) {
+    // A trigger during another's post window joins that dump.
+    pending_->details.push_back(kind + ": " + details);
+    pending_->notes.push_back(std::move(note));
+    return;
+  }
+  PendingDump p;
+  p.due_ns = steady_ns() + static_cast<std::uint64_t>(options.post_s * 1e9);
+  p.kind = kind;
+  p.details.push_back(std::move(details));
+  p.notes.push_back(std::move(note));
+  pending_ = std::move(p);
+  if (options.post_s > 0) {
+    emit(KeeperEvent::Kind::Triggered,
+         fmt::format("flashback: {} ({}): dumping in {:.1f} s", kind, pending_->details.front(), options.post_s));
+  }
+}
+
+void KeeperImpl::control_loop() {
+  std::uint64_t next_death_check = 0, next_loss_update = 0;
+  while (!stop_.load()) {
+    if (trigger_subscriber_) {
+      auto sample = trigger_subscriber_->receive(std::chrono::milliseconds(50));
+      if (sample) {
+        trigger("topic", fmt::format("message on {}", trigger_subscriber_->topic()), note_of(sample->data()));
+      } else if (sample.code() != ErrorCode::Timeout && sample.code() != ErrorCode::Interrupted) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    const std::uint64_t now = steady_ns();
+    if (options.on_death && now >= next_death_check) {
+      watch_deaths();
+      next_death_check = now + 200'000'000ull;
+    }
+    if (options.on_stall_s > 0) watch_stalls(realtime_ns());
+    if (now >= next_loss_update) {
+      update_losses();
+      next_loss_update = now + 500'000'000ull;
+    }
+    bool due = false;
+    {
+      std::lock_guard lock(mutex_);
+      due = pending_ && now >= pending_->due_ns;
+    }
+    if (due) run_pending_dump();
+  }
+  // A dump still waiting for its post window is written now rather than lost.
+  bool pending = false;
+  {
+    std::lock_guard lock(mutex_);
+    pending = pending_.has_value();
+  }
+  if (pending) run_pending_dump();
+}
+
+void KeeperImpl::watch_deaths() {
+  for (const auto& p : consumer_.publishers()) {
+    if (deaths_seen_.count({p.pid, p.topic})) continue;
+    if (cerulion::detail::process_alive(static_cast<pid_t>(p.pid), p.start_time, 0)) continue;
+    deaths_seen_.insert({p.pid, p.topic});
+    trigger("death", fmt::format("publisher {} of {} died", p.pid, p.topic), "");
+  }
+}
+
+void KeeperImpl::watch_stalls(std::uint64_t now_realtime) {
+  const auto stall_ns = static_cast<std::uint64_t>(options.on_stall_s * 1e9);
+  for (const auto& t : store.impl().channels()) {
+    auto& seen = messages_seen_[t.channel_id];
+    if (t.messages != seen) {
+      // Moving again (or still): re-armed, and its rate remembered for when it stops.
+      seen = t.messages;
+      stalled_.erase(t.channel_id);
+      peak_rate_[t.channel_id] = std::max(peak_rate_[t.channel_id], t.rate_hz);
+      continue;
+    }
+    // Steady: it would have sent several messages in the stall time at the rate it had.
+    const bool steady = t.messages >= 10 && peak_rate_[t.channel_id] * options.on_stall_s >= 3;
+    if (!steady || stalled_.count(t.channel_id) || t.last_realtime_ns == 0) continue;
+    if (now_realtime < t.last_realtime_ns + stall_ns) continue;
+    stalled_.insert(t.channel_id);
+    trigger("stall",
+            fmt::format("{} silent for {:.1f} s (it had {:.1f} Hz)", t.topic,
+                        static_cast<double>(now_realtime - t.last_realtime_ns) / 1e9, peak_rate_[t.channel_id]),
+            "");
+    peak_rate_[t.channel_id] = 0;
+  }
+}
+
+void KeeperImpl::update_losses() {
+  if (!taps_) return;
+  std::map<std::string, std::uint16_t> ids;
+  for (const auto& t : store.impl().channels()) ids[t.topic] = t.channel_id;
+  for (const auto& c : taps_->counts()) {
+    auto it = ids.find(c.topic);
+    if (it == ids.end()) continue;
+    store.impl().channel(it->second).lost.store(lost_before_start_[c.topic] + c.missed + c.dropped,
+                                                std::memory_order_relaxed);
+  }
+}
+
+std::string KeeperImpl::dump_refusal() {
+  const std::uint64_t now = steady_ns();
+  while (!dump_times_.empty() && now - dump_times_.front() > 3600'000'000'000ull) dump_times_.pop_front();
+  if (dump_times_.size() >= options.max_dumps_per_hour) {
+    return fmt::format("{} dumps in the last hour already (the limit)", dump_times_.size());
+  }
+  namespace fs = std::filesystem;
+  const fs::path dir = options.dump_dir.empty() ? fs::path(".") : fs::path(options.dump_dir);
+  std::uint64_t used = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind("flashback-", 0) != 0 || name.size() < 5 || name.substr(name.size() - 5) != ".mcap") continue;
+    std::error_code size_ec;
+    const auto size = it->file_size(size_ec);
+    if (!size_ec) used += size;
+  }
+  const std::uint64_t estimate = store.status().memory_bytes;
+  if (used + estimate > options.max_disk_bytes) {
+    return fmt::format("the dumps in {} take {} and this one would add about {} (the limit is {})", dir.string(),
+                       amount(static_cast<double>(used)), amount(static_cast<double>(estimate)),
+                       amount(static_cast<double>(options.max_disk_bytes)));
+  }
+  return "";
+}
+
+void KeeperImpl::run_pending_dump() {
+  PendingDump p;
+  {
+    std::lock_guard lock(mutex_);
+    if (!pending_) return;
+    p = std::move(*pending_);
+    pending_.reset();
+  }
+  const std::string details = join(p.details, "; ");
+  if (auto why = dump_refusal(); !why.empty()) {
+    store.impl().header().dumps_refused.fetch_add(1);
+    emit(KeeperEvent::Kind::Refused, fmt::format("flashback: dump refused ({}: {}): {}", p.kind, details, why));
+    return;
+  }
+  update_losses();
+  namespace fs = std::filesystem;
+  const fs::path dir = options.dump_dir.empty() ? fs::path(".") : fs::path(options.dump_dir);
+  std::string path = (dir / default_dump_file_name(options.domain, realtime_ns())).string();
+  for (int i = 1; fs::exists(path) && i < 100; ++i) {
+    path = (dir / default_dump_file_name(options.domain, realtime_ns())).string();
+    path.insert(path.size() - 5, fmt::format("-{}", i));
+  }
+  DumpOptions dump_options;
+  dump_options.trigger = p.kind;
+  dump_options.details = details;
+  dump_options.note = join(p.notes, " | ");
+  auto dumped = dump_to_file(store, path, dump_options);
+  if (!dumped) {
+    emit(KeeperEvent::Kind::Failed, fmt::format("flashback: dump failed ({}: {}): {}", p.kind, details, dumped.message()));
+    return;
+  }
+  dump_times_.push_back(steady_ns());
+  emit(KeeperEvent::Kind::Dumped,
+       fmt::format("flashback: wrote {} ({}: {}): {} messages on {} topics, {:.1f} s, {}", dumped->path, p.kind,
+                   details, dumped->messages, dumped->topics.size(),
+                   static_cast<double>(dumped->window_end_ns - dumped->window_start_ns) / 1e9,
+                   amount(static_cast<double>(dumped->file_bytes))),
+       *dumped);
+}
+
+}  // namespace cerulion::flashback::detail

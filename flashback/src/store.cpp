@@ -1,0 +1,282 @@
+// Creating, opening, taking over, listing and removing stores.
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/core.h>
+
+#include "cerulion/core/detail/liveness.hpp"
+#include "cerulion/core/names.hpp"
+#include "cerulion/core/options.hpp"
+#include "store_impl.hpp"
+
+namespace cerulion::flashback {
+
+using cerulion::detail::MappedRegion;
+using cerulion::detail::ShmFile;
+using namespace detail;
+
+namespace {
+
+constexpr std::string_view kFilePrefix = "cerulion-flashback.";
+
+std::string what_of(std::string_view domain, std::string_view name) {
+  return fmt::format("flashback store '{}' of domain '{}'", name, domain);
+}
+
+void copy_name(char (&out)[72], std::string_view s) {
+  std::memset(out, 0, sizeof out);
+  std::memcpy(out, s.data(), std::min(s.size(), sizeof out - 1));
+}
+
+// Maps an opened store file after checking it is one of ours and sound; `keeper` takes it over.
+Result<std::unique_ptr<StoreImpl>> map_existing(ShmFile file, const std::string& path, const std::string& what,
+                                                bool keeper) {
+  struct stat st {};
+  if (::fstat(file.fd(), &st) != 0) return cerulion::detail::system_error(what, errno);
+  if (auto kind = cerulion::detail::describe_non_segment(st); !kind.empty()) {
+    return Status(ErrorCode::Corrupted, fmt::format("{}: {} is {}, not a store", what, path, kind));
+  }
+  if (st.st_uid != ::geteuid()) {
+    return Status(ErrorCode::PermissionDenied,
+                  fmt::format("{}: belongs to user {}", what, cerulion::detail::user_name(st.st_uid)));
+  }
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  StoreHeader h{};
+  if (size < sizeof(StoreHeader) || !cerulion::detail::read_unmapped(file.fd(), &h, sizeof h, 0)) {
+    return Status(ErrorCode::Corrupted, fmt::format("{}: {} is too short to be a store", what, path));
+  }
+  if (std::memcmp(h.magic, kStoreMagic, sizeof kStoreMagic) != 0) {
+    return Status(ErrorCode::Corrupted, fmt::format("{}: {} is not a flashback store (bad magic)", what, path));
+  }
+  if (h.version != kStoreVersion) {
+    return Status(ErrorCode::Corrupted, fmt::format("{}: layout version {} where this cerulion reads {}", what,
+                                                    h.version, kStoreVersion));
+  }
+  if (auto problem = check_layout(h, size); !problem.empty()) {
+    return Status(ErrorCode::Corrupted, fmt::format("{} is damaged: {}", what, problem));
+  }
+  // The fixed part is written at creation; a page of it that was not would need memory a full
+  // /dev/shm may not have (SIGBUS) when touched. Chunk data is read only where it was reserved.
+  if (!cerulion::detail::fully_written(file.fd(), h.data_offset)) {
+    return Status(ErrorCode::Corrupted, fmt::format("{} is damaged: memory it counts on was never written", what));
+  }
+  auto map = MappedRegion::map(file.fd(), 0, size, true, what);
+  if (!map) return map.status();
+  return std::make_unique<StoreImpl>(std::move(file), std::move(*map), path, keeper);
+}
+
+Result<std::unique_ptr<StoreImpl>> create_store(std::string_view domain, std::string_view name,
+                                                const StoreLimits& limits, const std::string& what) {
+  const std::uint64_t open_capacity = round_to_page(2 * limits.chunk_size);
+  const std::uint64_t channels_offset = kStorePage;
+  const std::uint64_t slots_offset = round_to_page(channels_offset + kMaxChannels * sizeof(ChannelEntry));
+  const std::uint64_t open_offset = round_to_page(slots_offset + kChunkSlots * sizeof(ChunkSlot));
+  const std::uint64_t data_offset = open_offset + open_capacity;
+  const std::uint64_t data_capacity = round_to_page(limits.memory_bytes);
+  const std::uint64_t total = data_offset + data_capacity;
+
+  auto file = ShmFile::create_unnamed(0600, what);
+  if (!file) return file.status();
+  if (::ftruncate(file->fd(), static_cast<off_t>(total)) != 0) return cerulion::detail::system_error(what, errno);
+  if (auto st = cerulion::detail::reserve(file->fd(), 0, data_offset, what); !st) return st;
+  auto map = MappedRegion::map(file->fd(), 0, total, true, what);
+  if (!map) return map.status();
+  // Written through, so readers can tell a complete store from a damaged one (fully_written).
+  std::memset(map->address(), 0, data_offset);
+  auto* h = new (map->address()) StoreHeader{};
+  std::memcpy(h->magic, kStoreMagic, sizeof kStoreMagic);
+  h->version = kStoreVersion;
+  h->header_bytes = sizeof(StoreHeader);
+  h->total_bytes = total;
+  h->channels_offset = channels_offset;
+  h->slots_offset = slots_offset;
+  h->open_offset = open_offset;
+  h->open_capacity = open_capacity;
+  h->data_offset = data_offset;
+  h->data_capacity = data_capacity;
+  h->max_channels = kMaxChannels;
+  h->chunk_slots = kChunkSlots;
+  copy_name(h->domain, domain);
+  copy_name(h->name, name);
+  h->created_realtime_ns = realtime_ns();
+  h->layout_checksum = layout_checksum(*h);
+  h->usable_bytes.store(data_capacity);
+  // The keeper's lock is taken before the store has a name, so nobody else can take it first.
+  if (::flock(file->fd(), LOCK_EX | LOCK_NB) != 0) return cerulion::detail::system_error(what, errno);
+  const std::string file_name = store_file_name(domain, name);
+  auto impl = std::make_unique<StoreImpl>(std::move(*file), std::move(*map),
+                                          std::string(cerulion::detail::kShmDirectory) + "/" + file_name, true);
+  auto named = ShmFile(::dup(impl->fd())).publish_as(file_name, what);
+  if (!named) return named.status();
+  if (!*named) return Status(ErrorCode::Incompatible, "exists");  // lost a race: open the other one
+  return impl;
+}
+
+}  // namespace
+
+Status validate_keeper_name(std::string_view name) {
+  if (name.empty() || name.size() > kMaxKeeperName) {
+    return Status(ErrorCode::InvalidArgument, fmt::format("keeper name '{}': 1 to {} characters", name, kMaxKeeperName));
+  }
+  for (char c : name) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-')) {
+      return Status(ErrorCode::InvalidArgument,
+                    fmt::format("keeper name '{}': only letters, digits, '_' and '-' are allowed", name));
+    }
+  }
+  return {};
+}
+
+std::string store_file_name(std::string_view domain, std::string_view name) {
+  return fmt::format("{}{}.{}", kFilePrefix, domain, name);
+}
+
+std::uint64_t detail::layout_checksum(const StoreHeader& h) {
+  // FNV-1a over the fixed fields: a header scribbled over is told from a store of another layout.
+  std::uint64_t x = 1469598103934665603ull;
+  const auto* p = reinterpret_cast<const unsigned char*>(&h);
+  for (std::size_t i = 0; i < offsetof(StoreHeader, layout_checksum); ++i) x = (x ^ p[i]) * 1099511628211ull;
+  return x;
+}
+
+std::string detail::check_layout(const StoreHeader& h, std::uint64_t file_size) {
+  if (h.layout_checksum != layout_checksum(h)) return "its layout fields do not match their checksum";
+  if (h.header_bytes != sizeof(StoreHeader)) return "header size differs";
+  if (h.total_bytes != file_size) return fmt::format("{} bytes where the header says {}", file_size, h.total_bytes);
+  if (h.max_channels != kMaxChannels || h.chunk_slots != kChunkSlots) return "table sizes differ";
+  if (h.channels_offset < kStorePage ||
+      h.slots_offset < h.channels_offset + std::uint64_t(h.max_channels) * sizeof(ChannelEntry) ||
+      h.open_offset < h.slots_offset + std::uint64_t(h.chunk_slots) * sizeof(ChunkSlot) ||
+      h.data_offset < h.open_offset + h.open_capacity || h.data_offset + h.data_capacity != h.total_bytes) {
+    return "its areas overlap or run past the end";
+  }
+  const auto head = h.head.load(), tail = h.tail.load();
+  if (tail > head) return fmt::format("oldest chunk {} is past the next one {}", tail, head);
+  if (head - tail > h.chunk_slots) return "more chunks than slots";
+  if (h.usable_bytes.load() > h.data_capacity || h.reserved_bytes.load() > h.data_capacity ||
+      h.write_offset.load() > h.data_capacity) {
+    return "its data positions run past the data area";
+  }
+  if (h.open_length.load() > h.open_capacity) return "its open chunk runs past its area";
+  if (h.open_generation.load() > head + 1) return "its open chunk is ahead of the chunks";
+  if (h.channel_count.load() > h.max_channels) return "more channels than the table holds";
+  return "";
+}
+
+Store::Store(std::unique_ptr<StoreImpl> impl) : impl_(std::move(impl)) {}
+Store::Store(Store&&) noexcept = default;
+Store& Store::operator=(Store&&) noexcept = default;
+Store::~Store() = default;
+const std::string& Store::path() const noexcept { return impl_->path(); }
+bool Store::taken_over() const noexcept { return impl_->taken_over; }
+StoreStatus Store::status() const { return impl_->status(); }
+
+Result<Store> Store::open(std::string_view domain, std::string_view name) {
+  if (auto st = validate_domain(domain); !st) return st;
+  if (auto st = validate_keeper_name(name); !st) return st;
+  const std::string what = what_of(domain, name);
+  auto file = ShmFile::open_existing(store_file_name(domain, name), true, what);
+  if (!file) {
+    if (file.code() == ErrorCode::NotFound) {
+      return Status(ErrorCode::NotFound,
+                    fmt::format("no flashback store named '{}' in domain '{}' (no keeper ever ran there)", name, domain));
+    }
+    return file.status();
+  }
+  auto impl = map_existing(std::move(*file),
+                           std::string(cerulion::detail::kShmDirectory) + "/" + store_file_name(domain, name), what, false);
+  if (!impl) return impl.status();
+  return Store(std::move(*impl));
+}
+
+Result<Store> Store::open_for_keeper(std::string_view domain, std::string_view name, StoreLimits limits) {
+  if (auto st = validate_domain(domain); !st) return st;
+  if (auto st = validate_keeper_name(name); !st) return st;
+  if (!(limits.window_s > 0)) return Status(ErrorCode::InvalidArgument, "the window must be positive");
+  if (limits.chunk_size < 4096 || limits.chunk_size > (256ull << 20)) {
+    return Status(ErrorCode::InvalidArgument, "the chunk size must be between 4 KiB and 256 MiB");
+  }
+  if (limits.memory_bytes < 2 * limits.chunk_size) {
+    return Status(ErrorCode::InvalidArgument, "the memory limit must hold at least two chunks");
+  }
+  const std::string what = what_of(domain, name);
+  const std::string file_name = store_file_name(domain, name);
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    auto file = ShmFile::open_existing(file_name, true, what);
+    if (!file && file.code() == ErrorCode::NotFound) {
+      auto created = create_store(domain, name, limits, what);
+      if (!created && created.code() == ErrorCode::Incompatible) continue;  // someone else created it
+      if (!created) return created.status();
+      (*created)->claim(limits);
+      return Store(std::move(*created));
+    }
+    if (!file) return file.status();
+    auto impl = map_existing(std::move(*file), std::string(cerulion::detail::kShmDirectory) + "/" + file_name,
+                             what, true);
+    if (!impl) return impl.status();
+    if (::flock((*impl)->fd(), LOCK_EX | LOCK_NB) != 0) {
+      const auto pid = (*impl)->header().keeper_pid.load();
+      return Status(ErrorCode::InvalidArgument,
+                    fmt::format("a keeper named '{}' already runs in domain '{}' (pid {})", name, domain, pid));
+    }
+    if (auto st = (*impl)->recover_after_keeper(); !st) return st;
+    (*impl)->taken_over = (*impl)->header().head.load() > 0 || (*impl)->header().open_length.load() > 0;
+    (*impl)->claim(limits);
+    return Store(std::move(*impl));
+  }
+  return Status(ErrorCode::SystemError, what + ": created and removed by others while opening it");
+}
+
+std::vector<StoreEntry> list_stores(std::string_view domain) {
+  std::vector<StoreEntry> out;
+  DIR* dir = ::opendir(cerulion::detail::kShmDirectory);
+  if (!dir) return out;
+  while (auto* e = ::readdir(dir)) {
+    std::string_view file = e->d_name;
+    if (file.substr(0, kFilePrefix.size()) != kFilePrefix) continue;
+    auto rest = file.substr(kFilePrefix.size());
+    auto dot = rest.find('.');
+    if (dot == std::string_view::npos) continue;
+    StoreEntry entry;
+    entry.domain = std::string(rest.substr(0, dot));
+    entry.name = std::string(rest.substr(dot + 1));
+    entry.path = std::string(cerulion::detail::kShmDirectory) + "/" + std::string(file);
+    if (!domain.empty() && entry.domain != domain) continue;
+    if (!validate_domain(entry.domain) || !validate_keeper_name(entry.name)) {
+      entry.problem = "not a valid store name";
+    } else if (auto store = Store::open(entry.domain, entry.name); !store) {
+      entry.problem = store.message();
+    } else {
+      entry.keeper_pid = store->impl().header().keeper_pid.load();
+      entry.alive = store->impl().keeper_alive();
+    }
+    out.push_back(std::move(entry));
+  }
+  ::closedir(dir);
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+  return out;
+}
+
+Status remove_store(std::string_view domain, std::string_view name) {
+  if (auto st = validate_domain(domain); !st) return st;
+  if (auto st = validate_keeper_name(name); !st) return st;
+  const std::string path = std::string(cerulion::detail::kShmDirectory) + "/" + store_file_name(domain, name);
+  if (auto store = Store::open(domain, name); store && store->impl().keeper_alive()) {
+    return Status(ErrorCode::InvalidArgument, fmt::format("{}: its keeper (pid {}) is running", what_of(domain, name),
+                                                          store->impl().header().keeper_pid.load()));
+  }
+  if (::unlink(path.c_str()) != 0) {
+    if (errno == ENOENT) return Status(ErrorCode::NotFound, fmt::format("no flashback store named '{}' in domain '{}'", name, domain));
+    return cerulion::detail::system_error(what_of(domain, name), errno);
+  }
+  return {};
+}
+
+}  // namespace cerulion::flashback

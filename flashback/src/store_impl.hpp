@@ -1,0 +1,98 @@
+#pragma once
+// The mapped store and what its keeper and its readers do with it.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cerulion/core/detail/shm_file.hpp"
+#include "cerulion/flashback/store.hpp"
+#include "cerulion/recorder/chunk.hpp"
+#include "store_layout.hpp"
+
+namespace cerulion::flashback::detail {
+
+/// A committed chunk copied out of the store.
+struct CopiedChunk {
+  std::uint64_t number = 0;
+  std::uint64_t start_ns = 0;
+  std::uint64_t end_ns = 0;
+  std::uint64_t messages = 0;
+  std::vector<std::byte> bytes;
+};
+
+/// The open chunk as copied out of the store, consistent with the chunks before it.
+struct CopiedOpenChunk {
+  std::uint64_t generation = 0;   ///< chunks [tail, generation) come before it
+  std::vector<std::byte> records;
+};
+
+class StoreImpl {
+ public:
+  StoreImpl(cerulion::detail::ShmFile file, cerulion::detail::MappedRegion map, std::string path, bool keeper);
+  ~StoreImpl();
+
+  // Layout access.
+  StoreHeader& header() const { return *reinterpret_cast<StoreHeader*>(base()); }
+  ChannelEntry& channel(std::uint32_t id) const {
+    return reinterpret_cast<ChannelEntry*>(base() + header().channels_offset)[id];
+  }
+  ChunkSlot& slot(std::uint64_t number) const {
+    return reinterpret_cast<ChunkSlot*>(base() + header().slots_offset)[number % header().chunk_slots];
+  }
+  std::byte* open_area() const { return base() + header().open_offset; }
+  std::byte* data_area() const { return base() + header().data_offset; }
+  std::byte* base() const { return static_cast<std::byte*>(map_.address()); }
+
+  // Reading (any process).
+  /// The channels registered so far (ready ones, in id order).
+  std::vector<TopicStatus> channels() const;
+  /// A consistent copy of the open chunk; its generation tells which chunks precede it.
+  CopiedOpenChunk copy_open_chunk() const;
+  /// Copies committed chunk `number`; false when it was evicted (before or during the copy) or its
+  /// bytes do not match their CRC.
+  bool copy_chunk(std::uint64_t number, CopiedChunk& out) const;
+  StoreStatus status() const;
+  bool keeper_alive() const;
+
+  // Writing (the keeper only).
+  /// The channel id of a topic, registering it on first use; nullopt when the table is full.
+  std::optional<std::uint16_t> channel_for(const std::string& topic, const std::string& mode, std::uint32_t depth,
+                                           std::uint64_t max_payload);
+  /// Appends one message to the open chunk (closing it first when full).
+  [[nodiscard]] Status append(std::uint16_t channel, std::uint32_t sequence, std::uint64_t log_time,
+                              std::uint64_t publish_time, std::span<const std::byte> data);
+  /// Compresses and commits the open chunk (nothing when empty).
+  [[nodiscard]] Status close_open_chunk();
+  /// Evicts chunks whose newest message is older than the window.
+  void evict_expired(std::uint64_t now_realtime_ns);
+  /// Makes the store consistent after a keeper died at any instruction (see store_layout.hpp).
+  [[nodiscard]] Status recover_after_keeper();
+  void claim(const StoreLimits& limits);
+
+  const std::string& path() const { return path_; }
+  int fd() const { return file_.fd(); }
+  bool taken_over = false;
+
+ private:
+  Status commit_chunk(std::span<const std::byte> encoded, std::uint64_t start_ns, std::uint64_t end_ns,
+                      std::uint64_t messages, std::uint64_t uncompressed);
+  bool make_room(std::uint64_t offset, std::uint64_t length);
+
+  cerulion::detail::ShmFile file_;
+  cerulion::detail::MappedRegion map_;
+  std::string path_;
+  bool keeper_ = false;
+  // Keeper-side state.
+  recorder::ChunkEncoder encoder_;
+  std::vector<std::byte> encoded_;
+  std::vector<std::byte> single_;
+};
+
+/// Checks a mapped header against the file it came from: "" when sound, else what is wrong.
+std::string check_layout(const StoreHeader& h, std::uint64_t file_size);
+/// The layout checksum of a header's fixed part.
+std::uint64_t layout_checksum(const StoreHeader& h);
+
+}  // namespace cerulion::flashback::detail

@@ -1,0 +1,114 @@
+#pragma once
+// The flashback store as it lies in shared memory. One keeper writes it; any number of readers
+// (dumps, status) copy from it without locks and without ever holding the keeper back:
+//
+//   [StoreHeader | ChannelEntry x max_channels | ChunkSlot x chunk_slots | open chunk | chunk data]
+//
+// Closed chunks are encoded MCAP chunks (Chunk record + MessageIndex records, zstd-compressed) in
+// a ring of bytes; each has a slot whose `state` is 2n+1 while chunk n is written and 2n+2 once it
+// is committed. Chunks are evicted oldest first by advancing `tail` before their bytes are reused,
+// so a reader that copied chunk n checks afterwards that its slot still says 2n+2 and that tail is
+// not past n: a chunk evicted during the copy is left out, never written torn.
+//
+// The open chunk holds uncompressed Message records; `open_length` covers whole records only. It
+// becomes chunk number `open_generation` when it closes: the keeper commits it (head = g+1), then
+// empties it, then moves the generation to g+1. A reader that saw the same generation before and
+// after copying it, and no head beyond it, has a consistent picture: chunks [tail, g) + the copy.
+
+#include <atomic>
+#include <cstdint>
+
+namespace cerulion::flashback::detail {
+
+inline constexpr char kStoreMagic[8] = {'C', 'R', 'L', 'N', 'F', 'L', 'B', 'K'};
+inline constexpr std::uint32_t kStoreVersion = 1;
+inline constexpr std::uint32_t kMaxChannels = 1024;
+inline constexpr std::uint32_t kChunkSlots = 16384;
+inline constexpr std::size_t kTopicCapacity = 256;   // topic names are at most 200 characters
+inline constexpr std::uint64_t kStorePage = 4096;
+
+constexpr std::uint64_t round_to_page(std::uint64_t n) { return (n + kStorePage - 1) / kStorePage * kStorePage; }
+
+struct StoreHeader {
+  // Fixed at creation, covered by `layout_checksum`.
+  char magic[8];
+  std::uint32_t version;
+  std::uint32_t header_bytes;
+  std::uint64_t total_bytes;
+  std::uint64_t channels_offset;
+  std::uint64_t slots_offset;
+  std::uint64_t open_offset;
+  std::uint64_t open_capacity;
+  std::uint64_t data_offset;
+  std::uint64_t data_capacity;
+  std::uint32_t max_channels;
+  std::uint32_t chunk_slots;
+  char domain[72];
+  char name[72];
+  std::uint64_t created_realtime_ns;
+  std::uint64_t layout_checksum;
+
+  // The keeper's settings and identity (a later keeper replaces them).
+  std::atomic<std::uint64_t> window_ns;
+  std::atomic<std::uint64_t> chunk_size;
+  std::atomic<std::uint32_t> keeper_pid;
+  std::atomic<std::uint32_t> keeper_pid_namespace;
+  std::atomic<std::uint64_t> keeper_start_time;     // /proc start time, for pid reuse
+  std::atomic<std::uint64_t> keeper_started_realtime_ns;
+  std::atomic<std::uint64_t> keeper_stopped_realtime_ns;  // non-zero once it stopped cleanly
+
+  // The chunk ring.
+  std::atomic<std::uint64_t> head;          // next chunk number
+  std::atomic<std::uint64_t> tail;          // oldest chunk still held
+  std::atomic<std::uint64_t> write_offset;  // where in the data area the next chunk goes
+  std::atomic<std::uint64_t> reserved_bytes;  // of the data area committed in /dev/shm
+  std::atomic<std::uint64_t> usable_bytes;    // of the data area usable (less when /dev/shm ran out)
+
+  // The open chunk.
+  std::atomic<std::uint64_t> open_generation;
+  std::atomic<std::uint64_t> open_length;
+  std::atomic<std::uint64_t> open_messages;
+  std::atomic<std::uint64_t> open_start_ns;
+  std::atomic<std::uint64_t> open_end_ns;
+
+  std::atomic<std::uint32_t> channel_count;
+  std::atomic<std::uint32_t> pad0;
+  // Counters for status.
+  std::atomic<std::uint64_t> dumps;
+  std::atomic<std::uint64_t> dumps_refused;
+  std::atomic<std::uint64_t> chunks_evicted;
+  std::atomic<std::uint64_t> chunks_dropped;    // did not fit at all
+  std::atomic<std::uint64_t> messages_dropped;  // more topics than channels
+};
+
+struct ChannelEntry {
+  std::atomic<std::uint32_t> ready;  // 1 once the fields below are written
+  std::uint32_t depth;
+  std::uint64_t max_payload;
+  char topic[kTopicCapacity];
+  char mode[16];
+  std::atomic<std::uint64_t> messages;  // taken since the store was created
+  std::atomic<std::uint64_t> bytes;
+  std::atomic<std::uint64_t> lost;      // missed by the tap plus dropped on the way
+  std::atomic<std::uint64_t> last_realtime_ns;
+  std::atomic<std::uint64_t> rate_millihertz;  // recent rate, as the keeper measured it
+};
+
+struct ChunkSlot {
+  std::atomic<std::uint64_t> state;
+  std::atomic<std::uint64_t> offset;   // in the data area
+  std::atomic<std::uint64_t> length;   // encoded bytes
+  std::atomic<std::uint64_t> start_ns;
+  std::atomic<std::uint64_t> end_ns;
+  std::atomic<std::uint64_t> messages;
+  std::atomic<std::uint64_t> uncompressed_bytes;
+  std::atomic<std::uint64_t> crc;      // CRC-32 of the encoded bytes
+};
+
+static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
+static_assert(sizeof(StoreHeader) <= kStorePage);
+
+constexpr std::uint64_t committed_state(std::uint64_t n) { return 2 * n + 2; }
+constexpr std::uint64_t writing_state(std::uint64_t n) { return 2 * n + 1; }
+
+}  // namespace cerulion::flashback::detail

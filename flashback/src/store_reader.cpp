@@ -1,0 +1,142 @@
+// Reading a store while its keeper writes it (or after it died): copies that are whole or left
+// out, never torn, and the figures `flashback status` shows.
+
+#include <atomic>
+#include <cstring>
+
+#include "cerulion/core/detail/liveness.hpp"
+#include "cerulion/core/options.hpp"
+#include "store_impl.hpp"
+
+namespace cerulion::flashback::detail {
+
+std::uint32_t stored_crc(std::span<const std::byte> bytes);
+
+namespace {
+std::string bounded(const char* s, std::size_t capacity) { return std::string(s, ::strnlen(s, capacity)); }
+}  // namespace
+
+bool StoreImpl::keeper_alive() const {
+  const auto& h = header();
+  const auto pid = h.keeper_pid.load();
+  if (pid == 0 || h.keeper_stopped_realtime_ns.load() != 0) return false;
+  return cerulion::detail::process_alive(static_cast<pid_t>(pid), h.keeper_start_time.load(),
+                                         h.keeper_pid_namespace.load());
+}
+
+std::vector<TopicStatus> StoreImpl::channels() const {
+  std::vector<TopicStatus> out;
+  const std::uint32_t count = std::min(header().channel_count.load(std::memory_order_acquire), header().max_channels);
+  for (std::uint32_t id = 0; id < count; ++id) {
+    const auto& c = channel(id);
+    if (!c.ready.load(std::memory_order_acquire)) continue;
+    TopicStatus t;
+    t.topic = bounded(c.topic, sizeof c.topic);
+    t.channel_id = static_cast<std::uint16_t>(id);
+    t.mode = bounded(c.mode, sizeof c.mode);
+    t.depth = c.depth;
+    t.max_payload = c.max_payload;
+    t.messages = c.messages.load(std::memory_order_relaxed);
+    t.bytes = c.bytes.load(std::memory_order_relaxed);
+    t.lost = c.lost.load(std::memory_order_relaxed);
+    t.rate_hz = static_cast<double>(c.rate_millihertz.load(std::memory_order_relaxed)) / 1000.0;
+    t.last_realtime_ns = c.last_realtime_ns.load(std::memory_order_relaxed);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+CopiedOpenChunk StoreImpl::copy_open_chunk() const {
+  const auto& h = header();
+  CopiedOpenChunk out;
+  // A live keeper may close the chunk while we copy; then we copy again. It closes a chunk at most
+  // every few milliseconds and the copy takes microseconds, so this ends at once in practice.
+  for (int attempt = 0; attempt < 10000; ++attempt) {
+    const std::uint64_t g1 = h.open_generation.load(std::memory_order_acquire);
+    const std::uint64_t length = std::min(h.open_length.load(std::memory_order_acquire), h.open_capacity);
+    out.records.assign(open_area(), open_area() + length);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    const std::uint64_t g2 = h.open_generation.load(std::memory_order_relaxed);
+    const std::uint64_t head = h.head.load(std::memory_order_acquire);
+    if (g1 != g2) continue;
+    if (head > g1) {
+      // Committed already (as chunk g1) but not emptied yet: the chunks say it all.
+      out.generation = head;
+      out.records.clear();
+      return out;
+    }
+    out.generation = g1;
+    return out;
+  }
+  out.generation = h.head.load(std::memory_order_acquire);
+  out.records.clear();
+  return out;
+}
+
+bool StoreImpl::copy_chunk(std::uint64_t number, CopiedChunk& out) const {
+  const auto& h = header();
+  const auto& s = slot(number);
+  const std::uint64_t state = s.state.load(std::memory_order_acquire);
+  if (state != committed_state(number)) return false;
+  const std::uint64_t offset = s.offset.load(std::memory_order_relaxed);
+  const std::uint64_t length = s.length.load(std::memory_order_relaxed);
+  const std::uint64_t crc = s.crc.load(std::memory_order_relaxed);
+  out.number = number;
+  out.start_ns = s.start_ns.load(std::memory_order_relaxed);
+  out.end_ns = s.end_ns.load(std::memory_order_relaxed);
+  out.messages = s.messages.load(std::memory_order_relaxed);
+  // Never touch bytes outside what was reserved, whatever a damaged slot says.
+  const std::uint64_t reserved = std::min(h.reserved_bytes.load(std::memory_order_acquire), h.data_capacity);
+  if (length == 0 || offset > reserved || length > reserved - offset) return false;
+  out.bytes.assign(data_area() + offset, data_area() + offset + length);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (s.state.load(std::memory_order_relaxed) != state) return false;
+  if (h.tail.load(std::memory_order_seq_cst) > number) return false;
+  return stored_crc(out.bytes) == crc;
+}
+
+StoreStatus StoreImpl::status() const {
+  const auto& h = header();
+  StoreStatus s;
+  s.domain = bounded(h.domain, sizeof h.domain);
+  s.name = bounded(h.name, sizeof h.name);
+  s.path = path_;
+  s.keeper_pid = h.keeper_pid.load();
+  s.alive = keeper_alive();
+  s.keeper_started_realtime_ns = h.keeper_started_realtime_ns.load();
+  s.window_limit_s = static_cast<double>(h.window_ns.load()) / 1e9;
+  s.memory_limit_bytes = h.data_capacity;
+  s.memory_usable_bytes = h.usable_bytes.load();
+  s.dumps = h.dumps.load();
+  s.dumps_refused = h.dumps_refused.load();
+  s.chunks_evicted = h.chunks_evicted.load();
+  s.chunks_dropped = h.chunks_dropped.load();
+  const std::uint64_t head = h.head.load(std::memory_order_acquire);
+  for (std::uint64_t n = h.tail.load(); n < head; ++n) {
+    const auto& slot_n = slot(n);
+    if (slot_n.state.load(std::memory_order_acquire) != committed_state(n)) continue;
+    const std::uint64_t length = slot_n.length.load(std::memory_order_relaxed);
+    if (length == 0) continue;
+    ++s.chunks;
+    s.memory_bytes += length;
+    s.uncompressed_bytes += slot_n.uncompressed_bytes.load(std::memory_order_relaxed);
+    s.messages += slot_n.messages.load(std::memory_order_relaxed);
+    const std::uint64_t start = slot_n.start_ns.load(std::memory_order_relaxed);
+    const std::uint64_t end = slot_n.end_ns.load(std::memory_order_relaxed);
+    if (s.window_start_ns == 0 || start < s.window_start_ns) s.window_start_ns = start;
+    if (end > s.window_end_ns) s.window_end_ns = end;
+  }
+  if (const std::uint64_t open = h.open_length.load(std::memory_order_acquire); open > 0) {
+    s.memory_bytes += open;
+    s.uncompressed_bytes += open;
+    s.messages += h.open_messages.load(std::memory_order_relaxed);
+    const std::uint64_t start = h.open_start_ns.load(), end = h.open_end_ns.load();
+    if (s.window_start_ns == 0 || start < s.window_start_ns) s.window_start_ns = start;
+    if (end > s.window_end_ns) s.window_end_ns = end;
+  }
+  s.compression_ratio = s.memory_bytes ? static_cast<double>(s.uncompressed_bytes) / static_cast<double>(s.memory_bytes) : 1.0;
+  s.topics = channels();
+  return s;
+}
+
+}  // namespace cerulion::flashback::detail

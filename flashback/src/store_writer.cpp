@@ -1,0 +1,226 @@
+// What the keeper does to its store: register channels, append messages to the open chunk,
+// compress and commit chunks into the ring, evict the oldest, and pick up after a dead keeper.
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "cerulion/core/detail/liveness.hpp"
+#include "cerulion/core/options.hpp"
+#include "store_impl.hpp"
+
+namespace cerulion::flashback::detail {
+
+namespace {
+// The data area is committed in steps, so a store's memory grows with what it holds.
+constexpr std::uint64_t kReserveStep = 8ull << 20;
+
+std::uint32_t crc_of(std::span<const std::byte> bytes) {
+  uLong crc = ::crc32(0L, Z_NULL, 0);
+  const auto* p = reinterpret_cast<const Bytef*>(bytes.data());
+  std::size_t left = bytes.size();
+  while (left > 0) {
+    const uInt n = static_cast<uInt>(std::min<std::size_t>(left, 1u << 30));
+    crc = ::crc32(crc, p, n);
+    p += n;
+    left -= n;
+  }
+  return static_cast<std::uint32_t>(crc);
+}
+}  // namespace
+
+std::uint32_t stored_crc(std::span<const std::byte> bytes) { return crc_of(bytes); }
+
+StoreImpl::StoreImpl(cerulion::detail::ShmFile file, cerulion::detail::MappedRegion map, std::string path, bool keeper)
+    : file_(std::move(file)), map_(std::move(map)), path_(std::move(path)), keeper_(keeper) {}
+
+StoreImpl::~StoreImpl() {
+  if (!keeper_) return;
+  // A keeper that stops cleanly says so; one that dies leaves its pid for status to judge.
+  (void)close_open_chunk();
+  header().keeper_stopped_realtime_ns.store(realtime_ns());
+}
+
+void StoreImpl::claim(const StoreLimits& limits) {
+  auto& h = header();
+  h.window_ns.store(static_cast<std::uint64_t>(limits.window_s * 1e9));
+  h.chunk_size.store(std::min<std::uint64_t>(limits.chunk_size, h.open_capacity / 2));
+  h.keeper_pid.store(static_cast<std::uint32_t>(::getpid()));
+  h.keeper_pid_namespace.store(cerulion::detail::own_pid_namespace());
+  h.keeper_start_time.store(cerulion::detail::own_start_time());
+  h.keeper_started_realtime_ns.store(realtime_ns());
+  h.keeper_stopped_realtime_ns.store(0);
+}
+
+Status StoreImpl::recover_after_keeper() {
+  auto& h = header();
+  const std::uint64_t head = h.head.load();
+  if (h.open_generation.load() < head) {
+    // It died after committing its open chunk, before emptying it: that content is a chunk now.
+    h.open_length.store(0);
+    h.open_messages.store(0);
+  }
+  h.open_generation.store(head);
+  // What it left in the open chunk becomes a chunk of the history.
+  return close_open_chunk();
+}
+
+std::optional<std::uint16_t> StoreImpl::channel_for(const std::string& topic, const std::string& mode,
+                                                    std::uint32_t depth, std::uint64_t max_payload) {
+  auto& h = header();
+  const std::uint32_t count = h.channel_count.load();
+  for (std::uint32_t id = 0; id < count; ++id) {
+    auto& c = channel(id);
+    if (c.ready.load(std::memory_order_acquire) && topic == std::string(c.topic, ::strnlen(c.topic, kTopicCapacity))) {
+      // A topic keeps its id across keepers; its settings are today's.
+      std::memset(c.mode, 0, sizeof c.mode);
+      std::memcpy(c.mode, mode.data(), std::min(mode.size(), sizeof c.mode - 1));
+      c.depth = depth;
+      c.max_payload = max_payload;
+      return static_cast<std::uint16_t>(id);
+    }
+  }
+  if (count >= h.max_channels || topic.size() >= kTopicCapacity) return std::nullopt;
+  auto& c = channel(count);
+  std::memset(c.topic, 0, sizeof c.topic);
+  std::memcpy(c.topic, topic.data(), topic.size());
+  std::memset(c.mode, 0, sizeof c.mode);
+  std::memcpy(c.mode, mode.data(), std::min(mode.size(), sizeof c.mode - 1));
+  c.depth = depth;
+  c.max_payload = max_payload;
+  c.ready.store(1, std::memory_order_release);
+  h.channel_count.store(count + 1, std::memory_order_release);
+  return static_cast<std::uint16_t>(count);
+}
+
+Status StoreImpl::append(std::uint16_t channel_id, std::uint32_t sequence, std::uint64_t log_time,
+                         std::uint64_t publish_time, std::span<const std::byte> data) {
+  auto& h = header();
+  const std::uint64_t size = recorder::message_record_size(data.size());
+  if (h.open_length.load(std::memory_order_relaxed) + size > h.open_capacity) {
+    if (auto st = close_open_chunk(); !st) return st;
+  }
+  if (size > h.open_capacity) {
+    // Larger than the open chunk could ever hold: it becomes a chunk of its own at once.
+    single_.resize(size);
+    recorder::encode_message_record(single_, channel_id, sequence, log_time, publish_time, data);
+    if (auto st = encoder_.encode(single_, encoded_); !st) return st;
+    Status st = commit_chunk(encoded_, log_time, log_time, 1, size);
+    h.open_generation.store(h.head.load(), std::memory_order_release);
+    return st;
+  }
+  const std::uint64_t at = h.open_length.load(std::memory_order_relaxed);
+  recorder::encode_message_record(std::span(open_area() + at, size), channel_id, sequence, log_time, publish_time, data);
+  if (at == 0) h.open_start_ns.store(log_time, std::memory_order_relaxed);
+  h.open_end_ns.store(log_time, std::memory_order_relaxed);
+  h.open_messages.fetch_add(1, std::memory_order_relaxed);
+  h.open_length.store(at + size, std::memory_order_release);
+  if (at + size >= h.chunk_size.load(std::memory_order_relaxed)) return close_open_chunk();
+  return {};
+}
+
+Status StoreImpl::close_open_chunk() {
+  auto& h = header();
+  const std::uint64_t length = h.open_length.load(std::memory_order_relaxed);
+  if (length == 0) return {};
+  if (auto st = encoder_.encode(std::span(open_area(), length), encoded_); !st) {
+    return Status(ErrorCode::Corrupted, path_ + ": its open chunk is damaged: " + st.message());
+  }
+  Status st = commit_chunk(encoded_, h.open_start_ns.load(), h.open_end_ns.load(), h.open_messages.load(), length);
+  // Emptied only once committed, and the generation moves only once emptied (see store_layout.hpp).
+  h.open_length.store(0, std::memory_order_relaxed);
+  h.open_messages.store(0, std::memory_order_relaxed);
+  h.open_generation.store(h.head.load(std::memory_order_relaxed), std::memory_order_release);
+  return st;
+}
+
+bool StoreImpl::make_room(std::uint64_t offset, std::uint64_t length) {
+  auto& h = header();
+  const std::uint64_t head = h.head.load(std::memory_order_relaxed);
+  auto evict_oldest = [&] {
+    h.tail.store(h.tail.load(std::memory_order_relaxed) + 1, std::memory_order_seq_cst);
+    h.chunks_evicted.fetch_add(1, std::memory_order_relaxed);
+  };
+  while (head - h.tail.load(std::memory_order_relaxed) >= h.chunk_slots) evict_oldest();
+  // Whole chunks go, oldest first, until none overlaps the bytes about to be written.
+  for (;;) {
+    bool overlaps = false;
+    for (std::uint64_t n = h.tail.load(std::memory_order_relaxed); n < head && !overlaps; ++n) {
+      auto& s = slot(n);
+      const std::uint64_t o = s.offset.load(std::memory_order_relaxed), l = s.length.load(std::memory_order_relaxed);
+      overlaps = l > 0 && o < offset + length && offset < o + l;
+    }
+    if (!overlaps) break;
+    evict_oldest();
+  }
+  // Readers that copied bytes of an evicted chunk see the new tail when they check.
+  std::atomic_thread_fence(std::memory_order_release);
+  return true;
+}
+
+Status StoreImpl::commit_chunk(std::span<const std::byte> encoded, std::uint64_t start_ns, std::uint64_t end_ns,
+                               std::uint64_t messages, std::uint64_t uncompressed) {
+  auto& h = header();
+  std::uint64_t length = encoded.size();
+  auto place = [&] {
+    std::uint64_t off = h.write_offset.load(std::memory_order_relaxed);
+    if (off + length > h.usable_bytes.load(std::memory_order_relaxed)) off = 0;
+    return off;
+  };
+  std::uint64_t offset = place();
+  Status status;
+  if (length > h.usable_bytes.load(std::memory_order_relaxed)) {
+    length = 0;
+  } else if (const std::uint64_t reserved = h.reserved_bytes.load(); offset + length > reserved) {
+    const std::uint64_t want = std::min(h.data_capacity, std::max(offset + length, reserved + kReserveStep));
+    if (auto st = cerulion::detail::reserve(fd(), h.data_offset + reserved, want - reserved, path_); st) {
+      h.reserved_bytes.store(want);
+    } else {
+      // /dev/shm is full: the store stays the size it reached and wraps earlier.
+      h.usable_bytes.store(reserved);
+      status = st;
+      offset = place();
+      if (length > reserved) length = 0;
+    }
+  }
+  const std::uint64_t n = h.head.load(std::memory_order_relaxed);
+  if (length > 0) make_room(offset, length);
+  else {
+    h.chunks_dropped.fetch_add(1, std::memory_order_relaxed);
+    while (n - h.tail.load(std::memory_order_relaxed) >= h.chunk_slots) h.tail.fetch_add(1);
+  }
+  auto& s = slot(n);
+  s.state.store(writing_state(n), std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  s.offset.store(offset, std::memory_order_relaxed);
+  s.length.store(length, std::memory_order_relaxed);
+  s.start_ns.store(start_ns, std::memory_order_relaxed);
+  s.end_ns.store(end_ns, std::memory_order_relaxed);
+  s.messages.store(length ? messages : 0, std::memory_order_relaxed);
+  s.uncompressed_bytes.store(length ? uncompressed : 0, std::memory_order_relaxed);
+  if (length > 0) {
+    std::memcpy(data_area() + offset, encoded.data(), length);
+    s.crc.store(crc_of(encoded), std::memory_order_relaxed);
+    h.write_offset.store(offset + length, std::memory_order_relaxed);
+  }
+  s.state.store(committed_state(n), std::memory_order_release);
+  h.head.store(n + 1, std::memory_order_release);
+  return status;
+}
+
+void StoreImpl::evict_expired(std::uint64_t now_realtime_ns) {
+  auto& h = header();
+  const std::uint64_t window = h.window_ns.load(std::memory_order_relaxed);
+  if (now_realtime_ns < window) return;
+  const std::uint64_t cutoff = now_realtime_ns - window;
+  const std::uint64_t head = h.head.load(std::memory_order_relaxed);
+  for (std::uint64_t t = h.tail.load(); t < head && slot(t).end_ns.load(std::memory_order_relaxed) < cutoff; ++t) {
+    h.tail.store(t + 1, std::memory_order_seq_cst);
+    h.chunks_evicted.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+}  // namespace cerulion::flashback::detail
