@@ -35,9 +35,8 @@ void copy_name(char (&out)[72], std::string_view s) {
   std::memcpy(out, s.data(), std::min(s.size(), sizeof out - 1));
 }
 
-// Maps an opened store file after checking it is one of ours and sound; `keeper` takes it over.
-Result<std::unique_ptr<StoreImpl>> map_existing(ShmFile file, const std::string& path, const std::string& what,
-                                                bool keeper) {
+// Maps an opened store file after checking it is one of ours and sound.
+Result<std::unique_ptr<StoreImpl>> map_existing(ShmFile file, const std::string& path, const std::string& what) {
   struct stat st {};
   if (::fstat(file.fd(), &st) != 0) return cerulion::detail::system_error(what, errno);
   if (auto kind = cerulion::detail::describe_non_segment(st); !kind.empty()) {
@@ -69,7 +68,7 @@ Result<std::unique_ptr<StoreImpl>> map_existing(ShmFile file, const std::string&
   }
   auto map = MappedRegion::map(file.fd(), 0, size, true, what);
   if (!map) return map.status();
-  return std::make_unique<StoreImpl>(std::move(file), std::move(*map), path, keeper);
+  return std::make_unique<StoreImpl>(std::move(file), std::move(*map), path);
 }
 
 Result<std::unique_ptr<StoreImpl>> create_store(std::string_view domain, std::string_view name,
@@ -112,7 +111,7 @@ Result<std::unique_ptr<StoreImpl>> create_store(std::string_view domain, std::st
   if (::flock(file->fd(), LOCK_EX | LOCK_NB) != 0) return cerulion::detail::system_error(what, errno);
   const std::string file_name = store_file_name(domain, name);
   auto impl = std::make_unique<StoreImpl>(std::move(*file), std::move(*map),
-                                          std::string(cerulion::detail::kShmDirectory) + "/" + file_name, true);
+                                          std::string(cerulion::detail::kShmDirectory) + "/" + file_name);
   auto named = ShmFile(::dup(impl->fd())).publish_as(file_name, what);
   if (!named) return named.status();
   if (!*named) return Status(ErrorCode::Incompatible, "exists");  // lost a race: open the other one
@@ -191,7 +190,7 @@ Result<Store> Store::open(std::string_view domain, std::string_view name) {
     return file.status();
   }
   auto impl = map_existing(std::move(*file),
-                           std::string(cerulion::detail::kShmDirectory) + "/" + store_file_name(domain, name), what, false);
+                           std::string(cerulion::detail::kShmDirectory) + "/" + store_file_name(domain, name), what);
   if (!impl) return impl.status();
   return Store(std::move(*impl));
 }
@@ -218,8 +217,7 @@ Result<Store> Store::open_for_keeper(std::string_view domain, std::string_view n
       return Store(std::move(*created));
     }
     if (!file) return file.status();
-    auto impl = map_existing(std::move(*file), std::string(cerulion::detail::kShmDirectory) + "/" + file_name,
-                             what, true);
+    auto impl = map_existing(std::move(*file), std::string(cerulion::detail::kShmDirectory) + "/" + file_name, what);
     if (!impl) return impl.status();
     if (::flock((*impl)->fd(), LOCK_EX | LOCK_NB) != 0) {
       const auto pid = (*impl)->header().keeper_pid.load();

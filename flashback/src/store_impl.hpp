@@ -30,7 +30,7 @@ struct CopiedOpenChunk {
 
 class StoreImpl {
  public:
-  StoreImpl(cerulion::detail::ShmFile file, cerulion::detail::MappedRegion map, std::string path, bool keeper);
+  StoreImpl(cerulion::detail::ShmFile file, cerulion::detail::MappedRegion map, std::string path);
   ~StoreImpl();
 
   // Layout access.
@@ -69,6 +69,7 @@ class StoreImpl {
   void evict_expired(std::uint64_t now_realtime_ns);
   /// Makes the store consistent after a keeper died at any instruction (see store_layout.hpp).
   [[nodiscard]] Status recover_after_keeper();
+  /// Makes this process the store's keeper (its lock is held): pid, settings, clean-stop marker.
   void claim(const StoreLimits& limits);
 
   const std::string& path() const { return path_; }

@@ -34,8 +34,8 @@ std::uint32_t crc_of(std::span<const std::byte> bytes) {
 
 std::uint32_t stored_crc(std::span<const std::byte> bytes) { return crc_of(bytes); }
 
-StoreImpl::StoreImpl(cerulion::detail::ShmFile file, cerulion::detail::MappedRegion map, std::string path, bool keeper)
-    : file_(std::move(file)), map_(std::move(map)), path_(std::move(path)), keeper_(keeper) {}
+StoreImpl::StoreImpl(cerulion::detail::ShmFile file, cerulion::detail::MappedRegion map, std::string path)
+    : file_(std::move(file)), map_(std::move(map)), path_(std::move(path)) {}
 
 StoreImpl::~StoreImpl() {
   if (!keeper_) return;
@@ -45,6 +45,7 @@ StoreImpl::~StoreImpl() {
 }
 
 void StoreImpl::claim(const StoreLimits& limits) {
+  keeper_ = true;
   auto& h = header();
   h.window_ns.store(static_cast<std::uint64_t>(limits.window_s * 1e9));
   h.chunk_size.store(std::min<std::uint64_t>(limits.chunk_size, h.open_capacity / 2));

@@ -1,0 +1,83 @@
+#pragma once
+// Shared helpers of the flashback tests: a store of a test's own domain (removed afterwards),
+// messages with checkable payloads, and dumps read back from memory.
+
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cerulion/core/options.hpp"
+#include "cerulion/flashback/dump.hpp"
+#include "cerulion/flashback/store.hpp"
+#include "cerulion/recorder/reader.hpp"
+#include "cerulion/recorder/sink.hpp"
+#include "process.hpp"
+
+namespace fbtest {
+
+using namespace cerulion;
+
+inline void requireOk(const Status& st) {
+  INFO(st.message());
+  REQUIRE(st.ok());
+}
+
+/// A domain of the test's own, whose stores are removed when it ends.
+struct TestDomain {
+  std::string name = test::unique_domain("fb");
+  ~TestDomain() {
+    for (const auto& s : flashback::list_stores(name)) ::unlink(s.path.c_str());
+  }
+};
+
+/// Payload of message `sequence`: its number, then bytes derived from it (incompressible when
+/// `random`), `size` bytes in all.
+inline std::vector<std::byte> payload(std::uint64_t sequence, std::size_t size, bool random = false) {
+  std::vector<std::byte> out(size);
+  std::mt19937_64 rng(sequence);
+  for (std::size_t i = 0; i < size; ++i) {
+    out[i] = static_cast<std::byte>(i < 8 ? (sequence >> (8 * i)) & 0xff : random ? rng() & 0xff : (sequence + i) % 7);
+  }
+  return out;
+}
+
+struct DumpedMessage {
+  std::string topic;
+  std::uint32_t sequence = 0;
+  std::uint64_t log_time = 0;
+  std::vector<std::byte> data;
+};
+
+struct ReadDump {
+  std::vector<DumpedMessage> messages;
+  std::vector<recorder::Metadata> metadata;
+  std::vector<std::string> problems;
+  flashback::DumpSummary summary;
+};
+
+/// Dumps into memory and reads the file back, checking every CRC on the way.
+inline ReadDump dump_and_read(const flashback::Store& store, const flashback::DumpOptions& options = {}) {
+  recorder::ByteVector file;
+  auto dumped = flashback::dump(store, std::make_unique<recorder::MemorySink>(file), options);
+  requireOk(dumped.status());
+  ReadDump out;
+  out.summary = *dumped;
+  requireOk(recorder::stream_records_memory(file, [](const recorder::Record&) { return true; }, &out.problems));
+  auto reader = recorder::Reader::open_memory(file);
+  requireOk(reader.status());
+  recorder::ReadMessagesOptions in_file_order;
+  in_file_order.order = recorder::ReadOrder::File;
+  requireOk(reader->read_messages(in_file_order, [&](const recorder::MessageView& m) {
+    out.messages.push_back({m.channel.topic, m.message.sequence, m.message.log_time, m.message.data});
+    return true;
+  }));
+  for (const auto& p : reader->problems()) out.problems.push_back(p);
+  auto md = reader->read_metadata();
+  requireOk(md.status());
+  out.metadata = *md;
+  return out;
+}
+
+}  // namespace fbtest
