@@ -8,6 +8,7 @@
 
 #include "cerulion/core/discovery.hpp"
 #include "cerulion/core/names.hpp"
+#include "cerulion/flashback/store.hpp"
 #include "command.hpp"
 #include "message_format.hpp"
 
@@ -18,7 +19,41 @@ struct CleanSettings {
   bool dry_run = false;
   std::string force_topic;
   bool json = false;
+  bool flashback = false;
 };
+
+// What clean does with a flashback store: a live keeper's is never touched; a dead keeper's is
+// evidence of what happened, kept unless asked for.
+struct StoreOutcome {
+  flashback::StoreEntry entry;
+  std::string reason;
+  bool removed = false;
+  bool kept = true;
+};
+
+std::vector<StoreOutcome> clean_stores(const CleanSettings& settings) {
+  std::vector<StoreOutcome> out;
+  for (auto& entry : flashback::list_stores(globals().domain)) {
+    StoreOutcome o;
+    o.entry = entry;
+    if (entry.alive) continue;
+    o.reason = !entry.problem.empty() ? entry.problem
+               : entry.keeper_pid   ? fmt::format("its keeper (pid {}) is gone", entry.keeper_pid)
+                                    : "no keeper";
+    if (settings.flashback) {
+      o.kept = false;
+      if (!settings.dry_run) {
+        auto st = flashback::remove_store(entry.domain, entry.name);
+        o.removed = st.ok() || st.code() == ErrorCode::NotFound;
+        if (!st && st.code() != ErrorCode::NotFound) o.reason = st.message();
+      }
+    } else {
+      o.reason += ": kept as evidence (--flashback removes it)";
+    }
+    out.push_back(std::move(o));
+  }
+  return out;
+}
 
 void run_clean(const CleanSettings& settings) {
   std::string force_topic;
@@ -29,6 +64,7 @@ void run_clean(const CleanSettings& settings) {
     throw Exit{kExitFailure, fmt::format("no topic '{}' in domain '{}'", force_topic, globals().domain)};
   }
   auto cleaned = take(std::move(result), "clean");
+  auto stores = clean_stores(settings);
 
   StdoutWriter out;
   if (settings.json) {
@@ -40,13 +76,25 @@ void run_clean(const CleanSettings& settings) {
                          {"removed", segment.removed},
                          {"in_use", segment.in_use}});
     }
-    out.append(nlohmann::ordered_json{{"domain", globals().domain}, {"dry_run", settings.dry_run}, {"segments", entries}}
+    auto store_entries = nlohmann::ordered_json::array();
+    for (const auto& o : stores) {
+      store_entries.push_back({{"name", o.entry.name},
+                               {"path", o.entry.path},
+                               {"keeper_pid", o.entry.keeper_pid},
+                               {"reason", o.reason},
+                               {"removed", o.removed},
+                               {"kept", o.kept}});
+    }
+    out.append(nlohmann::ordered_json{{"domain", globals().domain},
+                                      {"dry_run", settings.dry_run},
+                                      {"segments", entries},
+                                      {"flashback_stores", store_entries}}
                    .dump() +
                "\n");
     out.flush();
     return;
   }
-  if (cleaned.empty()) out.append(fmt::format("nothing to clean in domain '{}'\n", globals().domain));
+  if (cleaned.empty() && stores.empty()) out.append(fmt::format("nothing to clean in domain '{}'\n", globals().domain));
   bool failed = false;
   for (const auto& segment : cleaned) {
     const char* verb = segment.in_use       ? "kept"
@@ -56,6 +104,11 @@ void run_clean(const CleanSettings& settings) {
     failed = failed || (!settings.dry_run && !segment.removed && !segment.in_use);
     std::string name = segment.topic.empty() ? segment.segment : segment.topic;
     out.append(fmt::format("{} {} ({}): {}\n", verb, name, segment.segment, segment.reason));
+  }
+  for (const auto& o : stores) {
+    const char* verb = o.kept ? "kept" : settings.dry_run ? "would remove" : o.removed ? "removed" : "could not remove";
+    failed = failed || (!settings.dry_run && !o.kept && !o.removed);
+    out.append(fmt::format("{} flashback store '{}' ({}): {}\n", verb, o.entry.name, o.entry.path, o.reason));
   }
   out.flush();
   if (failed) throw Exit{kExitFailure, "some segments could not be removed"};
@@ -67,10 +120,13 @@ void add_clean_command(CLI::App& app) {
   cmd->footer(
       "A topic with a live participant is never touched, except by --force, even when its segment is damaged.\n"
       "Participants are checked by pid and process start time, so a reused pid does not keep a dead topic alive.\n"
-      "Entries named like a segment that are not one (a FIFO, a directory, a link) are removed.");
+      "Entries named like a segment that are not one (a FIFO, a directory, a link) are removed.\n"
+      "A flashback store whose keeper is gone is listed but kept, since it is the record of what happened;\n"
+      "--flashback removes it (after `cerulion flashback dump`, say). A running keeper's store is never touched.");
   cmd->add_flag("--dry-run", settings->dry_run, "Say what would be removed, remove nothing");
   cmd->add_option("--force", settings->force_topic, "Remove this topic's segment even with live participants");
-  cmd->add_flag("--json", settings->json, "One JSON object: {domain, dry_run, segments: [...]}");
+  cmd->add_flag("--flashback", settings->flashback, "Also remove flashback stores whose keeper is gone (kept by default: evidence)");
+  cmd->add_flag("--json", settings->json, "One JSON object: {domain, dry_run, segments: [...], flashback_stores: [...]}");
   cmd->callback([settings] { run_clean(*settings); });
 }
 
