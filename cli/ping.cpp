@@ -21,6 +21,8 @@
 #include "latency_stats.hpp"
 #include "pingpong.hpp"
 #include "ping_run.hpp"
+#include "ping_flashback.hpp"
+#include "process_stats.hpp"
 
 namespace cerulion::cli {
 namespace {
@@ -29,39 +31,6 @@ std::uint64_t thread_cpu_ns(clockid_t clock) {
   timespec ts{};
   clock_gettime(clock, &ts);
   return std::uint64_t(ts.tv_sec) * 1'000'000'000ull + std::uint64_t(ts.tv_nsec);
-}
-
-/// utime + stime of a process in ns (from /proc; 0 when unreadable, e.g. another pid namespace).
-std::uint64_t process_cpu_ns(pid_t pid) {
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
-  FILE* f = std::fopen(path, "r");
-  if (!f) return 0;
-  char buf[1024];
-  std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
-  std::fclose(f);
-  buf[n] = '\0';
-  const char* p = std::strrchr(buf, ')');
-  if (!p) return 0;
-  unsigned long long utime = 0, stime = 0;
-  // Fields after ')': state(3) ... utime(14) stime(15).
-  if (std::sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime) != 2) return 0;
-  return (utime + stime) * (1'000'000'000ull / static_cast<std::uint64_t>(sysconf(_SC_CLK_TCK)));
-}
-
-/// Peak resident memory of a process in bytes (VmHWM), 0 if unknown.
-std::uint64_t process_peak_rss(pid_t pid) {
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/%d/status", static_cast<int>(pid));
-  FILE* f = std::fopen(path, "r");
-  if (!f) return 0;
-  char line[256];
-  std::uint64_t kib = 0;
-  while (std::fgets(line, sizeof line, f)) {
-    if (std::sscanf(line, "VmHWM: %lu kB", &kib) == 1) break;
-  }
-  std::fclose(f);
-  return kib * 1024;
 }
 
 /// How long before its slot the ping wakes and polls: covers a VM's timer wake-up latency.
@@ -109,6 +78,9 @@ CERULION_HOT_PATH PingReport run_ping(const PingOptions& o) {
     throw Exit{kExitUsage, fmt::format("ping: --size {} is over the topic's ceiling of {} bytes", o.size,
                                        requests.max_payload())};
   }
+
+  std::optional<PingKeeper> keeper;
+  if (o.flashback) keeper.emplace(o.domain, o.prefix, std::chrono::duration<double>(o.timeout).count());
 
   if (o.process == "single") {
     PongOptions po;
@@ -198,6 +170,7 @@ CERULION_HOT_PATH PingReport run_ping(const PingOptions& o) {
       wall_start = monotonic_ns();
       cpu_start = thread_cpu_ns(CLOCK_THREAD_CPUTIME_ID);
       if (pong_thread.joinable()) pong_cpu_start = thread_cpu_ns(pong_clock);
+      if (keeper) keeper->mark_start();
       else if (peer_pid > 0) pong_cpu_start = process_cpu_ns(peer_pid);
     }
     if (period_ns > 0) {
@@ -297,6 +270,7 @@ CERULION_HOT_PATH PingReport run_ping(const PingOptions& o) {
   report.rss_ping = process_peak_rss(getpid());
   if (pong_thread.joinable()) report.rss_pong = report.rss_ping;
   stop_pong();
+  if (keeper) report.keeper = keeper->finish(wall_start != 0 && wall_end > wall_start ? wall_end - wall_start : 0);
   report.samples_ns = std::move(samples);
   return report;
 }

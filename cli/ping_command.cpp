@@ -27,6 +27,7 @@ struct PingArgs {
   double timeout = 5;
   std::string prefix = kDefaultPingPrefix;
   std::string cpus = "auto";
+  bool flashback = false;
 };
 
 void print_human(const PingReport& r, const LatencySummary& s) {
@@ -43,6 +44,11 @@ void print_human(const PingReport& r, const LatencySummary& s) {
   fmt::print("cpu ping {:.1f}%, pong {:.1f}% of the run; peak rss ping {}, pong {}\n", r.cpu_pct_ping,
              r.cpu_pct_pong, format_bytes(static_cast<double>(r.rss_ping)),
              format_bytes(static_cast<double>(r.rss_pong)));
+  if (o.flashback) {
+    fmt::print("flashback keeper: cpu {:.1f}%, peak rss {}, took {} messages ({} lost), held {} (compression {:.2f}x)\n",
+               r.keeper.cpu_pct, format_bytes(static_cast<double>(r.keeper.rss_bytes)), r.keeper.messages,
+               r.keeper.lost, format_bytes(static_cast<double>(r.keeper.memory_bytes)), r.keeper.compression_ratio);
+  }
   if (r.pong_gone) fmt::print("pong went away during the run\n");
 }
 
@@ -65,6 +71,12 @@ void print_json(const PingReport& r, const LatencySummary& s) {
   j["cpu_pct"] = {{"ping", r.cpu_pct_ping}, {"pong", r.cpu_pct_pong}};
   j["rss_bytes"] = {{"ping", r.rss_ping}, {"pong", r.rss_pong}};
   j["pong_gone"] = r.pong_gone;
+  j["flashback"] = o.flashback;
+  if (o.flashback) {
+    j["keeper"] = {{"cpu_pct", r.keeper.cpu_pct},        {"rss_bytes", r.keeper.rss_bytes},
+                   {"messages", r.keeper.messages},      {"lost", r.keeper.lost},
+                   {"memory_bytes", r.keeper.memory_bytes}, {"compression_ratio", r.keeper.compression_ratio}};
+  }
   fmt::print("{}\n", j.dump());
 }
 
@@ -95,6 +107,8 @@ void add_ping_command(CLI::App& app) {
                   "Pin ping and pong to CPUs PING,PONG; auto: the first two this process may use "
                   "(as the floor benchmark does); none: leave them to the scheduler")
       ->capture_default_str();
+  cmd->add_flag("--flashback", a->flashback,
+                "Run a flashback keeper (a separate process) on the ping topics during the measurement");
   (void)peer;
   cmd->callback([a] {
     if (a->peer && a->process == "single") throw CLI::ValidationError("--peer", "--peer runs with --process multi");
@@ -110,6 +124,7 @@ void add_ping_command(CLI::App& app) {
     o.mode = parse_mode(a->mode).value_or(Mode::Lockstep);
     o.wait = parse_wait(a->wait).value_or(WaitStrategy::Adaptive);
     o.peer = a->peer;
+    o.flashback = a->flashback;
     o.cpus = parse_cpu_plan(a->cpus);
     if (o.peer) o.cpus.pong.reset();  // that pong was started elsewhere: `cerulion pong --cpu N` pins it
     o.timeout = std::chrono::nanoseconds(static_cast<std::int64_t>(a->timeout * 1e9));

@@ -9,6 +9,7 @@
 
 #include "cerulion/core/options.hpp"
 #include "cpu_pinning.hpp"
+#include "ping_flashback.hpp"
 #include "pingpong.hpp"
 
 namespace cerulion::cli {
@@ -24,6 +25,7 @@ struct PingOptions {
   Mode mode = Mode::Lockstep;
   WaitStrategy wait = WaitStrategy::Adaptive;
   bool peer = false;                ///< use a `cerulion pong` already running
+  bool flashback = false;           ///< a flashback keeper taps both topics during the run
   CpuPlan cpus;                     ///< where ping and the pong it starts run (default: unpinned)
   std::chrono::nanoseconds timeout = std::chrono::seconds(5);
   const std::atomic<bool>* cancel = nullptr;
@@ -38,6 +40,7 @@ struct PingReport {
   bool interrupted = false;               ///< Ctrl-C
   double cpu_pct_ping = 0, cpu_pct_pong = 0;  ///< CPU time of each worker / wall time, measured phase
   std::uint64_t rss_ping = 0, rss_pong = 0;   ///< peak resident bytes of each worker's process
+  PingKeeperReport keeper;                    ///< with options.flashback
 };
 
 /// Runs the round trips. Throws Exit on setup errors (CLI boundary code).
