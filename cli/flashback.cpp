@@ -2,10 +2,12 @@
 // stderr; SIGUSR1 asks it for a dump, SIGINT/SIGTERM stop it (its store stays, for later dumps).
 
 #include <atomic>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
+#include <sched.h>
 #include <cstdlib>
 #include <filesystem>
-#include <regex>
 #include <thread>
 #include <unistd.h>
 
@@ -14,6 +16,7 @@
 #include "cerulion/flashback/keeper.hpp"
 #include "command.hpp"
 #include "flashback_commands.hpp"
+#include "record_util.hpp"
 
 namespace cerulion::cli {
 namespace {
@@ -25,22 +28,28 @@ struct StartSettings {
   flashback::KeeperOptions keeper;
   std::uint64_t memory = 512ull << 20;
   std::string dir;
+  std::string priority;  // "" = idle, unless lockstep
 };
+
+// A keeper that only runs on CPU time nobody else wants cannot slow the processes it watches; a
+// lockstep keeper holds publishers back, so it runs at their priority instead.
+void set_priority(const std::string& priority, bool lockstep) {
+  const bool idle = priority == "idle" || (priority.empty() && !lockstep);
+  if (!idle) return;
+  sched_param param{};
+  if (::sched_setscheduler(0, SCHED_IDLE, &param) != 0) {
+    fmt::print(stderr, "cerulion: cannot run the keeper at idle priority ({}); it runs at normal priority\n",
+               std::strerror(errno));
+  }
+}
 
 void run_start(StartSettings& s) {
   auto& k = s.keeper;
   if (k.selection.topics.empty() && !k.selection.all && k.selection.include.empty()) {
     throw Exit{kExitUsage, "flashback start: name topics, or use -a/--all or -e/--regex"};
   }
-  for (const auto* patterns : {&k.selection.include, &k.selection.exclude}) {
-    for (const auto& p : *patterns) {
-      try {
-        std::regex re(p, std::regex::ECMAScript);
-      } catch (const std::regex_error& e) {
-        throw Exit{kExitUsage, fmt::format("'{}': not a valid regular expression ({})", p, e.what())};
-      }
-    }
-  }
+  check_patterns(k.selection.include, "--regex");
+  check_patterns(k.selection.exclude, "--exclude");
   k.domain = globals().domain;
   k.limits.memory_bytes = s.memory;
   k.dump_dir = dump_directory(s.dir);
@@ -48,6 +57,7 @@ void run_start(StartSettings& s) {
   if (!std::filesystem::is_directory(k.dump_dir, ec) || ::access(k.dump_dir.c_str(), W_OK) != 0) {
     throw Exit{kExitFailure, fmt::format("dump directory '{}' is not a writable directory", k.dump_dir)};
   }
+  set_priority(s.priority, k.lockstep);
   install_stop_handlers();
   struct sigaction sa {};
   sa.sa_handler = on_dump_signal;
@@ -144,6 +154,9 @@ void add_flashback_start(CLI::App& fb) {
       ->transform(size_validator());
   cmd->add_flag("--lockstep", k.lockstep,
                 "Join as a lockstep subscriber: publishers wait for the keeper instead of it missing messages");
+  cmd->add_option("--priority", s->priority,
+                  "idle: run only on CPU time nobody else wants (default; normal with --lockstep); normal")
+      ->check(CLI::IsMember({"idle", "normal"}));
   cmd->callback([s] {
     if (s->memory < (2u << 20)) throw Exit{kExitUsage, "--memory must be at least 2MiB"};
     run_start(*s);

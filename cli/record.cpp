@@ -3,7 +3,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <regex>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -37,17 +36,6 @@ struct RecordSettings {
   /// full queue waits for the disk) instead of anything being lost.
   bool lockstep = false;
 };
-
-// Checked here too, so that a bad pattern is a usage error naming its flag.
-void check_patterns(const std::vector<std::string>& patterns, const char* flag) {
-  for (const auto& p : patterns) {
-    try {
-      std::regex re(p, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      throw Exit{kExitUsage, fmt::format("{} '{}': not a valid regular expression ({})", flag, p, e.what())};
-    }
-  }
-}
 
 std::uint64_t payload_bytes(const std::vector<recording::RecordingTopicCounts>& counts) {
   std::uint64_t bytes = 0;

@@ -1,12 +1,23 @@
 #include "record_util.hpp"
 
 #include <ctime>
+#include <regex>
 
 #include <fmt/core.h>
 
 #include "command.hpp"
 
 namespace cerulion::cli {
+
+void check_patterns(const std::vector<std::string>& patterns, const char* flag) {
+  for (const auto& p : patterns) {
+    try {
+      std::regex re(p, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      throw Exit{kExitUsage, fmt::format("{} '{}': not a valid regular expression ({})", flag, p, e.what())};
+    }
+  }
+}
 
 std::string format_time_ns(std::uint64_t ns) {
   std::time_t secs = static_cast<std::time_t>(ns / 1'000'000'000ull);

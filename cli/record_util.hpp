@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "cerulion/recorder/errors.hpp"
 
@@ -12,6 +13,9 @@ namespace cerulion::cli {
 std::string format_time_ns(std::uint64_t ns);
 /// Seconds with 3 decimals, e.g. "12.345 s".
 std::string format_duration_ns(std::uint64_t ns);
+/// Throws Exit{2} naming `flag` when a pattern is not a regular expression (checked here too, so the
+/// message names the flag the user typed).
+void check_patterns(const std::vector<std::string>& patterns, const char* flag);
 /// Throws Exit{1, "<message>"} for a recorder failure (its message names the file).
 void check_recorder(const recorder::Status& status);
 

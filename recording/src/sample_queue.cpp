@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <vector>
 
 namespace cerulion::recording {
 namespace detail {
@@ -14,6 +15,8 @@ namespace detail {
 namespace {
 /// The consumer's on_idle is called at least this often.
 constexpr auto kIdlePeriod = std::chrono::milliseconds(100);
+/// Buffers of consumed samples kept for reuse (and at most a quarter of the queue's budget).
+constexpr std::size_t kMaxSpareBuffers = 8;
 }  // namespace
 
 class SampleQueueImpl {
@@ -45,6 +48,7 @@ class SampleQueueImpl {
       queued_bytes_ += size;
     }
     QueuedSample queued;
+    queued.data = take_spare(size);
     queued.topic_index = sample.topic_index;
     queued.sequence = sample.sequence;
     queued.publish_time = sample.publish_time;
@@ -114,7 +118,7 @@ class SampleQueueImpl {
       for (auto& item : batch) {
         const std::size_t size = item.topic ? 0 : item.sample.data.size();
         if (st.ok()) st = item.topic ? consumer_.on_topic(*item.topic) : consumer_.consume(item.sample);
-        if (size) release(size);
+        if (size) release(size, std::move(item.sample.data));
       }
       if (st.ok() && std::chrono::steady_clock::now() - last_idle >= kIdlePeriod) {
         st = consumer_.on_idle(realtime_ns());
@@ -127,12 +131,32 @@ class SampleQueueImpl {
     }
   }
 
-  void release(std::size_t bytes) {
+  void release(std::size_t bytes, std::vector<std::byte> buffer) {
     {
       std::lock_guard lock(mutex_);
       queued_bytes_ -= bytes;
+      // Kept for the next sample: a fresh buffer for every large message would cost a page fault
+      // per page copied, more than the copy itself.
+      if (spare_.size() < kMaxSpareBuffers && spare_bytes_ + buffer.capacity() <= options_.max_bytes / 4) {
+        spare_bytes_ += buffer.capacity();
+        spare_.push_back(std::move(buffer));
+      }
     }
     room_.notify_all();
+  }
+
+  // A spare buffer that holds `size` bytes without growing, if there is one (else an empty one).
+  std::vector<std::byte> take_spare(std::size_t size) {
+    std::lock_guard lock(mutex_);
+    for (auto it = spare_.begin(); it != spare_.end(); ++it) {
+      if (it->capacity() < size) continue;
+      std::vector<std::byte> buffer = std::move(*it);
+      spare_bytes_ -= buffer.capacity();
+      spare_.erase(it);
+      buffer.clear();
+      return buffer;
+    }
+    return {};
   }
 
   /// The consumer failed: nothing more is queued, and whoever waits for room gives up.
@@ -154,6 +178,8 @@ class SampleQueueImpl {
   std::condition_variable room_;
   std::deque<Item> queue_;
   std::uint64_t queued_bytes_ = 0;
+  std::vector<std::vector<std::byte>> spare_;  // buffers of consumed samples, for reuse
+  std::uint64_t spare_bytes_ = 0;
   std::uint64_t last_log_time_ = 0;
   bool finishing_ = false;
   bool stopped_ = false;
