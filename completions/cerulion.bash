@@ -20,12 +20,13 @@ _cerulion() {
   for ((i=1; i<COMP_CWORD; i++)); do
     w=${COMP_WORDS[i]}
     case $w in
-      --chunk-size|--compression|--count|--cpu|--cpus|--delay|--depth|--domain|--duration|--exclude|--file|--fill|--force|--group|--level|--max-payload|--mode|--output|--process|--rate|--regex|--samples-out|--separator|--size|--split-duration|--split-size|--start-offset|--stdin|--timeout|--times|--topic|--topics|--truncate-length|--wait|--wait-subscribers|--warmup|--window|-c|-e|-l|-n|-o|-r|-s|-w|-x) ((i++)); continue ;;
+      --chunk-size|--compression|--count|--cpu|--cpus|--delay|--depth|--dir|--domain|--duration|--exclude|--file|--fill|--force|--group|--last|--level|--max-disk|--max-dumps|--max-payload|--memory|--mode|--name|--note|--on-stall|--output|--post|--priority|--process|--rate|--regex|--samples-out|--separator|--size|--split-duration|--split-size|--start-offset|--stdin|--timeout|--times|--topic|--topics|--trigger-topic|--truncate-length|--wait|--wait-subscribers|--warmup|--window|-c|-e|-l|-n|-o|-r|-s|-w|-x) ((i++)); continue ;;
       -*) continue ;;
     esac
     case "$cmd" in
-      "") case $w in pub|echo|topic|clean|ping|pong|record|play|info|recover) cmd="$w"; continue ;; esac ;;
+      "") case $w in pub|echo|topic|clean|ping|pong|record|play|info|recover|flashback) cmd="$w"; continue ;; esac ;;
       "topic") case $w in list|info|hz) cmd="topic $w"; continue ;; esac ;;
+      "flashback") case $w in start|dump|status|stop) cmd="flashback $w"; continue ;; esac ;;
     esac
     ((positional++))
   done
@@ -99,10 +100,33 @@ _cerulion() {
     "recover|-o") COMPREPLY=($(compgen -f -- "$cur")); return ;;
     "recover|--output") COMPREPLY=($(compgen -f -- "$cur")); return ;;
     "recover|--compression") COMPREPLY=($(compgen -W 'zstd none' -- "$cur")); return ;;
+    "flashback start|-e") return ;;
+    "flashback start|--regex") return ;;
+    "flashback start|-x") return ;;
+    "flashback start|--exclude") return ;;
+    "flashback start|--window") return ;;
+    "flashback start|--memory") return ;;
+    "flashback start|--name") return ;;
+    "flashback start|--dir") return ;;
+    "flashback start|--post") return ;;
+    "flashback start|--on-stall") return ;;
+    "flashback start|--trigger-topic") return ;;
+    "flashback start|--max-dumps") return ;;
+    "flashback start|--max-disk") return ;;
+    "flashback start|--priority") COMPREPLY=($(compgen -W 'idle normal' -- "$cur")); return ;;
+    "flashback dump|-o") COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    "flashback dump|--output") COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    "flashback dump|--dir") return ;;
+    "flashback dump|--last") return ;;
+    "flashback dump|--note") return ;;
+    "flashback dump|--post") return ;;
+    "flashback dump|--name") return ;;
+    "flashback status|--name") return ;;
+    "flashback stop|--name") return ;;
   esac
   local words=""
   case "$cmd" in
-    "") words='pub echo topic clean ping pong record play info recover -h --help -V --version --domain' ;;
+    "") words='pub echo topic clean ping pong record play info recover flashback -h --help -V --version --domain' ;;
     "pub") words='-h --help --stdin --file --size --fill -r --rate -n --times -1 --once --wait-subscribers --timeout --mode --depth --max-payload --group -v --verbose'
       [[ $cur != -* && $positional == 0 ]] && words="$words $(_cerulion_topics)" ;;
     "echo") words='-h --help -n --count --timeout -l --truncate-length --json --raw --separator --lost --tap --delay --mode --depth --group'
@@ -113,8 +137,8 @@ _cerulion() {
       [[ $cur != -* && $positional == 0 ]] && words="$words $(_cerulion_topics)" ;;
     "topic hz") words='-h --help -w --window -n --count --json'
       [[ $cur != -* && $positional == 0 ]] && words="$words $(_cerulion_topics)" ;;
-    "clean") words='-h --help --dry-run --force --json' ;;
-    "ping") words='-h --help -s --size -r --rate -c --count --warmup --process --mode --wait --samples-out --json --peer --timeout --topic --cpus' ;;
+    "clean") words='-h --help --dry-run --force --flashback --json' ;;
+    "ping") words='-h --help -s --size -r --rate -c --count --warmup --process --mode --wait --samples-out --json --peer --timeout --topic --cpus --flashback' ;;
     "pong") words='-h --help --topic --mode --wait --once --cpu' ;;
     "record") words='-h --help -o --output -a --all -e --regex -x --exclude --compression --level --chunk-size --split-size --split-duration --duration -f --force --lockstep'
       [[ $cur != -* && $positional == 0 ]] && words="$words $(_cerulion_topics)" ;;
@@ -124,7 +148,13 @@ _cerulion() {
       [[ $cur != -* ]] && { COMPREPLY=($(compgen -f -- "$cur")); return; } ;;
     "recover") words='-h --help -o --output -f --force --compression --json'
       [[ $cur != -* ]] && { COMPREPLY=($(compgen -f -- "$cur")); return; } ;;
+    "flashback") words='start dump status stop -h --help' ;;
+    "flashback start") words='-h --help -a --all -e --regex -x --exclude --window --memory --name --dir --post --on-death --on-stall --trigger-topic --max-dumps --max-disk --lockstep --priority'
+      [[ $cur != -* && $positional == 0 ]] && words="$words $(_cerulion_topics)" ;;
+    "flashback dump") words='-h --help -o --output --dir --last --note --post --name' ;;
+    "flashback status") words='-h --help --name --json' ;;
+    "flashback stop") words='-h --help --name --discard' ;;
   esac
   COMPREPLY=($(compgen -W "$words" -- "$cur"))
 }
-complete -F _cerulion cerulion cerulion-pub cerulion-echo cerulion-topic cerulion-clean cerulion-ping cerulion-pong cerulion-record cerulion-play cerulion-info cerulion-recover
+complete -F _cerulion cerulion cerulion-pub cerulion-echo cerulion-topic cerulion-clean cerulion-ping cerulion-pong cerulion-record cerulion-play cerulion-info cerulion-recover cerulion-flashback

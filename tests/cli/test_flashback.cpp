@@ -1,0 +1,715 @@
+// `cerulion flashback` end to end: the keeper, its store in /dev/shm (which outlives the keeper and
+// the publishers), dumps on request and by trigger (signal, trigger topic, death, stall, post
+// window, rate limit), status and stop, and dumps read back byte by byte, by `cerulion info` and by
+// the independent @mcap/core reader.
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <random>
+#include <sys/stat.h>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "cerulion/core/options.hpp"
+#include "cerulion/recorder/reader.hpp"
+#include "everyday_helpers.hpp"
+#include "process.hpp"
+#include "test_record_helpers.hpp"
+
+using namespace cerulion::test;
+using namespace std::chrono_literals;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A domain and a dump directory of the test's own. At the end its keepers are stopped, its stores
+/// removed, and every /dev/shm file of the domain (stores, topic segments) unlinked.
+class FlashbackDomain {
+ public:
+  explicit FlashbackDomain(const std::string& stem) : name(unique_domain(stem)), dir(record_temp_path(stem)) {
+    fs::create_directories(dir);
+  }
+  FlashbackDomain(const FlashbackDomain&) = delete;
+  FlashbackDomain& operator=(const FlashbackDomain&) = delete;
+  ~FlashbackDomain() {
+    for (const auto& keeper : keepers_) {
+      run_cerulion(with({"flashback", "stop", "--discard", "--name", keeper}), {}, 20s);
+    }
+    const std::string segment = shm_file("/x", name);  // "cerulion.<domain>:x"
+    const std::string prefixes[] = {"cerulion-flashback." + name + ".", segment.substr(0, segment.size() - 1)};
+    std::error_code ec;
+    for (fs::directory_iterator it("/dev/shm", ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string file = it->path().filename().string();
+      for (const auto& prefix : prefixes) {
+        if (file.rfind(prefix, 0) == 0) fs::remove(it->path(), ec);
+      }
+    }
+    fs::remove_all(dir, ec);
+    fs::remove(fs::path(dir).parent_path(), ec);  // the per-process temp folder, once empty
+  }
+
+  /// `--domain D args...`.
+  std::vector<std::string> with(std::vector<std::string> args) const {
+    args.insert(args.begin(), {"--domain", name});
+    return args;
+  }
+  /// The whole command line of `cerulion --domain D args...`.
+  std::vector<std::string> command(std::vector<std::string> args) const {
+    args = with(std::move(args));
+    args.insert(args.begin(), cerulion_binary());
+    return args;
+  }
+  ProcessResult run(std::vector<std::string> args, const std::string& input = {}) const {
+    return run_cerulion(with(std::move(args)), input, 30s);
+  }
+
+  /// `flashback start ARGS --name NAME` in the background, once its store says it is alive.
+  std::unique_ptr<BackgroundProcess> start_keeper(std::vector<std::string> args, const std::string& keeper = "default") {
+    if (std::find(keepers_.begin(), keepers_.end(), keeper) == keepers_.end()) keepers_.push_back(keeper);
+    args.insert(args.begin(), {"flashback", "start"});
+    for (const char* a : {"--name", keeper.c_str(), "--memory", "16MiB", "--dir", dir.c_str()}) args.emplace_back(a);
+    auto process = std::make_unique<BackgroundProcess>(command(args));
+    const bool alive = eventually(
+        [&] {
+          auto st = status(keeper);
+          return st.value("alive", false) && st.value("keeper_pid", 0) == process->pid();
+        },
+        10s);
+    REQUIRE(alive);
+    return process;
+  }
+
+  /// `flashback status --json`, or an empty object when it fails.
+  json status(const std::string& keeper = "default") const {
+    auto r = run_cerulion(with({"flashback", "status", "--json", "--name", keeper}), {}, 20s);
+    return r.exit_code == 0 ? json::parse(r.out) : json::object();
+  }
+
+  /// Messages the store counts for `topic` (0 when it does not know the topic).
+  std::uint64_t kept(const std::string& topic, const std::string& keeper = "default") const {
+    auto st = status(keeper);
+    for (const auto& t : st.value("topics", json::array())) {
+      if (t["topic"] == topic) return t["messages"];
+    }
+    return 0;
+  }
+
+  /// The dumps in `dir`, oldest name first.
+  std::vector<std::string> dumps() const {
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string file = it->path().filename().string();
+      if (file.rfind("flashback-", 0) == 0 && file.size() > 5 && file.substr(file.size() - 5) == ".mcap") {
+        out.push_back(it->path().string());
+      }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  /// A path in `dir` for an explicit `dump -o`.
+  std::string path(const std::string& file) const { return (fs::path(dir) / file).string(); }
+
+  const std::string name;
+  const std::string dir;
+
+ private:
+  std::vector<std::string> keepers_;
+};
+
+struct DumpedMessage {
+  std::string topic;
+  std::uint32_t sequence = 0;
+  std::uint64_t log_time = 0;
+  std::string data;
+};
+
+/// Every message of a dump in file order, read with the recorder library (CRCs checked).
+std::vector<DumpedMessage> dumped_messages(const std::string& file) {
+  auto reader = cerulion::recorder::Reader::open(file);
+  INFO(reader.message());
+  REQUIRE(reader.ok());
+  std::vector<DumpedMessage> out;
+  auto st = reader->read_messages({}, [&](const cerulion::recorder::MessageView& m) {
+    out.push_back({m.channel.topic, m.message.sequence, m.message.log_time,
+                   std::string(reinterpret_cast<const char*>(m.message.data.data()), m.message.data.size())});
+    return true;
+  });
+  REQUIRE(st.ok());
+  CHECK(reader->problems().empty());
+  return out;
+}
+
+std::vector<DumpedMessage> on_topic(const std::vector<DumpedMessage>& messages, const std::string& topic) {
+  std::vector<DumpedMessage> out;
+  for (const auto& m : messages) {
+    if (m.topic == topic) out.push_back(m);
+  }
+  return out;
+}
+
+/// The Metadata record "flashback" of `cerulion info --json`, or null.
+json flashback_metadata(const json& info) {
+  for (const auto& m : info["metadata"]) {
+    if (m["name"] == "flashback") return m["metadata"];
+  }
+  return json();
+}
+
+/// What `pub --fill counter` sends as message `n`: n little-endian, repeated.
+std::string counter_payload(std::uint64_t n, std::size_t size) {
+  std::string out(size, '\0');
+  for (std::size_t i = 0; i < size; ++i) out[i] = static_cast<char>((n >> (8 * (i % 8))) & 0xFF);
+  return out;
+}
+
+/// Messages the topic's segment says were published.
+std::uint64_t published(const std::string& topic, const std::string& domain) {
+  auto snapshot = topic_snapshot(topic, domain);
+  return snapshot.is_null() ? 0 : snapshot["published"].get<std::uint64_t>();
+}
+
+bool one_line(const std::string& text) {
+  return !text.empty() && text.back() == '\n' && std::count(text.begin(), text.end(), '\n') == 1;
+}
+
+}  // namespace
+
+TEST_CASE("flashback usage errors exit 2 with one line and a dump without a store names the keeper",
+          "[cli][flashback]") {
+  FlashbackDomain d("fb_usage");
+  const std::vector<std::vector<std::string>> usage = {
+      {"flashback"},
+      {"flashback", "start"},
+      {"flashback", "start", "/t", "--name", "a/b"},
+      {"flashback", "start", "/t", "--window", "0"},
+      {"flashback", "start", "-e", "(["},
+      {"flashback", "start", "-a", "-x", "*bad"},
+      {"flashback", "dump", "--last", "-1"},
+      {"flashback", "status", "--name", ""},
+  };
+  for (const auto& args : usage) {
+    auto r = d.run(args);
+    std::string line;
+    for (const auto& a : args) line += " " + a;
+    INFO("cerulion" << line);
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(one_line(r.err));
+    CHECK(r.out.empty());
+  }
+  // No keeper ever ran in the domain: nothing was created by the refusals above.
+  CHECK(count_shm_entries("cerulion-flashback." + d.name + ".") == 0);
+
+  auto r = d.run({"flashback", "dump"});
+  CHECK(r.exit_code == 1);
+  CHECK(one_line(r.err));
+  CHECK(r.err.find("'default'") != std::string::npos);
+  CHECK(r.err.find(d.name) != std::string::npos);
+  r = d.run({"flashback", "dump", "--name", "nobody_here", "-o", d.path("never.mcap")});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("'nobody_here'") != std::string::npos);
+  CHECK_FALSE(fs::exists(d.path("never.mcap")));
+  CHECK(d.dumps().empty());
+  for (const char* sub : {"status", "stop"}) {
+    r = d.run({"flashback", sub, "--name", "nobody_here"});
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("'nobody_here'") != std::string::npos);
+  }
+}
+
+TEST_CASE("A flashback dump holds every message a killed publisher sent in order and byte-exact",
+          "[cli][flashback]") {
+  FlashbackDomain d("fb_exact");
+  const std::string topic = "/exact";
+  // Lockstep: the publisher waits for the keeper, so "every message" is a guarantee, not luck.
+  auto keeper = d.start_keeper({topic, "--lockstep"});
+  REQUIRE(eventually([&] { return live_readers(topic_snapshot(topic, d.name), "subscriber") == 1; }));
+
+  // Lines of different lengths and contents, published from stdin at 1 kHz, killed part way.
+  std::vector<std::string> lines;
+  std::string input;
+  for (int i = 0; i < 5000; ++i) {
+    std::string line = "message " + std::to_string(i) + " " + std::string((i * 37) % 300, static_cast<char>('a' + i % 26));
+    input += line + "\n";
+    lines.push_back(std::move(line));
+  }
+  // stdin from a file of our own through sh: BackgroundProcess unlinks its input file right after
+  // fork, possibly before the child opened it.
+  const std::string input_file = d.path("lines.txt");
+  spit(input_file, input);
+  auto pub_command = d.command({"pub", topic, "-r", "1000"});
+  pub_command.insert(pub_command.begin(), {"/bin/sh", "-c", "exec \"$0\" \"$@\" < '" + input_file + "'"});
+  BackgroundProcess pub(pub_command);
+  REQUIRE(eventually([&] { return published(topic, d.name) >= 300; }));
+  pub.signal(SIGKILL);
+  REQUIRE(pub.wait().exit_code == 128 + SIGKILL);
+  const std::uint64_t sent = published(topic, d.name);
+  REQUIRE(sent >= 300);
+  REQUIRE(sent < lines.size());
+  REQUIRE(eventually([&] { return d.kept(topic) == sent; }));
+
+  auto check_dump = [&](const std::string& file) {
+    auto r = d.run({"flashback", "dump", "-o", file});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out == file + "\n");
+    auto messages = dumped_messages(file);
+    REQUIRE(messages.size() == sent);
+    for (std::size_t i = 0; i < messages.size(); ++i) {
+      INFO("message " << i);
+      REQUIRE(messages[i].topic == topic);
+      REQUIRE(messages[i].sequence == i);
+      REQUIRE(messages[i].data == lines[i]);
+      if (i > 0) REQUIRE(messages[i].log_time >= messages[i - 1].log_time);
+    }
+    auto info = info_json(file);
+    CHECK(info["finalized"] == true);
+    CHECK(info["problems"].empty());
+    auto md = flashback_metadata(info);
+    REQUIRE(md.is_object());
+    CHECK(md["trigger"] == "request");
+    CHECK(md["messages:" + topic] == std::to_string(sent));
+    CHECK(md["lost:" + topic] == "0");
+  };
+  check_dump(d.path("while-running.mcap"));
+  // Publisher and keeper gone: the store still has all of it.
+  keeper->signal(SIGKILL);
+  keeper->wait();
+  check_dump(d.path("after-keeper-killed.mcap"));
+}
+
+TEST_CASE("A flashback keeper killed with SIGKILL at random moments leaves a store that dumps whole and a new keeper keeps its history",
+          "[cli][flashback]") {
+  FlashbackDomain d("fb_killkeeper");
+  const std::string topic = "/busy";
+  constexpr std::size_t kSize = 300;
+  BackgroundProcess pub(d.command({"pub", topic, "--size", std::to_string(kSize), "--fill", "counter", "-r", "2000"}));
+  std::mt19937 rng(Catch::rngSeed());
+  std::uint32_t first_sequence = 0;
+  std::size_t previous_count = 0;
+  for (int round = 0; round < 5; ++round) {
+    INFO("round " << round);
+    auto keeper = d.start_keeper({topic, "--window", "60"});
+    REQUIRE(tap_attached(topic, d.name));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50 + rng() % 700));
+    keeper->signal(SIGKILL);
+    REQUIRE(keeper->wait().exit_code == 128 + SIGKILL);
+    CHECK(d.status()["alive"] == false);
+
+    const std::string file = d.path("round" + std::to_string(round) + ".mcap");
+    auto r = d.run({"flashback", "dump", "-o", file});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    auto info = info_json(file);
+    CHECK(info["finalized"] == true);
+    CHECK(info["problems"].empty());
+    auto messages = dumped_messages(file);
+    REQUIRE(!messages.empty());
+    CHECK(info["message_count"] == messages.size());
+    for (std::size_t i = 0; i < messages.size(); ++i) {
+      INFO("message " << i << " sequence " << messages[i].sequence);
+      REQUIRE(messages[i].data == counter_payload(messages[i].sequence, kSize));  // nothing torn
+      if (i > 0) REQUIRE(messages[i].sequence > messages[i - 1].sequence);     // in order, no duplicates
+    }
+    // Each keeper took the store over: the first round's messages are all still there.
+    if (round == 0) first_sequence = messages.front().sequence;
+    CHECK(messages.front().sequence == first_sequence);
+    CHECK(messages.size() > previous_count);
+    previous_count = messages.size();
+  }
+}
+
+TEST_CASE("A second flashback keeper of the same name refuses and names the running one's pid", "[cli][flashback]") {
+  FlashbackDomain d("fb_twice");
+  auto keeper = d.start_keeper({"/twice"}, "cam");
+  auto r = d.run({"flashback", "start", "/twice", "--name", "cam", "--memory", "16MiB", "--dir", d.dir});
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(one_line(r.err));
+  CHECK(r.err.find(std::to_string(keeper->pid())) != std::string::npos);
+  auto st = d.status("cam");
+  CHECK(st["alive"] == true);
+  CHECK(st["keeper_pid"] == keeper->pid());
+  // Another name in the same domain is another keeper.
+  auto other = d.start_keeper({"/twice"}, "lidar");
+  CHECK(d.status("lidar")["keeper_pid"] == other->pid());
+}
+
+TEST_CASE("SIGUSR1 makes the flashback keeper write one dump into its dir marked as a signal", "[cli][flashback]") {
+  FlashbackDomain d("fb_usr1");
+  const std::string topic = "/usr1";
+  auto keeper = d.start_keeper({topic});
+  REQUIRE(tap_attached(topic, d.name));
+  REQUIRE(d.run({"pub", topic, "hello", "-n", "20", "-r", "200"}).exit_code == 0);
+  REQUIRE(eventually([&] { return d.kept(topic) == 20; }));
+  keeper->signal(SIGUSR1);
+  REQUIRE(eventually([&] { return d.dumps().size() == 1; }));
+  std::this_thread::sleep_for(500ms);
+  REQUIRE(d.dumps().size() == 1);
+  auto info = info_json(d.dumps()[0]);
+  CHECK(info["finalized"] == true);
+  CHECK(topic_count(info, topic) == 20);
+  auto md = flashback_metadata(info);
+  REQUIRE(md.is_object());
+  CHECK(md["trigger"] == "signal");
+  CHECK(md["keeper_pid"] == std::to_string(keeper->pid()));
+  CHECK(md["domain"] == d.name);
+  CHECK(md["name"] == "default");
+  CHECK(d.status()["dumps"] == 1);
+  for (const auto& m : dumped_messages(d.dumps()[0])) CHECK(m.data == "hello");
+  keeper->signal(SIGINT);
+  auto done = keeper->wait(20s);
+  CHECK(done.exit_code == 0);
+  CHECK(done.err.find("flashback: wrote " + d.dumps()[0]) != std::string::npos);
+}
+
+TEST_CASE("A message on the flashback trigger topic makes a dump whose note is its text", "[cli][flashback]") {
+  FlashbackDomain d("fb_trigger");
+  auto keeper = d.start_keeper({"/data", "--trigger-topic", "/fb/trigger"});
+  REQUIRE(tap_attached("/fb/trigger", d.name));
+  REQUIRE(d.run({"pub", "/data", "reading", "-n", "10", "-r", "200"}).exit_code == 0);
+  REQUIRE(eventually([&] { return d.kept("/data") == 10; }));
+  REQUIRE(d.run({"pub", "/fb/trigger", "e-stop pressed", "--once"}).exit_code == 0);
+  REQUIRE(eventually([&] { return d.dumps().size() == 1; }));
+  std::this_thread::sleep_for(300ms);
+  REQUIRE(d.dumps().size() == 1);
+  auto info = info_json(d.dumps()[0]);
+  auto md = flashback_metadata(info);
+  REQUIRE(md.is_object());
+  CHECK(md["trigger"] == "topic");
+  CHECK(md["note"] == "e-stop pressed");
+  CHECK(md["details"].get<std::string>().find("/fb/trigger") != std::string::npos);
+  CHECK(topic_count(info, "/data") == 10);
+}
+
+TEST_CASE("A publisher killed with SIGKILL gives exactly one flashback dump naming its pid and topic", "[cli][flashback]") {
+  FlashbackDomain d("fb_death");
+  auto keeper = d.start_keeper({"-a", "--on-death"});
+  BackgroundProcess pub(d.command({"pub", "/victim", "alive", "-r", "100"}));
+  REQUIRE(eventually([&] { return d.kept("/victim") >= 10; }));
+  CHECK(d.dumps().empty());
+  pub.signal(SIGKILL);
+  REQUIRE(pub.wait().exit_code == 128 + SIGKILL);
+  REQUIRE(eventually([&] { return d.dumps().size() == 1; }));
+  std::this_thread::sleep_for(1500ms);  // several death checks later: still one
+  REQUIRE(d.dumps().size() == 1);
+  auto info = info_json(d.dumps()[0]);
+  auto md = flashback_metadata(info);
+  REQUIRE(md.is_object());
+  CHECK(md["trigger"] == "death");
+  const std::string details = md["details"];
+  CHECK(details.find(std::to_string(pub.pid())) != std::string::npos);
+  CHECK(details.find("/victim") != std::string::npos);
+  CHECK(topic_count(info, "/victim") >= 10);
+}
+
+// A publisher that finished and left its topic did not die: --on-death is about crashes. Tagged
+// !mayfail while the keeper judges deaths by pid liveness alone (flashback/src/keeper_triggers.cpp,
+// watch_deaths), which makes every `pub --once` that exits a "death".
+TEST_CASE("A publisher that exits normally gives no flashback death dump", "[cli][flashback][!mayfail]") {
+  FlashbackDomain d("fb_normalexit");
+  auto keeper = d.start_keeper({"-a", "--on-death"});
+  REQUIRE(d.run({"pub", "/finished", "done", "-n", "20", "-r", "100"}).exit_code == 0);
+  REQUIRE(eventually([&] { return d.kept("/finished") == 20; }));
+  std::this_thread::sleep_for(1000ms);  // several death checks
+  CHECK(d.dumps().empty());
+}
+
+TEST_CASE("A steady topic that goes silent gives one flashback stall dump", "[cli][flashback]") {
+  FlashbackDomain d("fb_stall");
+  const std::string topic = "/steady";
+  auto keeper = d.start_keeper({topic, "--on-stall", "0.5"});
+  REQUIRE(tap_attached(topic, d.name));
+  // 50 Hz for 2 s, then the publisher exits normally.
+  REQUIRE(d.run({"pub", topic, "tick", "-n", "100", "-r", "50"}).exit_code == 0);
+  CHECK(d.dumps().empty());
+  REQUIRE(eventually([&] { return d.dumps().size() == 1; }, 5s));
+  std::this_thread::sleep_for(1500ms);  // silent still, but it stalled once
+  REQUIRE(d.dumps().size() == 1);
+  auto info = info_json(d.dumps()[0]);
+  auto md = flashback_metadata(info);
+  REQUIRE(md.is_object());
+  CHECK(md["trigger"] == "stall");
+  CHECK(md["details"].get<std::string>().find(topic) != std::string::npos);
+  CHECK(topic_count(info, topic) == 100);
+}
+
+TEST_CASE("flashback max-dumps refuses the dump past the limit with a line on stderr and a counter in status",
+          "[cli][flashback]") {
+  FlashbackDomain d("fb_maxdumps");
+  const std::string topic = "/limited";
+  auto keeper = d.start_keeper({topic, "--max-dumps", "2"});
+  REQUIRE(tap_attached(topic, d.name));
+  REQUIRE(d.run({"pub", topic, "x", "-n", "5", "-r", "100"}).exit_code == 0);
+  // Each signal once the previous one is done with, so none joins another's dump.
+  for (std::size_t i = 0; i < 3; ++i) {
+    keeper->signal(SIGUSR1);
+    std::this_thread::sleep_for(300ms);
+    if (i < 2) REQUIRE(eventually([&] { return d.dumps().size() == i + 1; }));
+  }
+  REQUIRE(eventually([&] { return d.status().value("dumps_refused", 0) == 1; }));
+  CHECK(d.dumps().size() == 2);
+  CHECK(d.status()["dumps"] == 2);
+  keeper->signal(SIGINT);
+  auto done = keeper->wait(20s);
+  CHECK(done.exit_code == 0);
+  INFO(done.err);
+  CHECK(std::count(done.err.begin(), done.err.end(), '\n') >= 4);  // start line, 2 dumps, 1 refusal
+  auto refused = done.err.find("refused");
+  REQUIRE(refused != std::string::npos);
+  CHECK(done.err.find("refused", refused + 1) == std::string::npos);
+  CHECK(d.dumps().size() == 2);
+}
+
+TEST_CASE("flashback post includes the messages published during the second after the trigger", "[cli][flashback]") {
+  FlashbackDomain d("fb_post");
+  const std::string topic = "/post";
+  auto keeper = d.start_keeper({topic, "--post", "1"});
+  REQUIRE(tap_attached(topic, d.name));
+  BackgroundProcess pub(d.command({"pub", topic, "--size", "64", "--fill", "counter", "-r", "100"}));
+  REQUIRE(eventually([&] { return d.kept(topic) >= 20; }));
+  const std::uint64_t triggered = cerulion::realtime_ns();
+  keeper->signal(SIGUSR1);
+  std::this_thread::sleep_for(500ms);
+  CHECK(d.dumps().empty());  // still gathering what comes after
+  REQUIRE(eventually([&] { return d.dumps().size() == 1; }));
+  auto messages = on_topic(dumped_messages(d.dumps()[0]), topic);
+  REQUIRE(!messages.empty());
+  // Messages from before the trigger, and from most of the second after it.
+  CHECK(messages.front().log_time < triggered);
+  CHECK(messages.back().log_time >= triggered + 800'000'000ull);
+  std::size_t after = 0;
+  for (const auto& m : messages) after += m.log_time > triggered;
+  CHECK(after >= 50);
+  auto md = flashback_metadata(info_json(d.dumps()[0]));
+  CHECK(md["trigger"] == "signal");
+  CHECK(std::stoull(md["window_end_ns"].get<std::string>()) >= triggered + 800'000'000ull);
+}
+
+TEST_CASE("flashback status json reports the keeper and the window and memory and per-topic counts",
+          "[cli][flashback]") {
+  FlashbackDomain d("fb_status");
+  const std::string topic = "/counted";
+  auto keeper = d.start_keeper({topic, "--window", "20"});
+  REQUIRE(tap_attached(topic, d.name));
+  REQUIRE(d.run({"pub", topic, "--size", "1000", "-n", "200", "-r", "400"}).exit_code == 0);
+  REQUIRE(eventually([&] { return d.kept(topic) == 200; }));
+  // Zeros compress: once the open chunk closed (at least once a second), the ratio shows it.
+  REQUIRE(eventually([&] { return d.status().value("compression_ratio", 0.0) > 2; }, 5s));
+  auto st = d.status();
+  INFO(st.dump(2));
+  for (const char* key : {"keeper_pid", "alive", "window_s", "memory_bytes", "memory_limit_bytes", "compression_ratio",
+                          "dumps", "dumps_refused", "topics"}) {
+    CHECK(st.contains(key));
+  }
+  CHECK(st["keeper_pid"] == keeper->pid());
+  CHECK(st["alive"] == true);
+  CHECK(st["window_s"].get<double>() > 0.2);
+  CHECK(st["window_s"].get<double>() <= 20);
+  CHECK(st["window_limit_s"] == 20);
+  CHECK(st["memory_limit_bytes"] == 16u << 20);
+  CHECK(st["memory_bytes"].get<std::uint64_t>() > 0);
+  CHECK(st["memory_bytes"].get<std::uint64_t>() < 200'000);  // 200 kB of zeros, compressed
+  CHECK(st["dumps"] == 0);
+  CHECK(st["dumps_refused"] == 0);
+  REQUIRE(st["topics"].size() == 1);
+  CHECK(st["topics"][0]["topic"] == topic);
+  CHECK(st["topics"][0]["messages"] == 200);
+  CHECK(st["topics"][0]["bytes"] == 200'000);
+  CHECK(st["topics"][0]["lost"] == 0);
+  // The store is not a topic.
+  auto listed = json::parse(d.run({"topic", "list", "--json"}).out);
+  REQUIRE(listed["topics"].size() == 1);
+  CHECK(listed["topics"][0]["name"] == topic);
+  // The plain form says the same in words.
+  auto text = d.run({"flashback", "status"});
+  CHECK(text.exit_code == 0);
+  CHECK(text.out.find("pid " + std::to_string(keeper->pid()) + ", alive") != std::string::npos);
+  CHECK(text.out.find(topic + ": 200 messages") != std::string::npos);
+
+  keeper->signal(SIGKILL);
+  keeper->wait();
+  st = d.status();
+  CHECK(st["alive"] == false);
+  CHECK(st["keeper_pid"] == keeper->pid());
+  CHECK(st["topics"][0]["messages"] == 200);
+  CHECK(d.run({"flashback", "status"}).out.find("not running") != std::string::npos);
+}
+
+TEST_CASE("flashback stop stops the keeper and keeps the store and discard removes it", "[cli][flashback]") {
+  FlashbackDomain d("fb_stop");
+  const std::string topic = "/stopped";
+  const std::string store = "cerulion-flashback." + d.name + ".default";
+  auto keeper = d.start_keeper({topic});
+  REQUIRE(tap_attached(topic, d.name));
+  REQUIRE(d.run({"pub", topic, "kept", "-n", "30", "-r", "300"}).exit_code == 0);
+  REQUIRE(eventually([&] { return d.kept(topic) == 30; }));
+
+  auto r = d.run({"flashback", "stop"});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.find(std::to_string(keeper->pid())) != std::string::npos);
+  auto done = keeper->wait(5s);
+  CHECK_FALSE(done.timed_out);
+  CHECK_FALSE(keeper->running());
+  CHECK(d.status()["alive"] == false);
+  CHECK(count_shm_entries(store) == 1);
+  // The store stays: a later dump has what the keeper took (its open chunk included).
+  auto file = d.path("after-stop.mcap");
+  REQUIRE(d.run({"flashback", "dump", "-o", file}).exit_code == 0);
+  CHECK(topic_count(info_json(file), topic) == 30);
+
+  r = d.run({"flashback", "stop"});
+  CHECK(r.exit_code == 1);
+  CHECK(one_line(r.err));
+  r = d.run({"flashback", "stop", "--discard"});
+  CHECK(r.exit_code == 0);
+  CHECK(count_shm_entries(store) == 0);
+  r = d.run({"flashback", "stop"});
+  CHECK(r.exit_code == 1);
+  r = d.run({"flashback", "dump", "-o", d.path("gone.mcap")});
+  CHECK(r.exit_code == 1);
+  CHECK_FALSE(fs::exists(d.path("gone.mcap")));
+
+  // --discard on a running keeper stops it and removes its store.
+  auto second = d.start_keeper({topic});
+  r = d.run({"flashback", "stop", "--discard"});
+  CHECK(r.exit_code == 0);
+  CHECK_FALSE(second->wait(5s).timed_out);
+  CHECK(count_shm_entries(store) == 0);
+}
+
+TEST_CASE("clean keeps a dead flashback keeper's store as evidence and removes it only when asked", "[cli][flashback]") {
+  FlashbackDomain d("fb_clean");
+  const std::string store = "cerulion-flashback." + d.name + ".default";
+  auto keeper = d.start_keeper({"/evidence"});
+  REQUIRE(tap_attached("/evidence", d.name));
+  // A running keeper's store is never touched, not even with --flashback.
+  auto r = d.run({"clean", "--flashback"});
+  CHECK(r.exit_code == 0);
+  CHECK(count_shm_entries(store) == 1);
+  CHECK(d.status()["alive"] == true);
+  REQUIRE(d.run({"pub", "/evidence", "x", "-n", "10", "-r", "200"}).exit_code == 0);
+  REQUIRE(eventually([&] { return d.kept("/evidence") == 10; }));
+  keeper->signal(SIGKILL);
+  keeper->wait();
+
+  r = d.run({"clean"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("flashback store 'default'") != std::string::npos);
+  CHECK(count_shm_entries(store) == 1);
+  auto file = d.path("evidence.mcap");
+  REQUIRE(d.run({"flashback", "dump", "-o", file}).exit_code == 0);
+  CHECK(topic_count(info_json(file), "/evidence") == 10);
+  r = d.run({"clean", "--flashback"});
+  CHECK(r.exit_code == 0);
+  CHECK(count_shm_entries(store) == 0);
+}
+
+TEST_CASE("flashback dump to a path that cannot be written fails with one line and leaves nothing",
+          "[cli][flashback]") {
+  FlashbackDomain d("fb_badpath");
+  auto keeper = d.start_keeper({"/p"});
+  REQUIRE(tap_attached("/p", d.name));
+  REQUIRE(d.run({"pub", "/p", "x", "-n", "5", "-r", "100"}).exit_code == 0);
+  const std::string missing_dir = d.path("no/such/dir");
+  auto r = d.run({"flashback", "dump", "-o", missing_dir + "/out.mcap"});
+  CHECK(r.exit_code == 1);
+  CHECK(one_line(r.err));
+  CHECK(r.out.empty());
+  CHECK_FALSE(fs::exists(d.path("no")));
+
+  const std::string existing = d.path("precious.mcap");
+  spit(existing, "precious");
+  r = d.run({"flashback", "dump", "-o", existing});
+  CHECK(r.exit_code == 1);
+  CHECK(one_line(r.err));
+  CHECK(slurp(existing) == "precious");
+  // Nothing else appeared, and the store is untouched: the dump can be retried.
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(d.dir)) ++entries;
+  CHECK(entries == 1);
+  CHECK(d.status()["dumps"] == 0);
+  auto retry = d.path("retry.mcap");
+  CHECK(d.run({"flashback", "dump", "-o", retry}).exit_code == 0);
+  CHECK(topic_count(info_json(retry), "/p") == 5);
+}
+
+namespace {
+
+// As tests/recorder/test_npm_reader.cpp: the pinned @mcap/core installed once into the build tree
+// (the same folder that test uses, next to the binary under test); false when npm cannot.
+bool npm_ready(fs::path& dir) {
+  dir = fs::path(cerulion_binary()).parent_path() / "tests" / "recorder" / "npm";
+  fs::create_directories(dir);
+  const fs::path source = fs::path(CERULION_SOURCE_DIR) / "tests" / "recorder" / "npm";
+  for (const char* f : {"package.json", "read_indexed.mjs"}) {
+    fs::copy_file(source / f, dir / f, fs::copy_options::overwrite_existing);
+  }
+  if (fs::exists(dir / "node_modules" / "@mcap" / "core") && fs::exists(dir / "node_modules" / "fzstd")) return true;
+  std::string cmd = "cd '" + dir.string() +
+                    "' && timeout 180 npm install --no-audit --no-fund --no-save --loglevel=error > npm-install.log 2>&1";
+  return std::system(cmd.c_str()) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("A flashback dump is read back by the indexed and streaming readers of mcap core", "[cli][flashback][npm]") {
+  fs::path npm_dir;
+  if (std::system("command -v node > /dev/null 2>&1 && command -v npm > /dev/null 2>&1") != 0) {
+    WARN("skipped: node/npm not installed");
+    return;
+  }
+  if (!npm_ready(npm_dir)) {
+    WARN("skipped: npm registry unreachable (could not install @mcap/core; see "
+         << (npm_dir / "npm-install.log").string() << ")");
+    return;
+  }
+  FlashbackDomain d("fb_npm");
+  auto keeper = d.start_keeper({"-a"});
+  // Two topics, part of it in closed (compressed) chunks and part in the open chunk.
+  BackgroundProcess a(d.command({"pub", "/npm/a", "--size", "2000", "--fill", "counter", "-n", "300", "-r", "200"}));
+  BackgroundProcess b(d.command({"pub", "/npm/b", "--size", "100", "--fill", "random", "-n", "300", "-r", "200"}));
+  REQUIRE(a.wait(20s).exit_code == 0);
+  REQUIRE(b.wait(20s).exit_code == 0);
+  REQUIRE(eventually([&] { return d.kept("/npm/a") + d.kept("/npm/b") >= 590; }));
+  const std::string file = d.path("npm.mcap");
+  REQUIRE(d.run({"flashback", "dump", "-o", file, "--note", "for node"}).exit_code == 0);
+  auto ours = dumped_messages(file);
+  REQUIRE(ours.size() >= 590);
+
+  const std::string out = d.path("npm-out.json");
+  std::string cmd = "cd '" + npm_dir.string() + "' && timeout 120 node read_indexed.mjs '" + file + "' > '" + out + "' 2>&1";
+  int rc = std::system(cmd.c_str());
+  INFO(slurp(out));
+  REQUIRE(rc == 0);
+  auto got = json::parse(slurp(out));
+  CHECK(got["stream_done"] == true);
+  CHECK(got["message_count"] == ours.size());
+  CHECK(got["streamed_messages"] == ours.size());
+  CHECK(got["chunk_count"].get<int>() >= 2);
+  // The same messages: topic, sequence, log time and size, one for one (ties in log time may come
+  // in either order, so both sides are compared sorted).
+  using Row = std::tuple<std::string, std::uint64_t, std::string, std::size_t>;
+  std::vector<Row> expected, read;
+  for (const auto& m : ours) expected.emplace_back(m.topic, m.sequence, std::to_string(m.log_time), m.data.size());
+  for (const auto& m : got["messages"]) read.emplace_back(m[0], m[1], m[2], m[3]);
+  std::sort(expected.begin(), expected.end());
+  std::sort(read.begin(), read.end());
+  CHECK(read == expected);
+  json flashback;
+  for (const auto& m : got["metadata"]) {
+    if (m["name"] == "flashback") flashback = m["metadata"];
+  }
+  REQUIRE(flashback.is_object());
+  CHECK(flashback["note"] == "for node");
+}
