@@ -11,6 +11,7 @@
 #include "cerulion/flashback/store.hpp"
 #include "command.hpp"
 #include "flashback_commands.hpp"
+#include "message_format.hpp"
 
 namespace cerulion::cli {
 namespace {
@@ -58,7 +59,8 @@ void run_dump(const DumpSettings& s) {
   std::string left_out = dumped->chunks_left_out
                              ? fmt::format(", {} chunks left out (evicted while copied, or damaged)", dumped->chunks_left_out)
                              : "";
-  fmt::print(stderr, "dumped {} messages on {} topics, {:.1f} s, {}{}\n", dumped->messages, dumped->topics.size(),
+  fmt::print(stderr, "dumped {} messages on {} topic{}, {:.1f} s, {}{}\n", dumped->messages, dumped->topics.size(),
+             dumped->topics.size() == 1 ? "" : "s",
              seconds(dumped->window_end_ns - dumped->window_start_ns), format_bytes(static_cast<double>(dumped->file_bytes)),
              left_out);
 }
@@ -123,7 +125,15 @@ void run_status(const std::string& name, bool json) {
 }
 
 void run_stop(const std::string& name, bool discard) {
-  auto store = open_store(name);
+  auto opened = flashback::Store::open(globals().domain, name);
+  if (!opened && discard && opened.code() != ErrorCode::NotFound && opened.code() != ErrorCode::InvalidArgument) {
+    // A damaged store has no keeper to stop; it can still be discarded.
+    check_flashback(flashback::remove_store(globals().domain, name));
+    fmt::print(stderr, "removed the damaged store of '{}' ({})\n", name, opened.message());
+    return;
+  }
+  check_flashback(opened.status());
+  auto& store = *opened;
   auto st = store.status();
   if (st.alive) {
     if (::kill(static_cast<pid_t>(st.keeper_pid), SIGTERM) != 0) {
@@ -153,10 +163,10 @@ void add_flashback_dump(CLI::App& fb) {
   auto* cmd = fb.add_subcommand("dump", "Write what the store holds to an MCAP file (prints its path)");
   cmd->add_option("-o,--output", s->output, "Output file (default flashback-<domain>-<UTC time>.mcap in --dir)");
   cmd->add_option("--dir", s->dir, "Directory of the default output (default $CERULION_FLASHBACK_DIR or .)");
-  cmd->add_option("--last", s->last_s, "Only the last SEC seconds (whole chunks)")->check(CLI::PositiveNumber);
+  cmd->add_option("--last", s->last_s, "Only the last SEC seconds (whole chunks)")->check(positive_seconds());
   cmd->add_option("--note", s->note, "A note stored in the file's flashback metadata");
   cmd->add_option("--post", s->post_s, "Wait SEC seconds first, to include what comes after now (needs a live keeper)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_seconds());
   add_keeper_name_option(*cmd, s->name);
   cmd->callback([s] { run_dump(*s); });
 }

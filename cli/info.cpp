@@ -85,11 +85,14 @@ void run_info(const InfoSettings& s) {
     }
     j["channels"] = channels;
     auto metadata = nlohmann::ordered_json::array();
+    auto problems = reader->problems();
     if (auto md = reader->read_metadata(); md.ok()) {
       for (const auto& m : md.value()) metadata.push_back({{"name", m.name}, {"metadata", m.metadata}});
+    } else {
+      problems.push_back("metadata records cannot be read: " + md.message());
     }
     j["metadata"] = metadata;
-    j["problems"] = reader->problems();
+    j["problems"] = problems;
     fmt::print("{}\n", j.dump(2));
     return;
   }

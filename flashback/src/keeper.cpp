@@ -4,7 +4,6 @@
 
 #include <fmt/core.h>
 
-#include "cerulion/core/detail/liveness.hpp"
 #include "keeper_impl.hpp"
 
 namespace cerulion::flashback {
@@ -22,8 +21,6 @@ Status StoreConsumer::on_topic(const recording::TopicDescription& topic) {
   std::lock_guard lock(mutex_);
   if (channels_.size() <= topic.index) channels_.resize(topic.index + 1);
   channels_[topic.index] = id;
-  if (topics_.size() <= topic.index) topics_.resize(topic.index + 1);
-  topics_[topic.index] = topic.topic;
   return {};
 }
 
@@ -48,14 +45,6 @@ Status StoreConsumer::consume(recording::QueuedSample& sample) {
   channel.messages.fetch_add(1, std::memory_order_relaxed);
   channel.bytes.fetch_add(sample.data.size(), std::memory_order_relaxed);
   channel.last_realtime_ns.store(sample.log_time, std::memory_order_relaxed);
-  if (sample.publisher_pid != 0) {
-    std::lock_guard lock(mutex_);
-    Publisher p{topics_[sample.topic_index], sample.publisher_pid, 0};
-    if (!publishers_.count(p)) {
-      p.start_time = cerulion::detail::process_start_time(static_cast<pid_t>(p.pid)).value_or(0);
-      publishers_.insert(p);
-    }
-  }
   return {};
 }
 
@@ -81,11 +70,6 @@ Status StoreConsumer::on_idle(std::uint64_t now) {
     last_rate_ns_ = now;
   }
   return {};
-}
-
-std::set<StoreConsumer::Publisher> StoreConsumer::publishers() const {
-  std::lock_guard lock(mutex_);
-  return publishers_;
 }
 
 KeeperImpl::KeeperImpl(KeeperOptions o, std::function<void(const KeeperEvent&)> e, Store s)

@@ -25,23 +25,13 @@ class StoreConsumer final : public recording::SampleConsumer {
   Status consume(recording::QueuedSample& sample) override;
   Status on_idle(std::uint64_t realtime_ns) override;
 
-  /// A process that published on a topic, as first seen.
-  struct Publisher {
-    std::string topic;
-    std::uint32_t pid = 0;
-    std::uint64_t start_time = 0;
-    bool operator<(const Publisher& o) const { return std::tie(pid, topic) < std::tie(o.pid, o.topic); }
-  };
-  std::set<Publisher> publishers() const;
   /// The channel of each topic index (for lost counters).
   std::optional<std::uint16_t> channel_of(std::size_t topic_index) const;
 
  private:
   StoreImpl& store_;
-  mutable std::mutex mutex_;  // guards channels_ and publishers_ (read by the control thread)
+  mutable std::mutex mutex_;  // guards channels_ (read by the control thread)
   std::vector<std::optional<std::uint16_t>> channels_;
-  std::vector<std::string> topics_;
-  std::set<Publisher> publishers_;
   std::uint64_t last_rate_ns_ = 0;
   std::map<std::uint16_t, std::uint64_t> messages_at_last_rate_;
 };

@@ -6,7 +6,7 @@
 
 #include <fmt/core.h>
 
-#include "cerulion/core/detail/liveness.hpp"
+#include "cerulion/core/discovery.hpp"
 #include "keeper_impl.hpp"
 
 namespace cerulion::flashback::detail {
@@ -109,11 +109,19 @@ void KeeperImpl::control_loop() {
 }
 
 void KeeperImpl::watch_deaths() {
-  for (const auto& p : consumer_.publishers()) {
-    if (deaths_seen_.count({p.pid, p.topic})) continue;
-    if (cerulion::detail::process_alive(static_cast<pid_t>(p.pid), p.start_time, 0)) continue;
-    deaths_seen_.insert({p.pid, p.topic});
-    trigger("death", fmt::format("publisher {} of {} died", p.pid, p.topic), "");
+  // A publisher that left cleanly is gone from its topic's table; one that died is still listed,
+  // not alive, until another participant evicts it. So a clean exit (`pub -n 20`) is no death.
+  auto listing = list_topics(options.domain);
+  if (!listing) return;
+  std::set<std::string> kept;
+  for (const auto& t : store.impl().channels()) kept.insert(t.topic);
+  for (const auto& topic : listing->topics) {
+    if (!kept.count(topic.name)) continue;
+    for (const auto& p : topic.participants) {
+      if (p.role != Role::Publisher || p.alive || deaths_seen_.count({p.pid, topic.name})) continue;
+      deaths_seen_.insert({p.pid, topic.name});
+      trigger("death", fmt::format("publisher {} of {} died", p.pid, topic.name), "");
+    }
   }
 }
 
@@ -212,8 +220,8 @@ void KeeperImpl::run_pending_dump() {
   }
   dump_times_.push_back(steady_ns());
   emit(KeeperEvent::Kind::Dumped,
-       fmt::format("flashback: wrote {} ({}: {}): {} messages on {} topics, {:.1f} s, {}", dumped->path, p.kind,
-                   details, dumped->messages, dumped->topics.size(),
+       fmt::format("flashback: wrote {} ({}: {}): {} messages on {} topic{}, {:.1f} s, {}", dumped->path, p.kind,
+                   details, dumped->messages, dumped->topics.size(), dumped->topics.size() == 1 ? "" : "s",
                    static_cast<double>(dumped->window_end_ns - dumped->window_start_ns) / 1e9,
                    amount(static_cast<double>(dumped->file_bytes))),
        *dumped);

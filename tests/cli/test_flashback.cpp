@@ -412,10 +412,8 @@ TEST_CASE("A publisher killed with SIGKILL gives exactly one flashback dump nami
   CHECK(topic_count(info, "/victim") >= 10);
 }
 
-// A publisher that finished and left its topic did not die: --on-death is about crashes. Tagged
-// !mayfail while the keeper judges deaths by pid liveness alone (flashback/src/keeper_triggers.cpp,
-// watch_deaths), which makes every `pub --once` that exits a "death".
-TEST_CASE("A publisher that exits normally gives no flashback death dump", "[cli][flashback][!mayfail]") {
+// A publisher that finished and left its topic did not die: --on-death is about crashes.
+TEST_CASE("A publisher that exits normally gives no flashback death dump", "[cli][flashback]") {
   FlashbackDomain d("fb_normalexit");
   auto keeper = d.start_keeper({"-a", "--on-death"});
   REQUIRE(d.run({"pub", "/finished", "done", "-n", "20", "-r", "100"}).exit_code == 0);

@@ -87,6 +87,24 @@ TEST_CASE("PingPinsItsWorkersToTheCpusAsked", "[ping]") {
   CHECK(j["cpus"]["pong"] == want_pong);
 }
 
+TEST_CASE("PingWithFlashbackRunsAKeeperOnItsTopicsAndRemovesItsStoreAfterwards", "[ping][flashback]") {
+  const std::string prefix = unique_topic("ping_fb");
+  const std::string domain = unique_domain("ping_fb");
+  auto r = run_cerulion({"--domain", domain, "ping", "--topic", prefix, "-c", "50", "--warmup", "5", "-r", "500",
+                         "--flashback", "--json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  json j = parse_last_line(r.out);
+  CHECK(j["flashback"] == true);
+  CHECK(j["lost"] == 0);
+  // Requests and replies, warm-up included; a tap may miss some, and says how many.
+  CHECK(j["keeper"]["messages"].get<std::uint64_t>() + j["keeper"]["lost"].get<std::uint64_t>() >= 100);
+  CHECK(j["keeper"]["messages"].get<std::uint64_t>() > 0);
+  CHECK(count_shm_entries("cerulion-flashback." + domain + ".") == 0);
+  auto plain = run_cerulion({"--domain", domain, "ping", "--topic", prefix, "-c", "5", "--warmup", "1", "--json"});
+  CHECK(parse_last_line(plain.out)["flashback"] == false);
+}
+
 TEST_CASE("PingPrintsStatisticsLikePing8", "[ping]") {
   const std::string prefix = unique_topic("ping_text");
   auto r = run_cerulion({"ping", "--topic", prefix, "-c", "10", "--warmup", "2", "-r", "1000"});

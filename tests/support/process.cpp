@@ -140,9 +140,10 @@ BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv, const
     std::ofstream in(in_path, std::ios::binary);
     in << input;
   }
+  // Opened before the fork: the name is gone as soon as the parent unlinks it below.
+  const int in = open(in_path.c_str(), O_RDONLY | O_CLOEXEC);
   pid_ = fork();
   if (pid_ == 0) {
-    int in = open(in_path.c_str(), O_RDONLY);
     int out = open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     int err = open(err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     dup2(in, 0);
@@ -153,6 +154,7 @@ BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv, const
     execvp(args[0], args.data());
     _exit(127);
   }
+  if (in >= 0) close(in);
   unlink(in_path.c_str());
 }
 
