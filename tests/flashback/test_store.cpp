@@ -279,3 +279,20 @@ TEST_CASE("A chunk whose bytes changed after it was committed is left out of a d
   CHECK(dump.summary.chunks_left_out == 1);
   CHECK(check_consecutive(dump, 100) == std::pair<std::uint64_t, std::uint64_t>{10, 19});
 }
+
+TEST_CASE("Another user's store is refused, even to root, naming its owner", "[flashback][store]") {
+  if (::geteuid() != 0) {
+    WARN("skipped: needs root to act as another user");
+    return;
+  }
+  TestDomain domain;
+  const int created = cerulion::test::run_as_user(65534, 65534, {}, [&] {
+    auto store = Store::open_for_keeper(domain.name, "theirs", {.memory_bytes = 4 << 20});
+    return store ? 0 : 1;
+  });
+  REQUIRE(created == 0);
+  auto opened = Store::open(domain.name, "theirs");
+  CHECK(opened.code() == ErrorCode::PermissionDenied);
+  CHECK(opened.message().find("belongs to user nobody") != std::string::npos);
+  CHECK(Store::open_for_keeper(domain.name, "theirs", {}).code() == ErrorCode::PermissionDenied);
+}
