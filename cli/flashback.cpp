@@ -81,6 +81,10 @@ void run_start(StartSettings& s) {
     for (; problems_said < problems.size(); ++problems_said) {
       fmt::print(stderr, "cerulion: cannot keep {}\n", problems[problems_said]);
     }
+    if (auto error = keeper->error(); !error.ok()) {
+      keeper->stop();
+      throw Exit{kExitFailure, "the keeper stopped storing: " + error.message()};
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   keeper->stop();

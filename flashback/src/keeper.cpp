@@ -157,6 +157,7 @@ void Keeper::trigger(std::string kind, std::string details, std::string note) {
 }
 void Keeper::stop() { impl_->stop(); }
 StoreStatus Keeper::status() const { return impl_->store.status(); }
+Status Keeper::error() const { return impl_->error(); }
 const Store& Keeper::store() const { return impl_->store; }
 std::vector<std::string> Keeper::problems() const { return impl_->problems(); }
 

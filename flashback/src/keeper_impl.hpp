@@ -52,6 +52,7 @@ class KeeperImpl {
   void stop();
   void trigger(std::string kind, std::string details, std::string note);
   std::vector<std::string> problems() const;
+  Status error() const { return queue_ ? queue_->error() : Status{}; }
 
   KeeperOptions options;
   std::function<void(const KeeperEvent&)> on_event;

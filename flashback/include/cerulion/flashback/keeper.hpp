@@ -80,6 +80,8 @@ class Keeper {
   void stop();
 
   StoreStatus status() const;
+  /// What stopped the keeper from storing (a damaged store...); ok while it works.
+  Status error() const;
   const Store& store() const;
   std::vector<std::string> problems() const;
 
