@@ -1,17 +1,18 @@
 // The command line of `cerulion ping`: options, ping(8)-like output, --json.
 
-#include <cerrno>
-#include <cstring>
-
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
-#include "latency_stats.hpp"
+#include "cerulion/measurement/samples_file.hpp"
+#include "cerulion/measurement/statistics.hpp"
+#include "cpu_pinning.hpp"
 #include "ping_run.hpp"
 
 namespace cerulion::cli {
 namespace {
+
+using measurement::Summary;
 
 struct PingArgs {
   std::string size = "64";
@@ -25,16 +26,17 @@ struct PingArgs {
   bool json = false;
   bool peer = false;
   double timeout = 5;
-  std::string prefix = kDefaultPingPrefix;
+  std::string prefix = measurement::kDefaultPrefix;
   std::string cpus = "auto";
   bool flashback = false;
 };
 
-void print_human(const PingReport& r, const LatencySummary& s) {
+void print_human(const PingRun& run, const Summary& s) {
+  const auto& r = run.report;
   const auto& o = r.options;
   const std::string rate = o.rate_hz > 0 ? fmt::format("{:g} Hz", o.rate_hz) : std::string("back to back");
   fmt::print("PING {} ({} domain): {} payload at {}, {}-process, {}, {} wait, cpus {}\n", o.prefix, o.domain,
-             format_bytes(static_cast<double>(o.size)), rate, o.process, to_string(o.mode), to_string(o.wait),
+             format_bytes(static_cast<double>(o.size)), rate, measurement::to_string(o.layout), to_string(o.mode), to_string(o.wait),
              describe(o.cpus));
   fmt::print("--- ping statistics ---\n");
   fmt::print("{} round trips, {} lost, {} skipped slots\n", s.count, r.lost, r.skipped);
@@ -44,15 +46,16 @@ void print_human(const PingReport& r, const LatencySummary& s) {
   fmt::print("cpu ping {:.1f}%, pong {:.1f}% of the run; peak rss ping {}, pong {}\n", r.cpu_pct_ping,
              r.cpu_pct_pong, format_bytes(static_cast<double>(r.rss_ping)),
              format_bytes(static_cast<double>(r.rss_pong)));
-  if (o.flashback) {
+  if (run.flashback) {
     fmt::print("flashback keeper: cpu {:.1f}%, peak rss {}, took {} messages ({} lost), held {} (compression {:.2f}x)\n",
-               r.keeper.cpu_pct, format_bytes(static_cast<double>(r.keeper.rss_bytes)), r.keeper.messages,
-               r.keeper.lost, format_bytes(static_cast<double>(r.keeper.memory_bytes)), r.keeper.compression_ratio);
+               run.keeper.cpu_pct, format_bytes(static_cast<double>(run.keeper.rss_bytes)), run.keeper.messages,
+               run.keeper.lost, format_bytes(static_cast<double>(run.keeper.memory_bytes)), run.keeper.compression_ratio);
   }
-  if (r.pong_gone) fmt::print("pong went away during the run\n");
+  if (r.responder_gone) fmt::print("pong went away during the run\n");
 }
 
-void print_json(const PingReport& r, const LatencySummary& s) {
+void print_json(const PingRun& run, const Summary& s) {
+  const auto& r = run.report;
   const auto& o = r.options;
   nlohmann::json j;
   j["size_bytes"] = o.size;
@@ -61,7 +64,7 @@ void print_json(const PingReport& r, const LatencySummary& s) {
   j["warmup"] = o.warmup;
   j["skipped_slots"] = r.skipped;
   j["lost"] = r.lost;
-  j["process"] = o.process;
+  j["process"] = measurement::to_string(o.layout);
   j["mode"] = to_string(o.mode);
   j["wait"] = to_string(o.wait);
   j["cpus"] = {{"ping", o.cpus.ping ? nlohmann::json(*o.cpus.ping) : nlohmann::json()},
@@ -70,12 +73,12 @@ void print_json(const PingReport& r, const LatencySummary& s) {
                  {"p90", s.p90}, {"p99", s.p99},       {"max", s.max}};
   j["cpu_pct"] = {{"ping", r.cpu_pct_ping}, {"pong", r.cpu_pct_pong}};
   j["rss_bytes"] = {{"ping", r.rss_ping}, {"pong", r.rss_pong}};
-  j["pong_gone"] = r.pong_gone;
-  j["flashback"] = o.flashback;
-  if (o.flashback) {
-    j["keeper"] = {{"cpu_pct", r.keeper.cpu_pct},        {"rss_bytes", r.keeper.rss_bytes},
-                   {"messages", r.keeper.messages},      {"lost", r.keeper.lost},
-                   {"memory_bytes", r.keeper.memory_bytes}, {"compression_ratio", r.keeper.compression_ratio}};
+  j["pong_gone"] = r.responder_gone;
+  j["flashback"] = run.flashback;
+  if (run.flashback) {
+    j["keeper"] = {{"cpu_pct", run.keeper.cpu_pct},        {"rss_bytes", run.keeper.rss_bytes},
+                   {"messages", run.keeper.messages},      {"lost", run.keeper.lost},
+                   {"memory_bytes", run.keeper.memory_bytes}, {"compression_ratio", run.keeper.compression_ratio}};
   }
   fmt::print("{}\n", j.dump());
 }
@@ -112,38 +115,37 @@ void add_ping_command(CLI::App& app) {
   (void)peer;
   cmd->callback([a] {
     if (a->peer && a->process == "single") throw CLI::ValidationError("--peer", "--peer runs with --process multi");
-    PingOptions o;
+    measurement::PingOptions o;
     o.domain = globals().domain;
     o.prefix = a->prefix;
     o.size = parse_size(a->size).value_or(0);
-    if (o.size < kStampBytes) throw CLI::ValidationError("--size", "must be at least 8 bytes (the timestamp)");
+    if (o.size < measurement::kStampBytes) throw CLI::ValidationError("--size", "must be at least 8 bytes (the timestamp)");
     o.rate_hz = a->rate;
     o.count = a->count;
     o.warmup = a->warmup;
-    o.process = a->process;
+    o.layout = a->process == "single" ? measurement::Layout::SingleProcess : measurement::Layout::MultiProcess;
     o.mode = parse_mode(a->mode).value_or(Mode::Lockstep);
     o.wait = parse_wait(a->wait).value_or(WaitStrategy::Adaptive);
     o.peer = a->peer;
-    o.flashback = a->flashback;
     o.cpus = parse_cpu_plan(a->cpus);
     if (o.peer) o.cpus.pong.reset();  // that pong was started elsewhere: `cerulion pong --cpu N` pins it
     o.timeout = std::chrono::nanoseconds(static_cast<std::int64_t>(a->timeout * 1e9));
     install_stop_handlers();
     o.cancel = stop_flag();
-    PingReport report = run_ping(o);
-    std::vector<double> us;
-    us.reserve(report.samples_ns.size());
-    for (auto ns : report.samples_ns) us.push_back(static_cast<double>(ns) / 1000.0);
-    LatencySummary summary = summarize(us);
-    if (!a->samples_out.empty() && !write_samples_le_u64(a->samples_out, report.samples_ns)) {
-      throw Exit{kExitFailure, fmt::format("cannot write --samples-out '{}': {}", a->samples_out, std::strerror(errno))};
+    const PingRun run = run_ping(o, a->flashback);
+    const measurement::PingReport& report = run.report;
+    const Summary summary = measurement::summarize(measurement::to_microseconds(report.samples_ns));
+    if (!a->samples_out.empty()) {
+      if (Status written = measurement::write_samples_le_u64(a->samples_out, report.samples_ns); !written.ok()) {
+        throw Exit{kExitFailure, fmt::format("cannot write --samples-out '{}': {}", a->samples_out, written.message())};
+      }
     }
-    if (a->json) print_json(report, summary);
-    else print_human(report, summary);
+    if (a->json) print_json(run, summary);
+    else print_human(run, summary);
     if (report.interrupted) throw Exit{stop_exit_code(), ""};
-    if (report.lost > 0 || report.pong_gone) {
+    if (report.lost > 0 || report.responder_gone) {
       throw Exit{kExitFailure, fmt::format("{} round trip(s) went missing{}", report.lost,
-                                           report.pong_gone ? " (the pong went away)" : "")};
+                                           report.responder_gone ? " (the pong went away)" : "")};
     }
   });
 }

@@ -13,11 +13,15 @@
 
 #include "cerulion/core/discovery.hpp"
 #include "cerulion/flashback/store.hpp"
-#include "command.hpp"
-#include "pingpong.hpp"
-#include "process_stats.hpp"
+#include "cerulion/measurement/resource_meter.hpp"
+#include "cerulion/measurement/transport.hpp"
 
 namespace cerulion::cli {
+
+using measurement::process_cpu_ns;
+using measurement::process_peak_rss;
+using measurement::reply_topic;
+using measurement::request_topic;
 
 namespace {
 bool tapped(const std::string& topic, const std::string& domain) {
@@ -27,15 +31,16 @@ bool tapped(const std::string& topic, const std::string& domain) {
 }
 }  // namespace
 
-PingKeeper::PingKeeper(const std::string& domain, const std::string& prefix, double timeout_s)
-    : domain_(domain), name_(fmt::format("ping-{}", ::getpid())) {
+Status PingKeeper::start(const std::string& domain, const std::string& prefix, double timeout_s) {
+  domain_ = domain;
+  name_ = fmt::format("ping-{}", ::getpid());
   const std::string dir = std::filesystem::temp_directory_path().string();
   std::vector<std::string> args{"/proc/self/exe", "--domain", domain,  "flashback", "start",
                                 request_topic(prefix), reply_topic(prefix), "--name", name_,
                                 "--memory", "256MiB", "--dir", dir};
   const pid_t parent = ::getpid();
   pid_ = ::fork();
-  if (pid_ < 0) throw Exit{kExitFailure, "ping: cannot start the flashback keeper"};
+  if (pid_ < 0) return {ErrorCode::SystemError, "cannot start the flashback keeper"};
   if (pid_ == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);  // never outlive the ping that started it
     if (::getppid() != parent) ::_exit(1);
@@ -49,14 +54,15 @@ PingKeeper::PingKeeper(const std::string& domain, const std::string& prefix, dou
   while (!(tapped(request_topic(prefix), domain) && tapped(reply_topic(prefix), domain))) {
     if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
       pid_ = -1;
-      throw Exit{kExitFailure, "ping: the flashback keeper exited (see above)"};
+      return {ErrorCode::SystemError, "the flashback keeper exited (see above)"};
     }
     if (std::chrono::steady_clock::now() > deadline) {
       stop();
-      throw Exit{kExitFailure, "ping: the flashback keeper did not tap the ping topics in time"};
+      return {ErrorCode::SystemError, "the flashback keeper did not tap the ping topics in time"};
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+  return {};
 }
 
 PingKeeper::~PingKeeper() { stop(); }

@@ -6,6 +6,8 @@
 #include <string>
 #include <sys/types.h>
 
+#include "cerulion/core/status.hpp"
+
 namespace cerulion::cli {
 
 struct PingKeeperReport {
@@ -19,9 +21,10 @@ struct PingKeeperReport {
 
 class PingKeeper {
  public:
+  PingKeeper() = default;
   /// Starts `cerulion flashback start` on PREFIX/ping and PREFIX/pong, and waits until it taps
-  /// both (throws Exit when it does not within `timeout_s`).
-  PingKeeper(const std::string& domain, const std::string& prefix, double timeout_s);
+  /// both; SystemError when it exits or does not within `timeout_s`.
+  [[nodiscard]] Status start(const std::string& domain, const std::string& prefix, double timeout_s);
   ~PingKeeper();
   PingKeeper(const PingKeeper&) = delete;
   PingKeeper& operator=(const PingKeeper&) = delete;

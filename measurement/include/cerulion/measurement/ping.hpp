@@ -1,0 +1,87 @@
+#pragma once
+// One latency measurement as benchmark-method.md defines it: a requester (this thread) and a
+// responder (a thread, a process it starts, or a peer already running), warm-up and N round trips
+// on a slot grid, with the CPU and memory each worker used. Returns a report; never exits or
+// prints. `cerulion ping` and `cerulion bench` are thin layers over run_ping().
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+#include "cerulion/core/options.hpp"
+#include "cerulion/core/status.hpp"
+#include "cerulion/measurement/cpu_pinning.hpp"
+#include "cerulion/measurement/transport.hpp"
+
+namespace cerulion::measurement {
+
+/// Where the responder runs.
+enum class Layout {
+  MultiProcess,   ///< another process: started through start_responder_process, or a peer
+  SingleProcess,  ///< a thread of this process
+};
+/// "multi" / "single".
+[[nodiscard]] const char* to_string(Layout layout) noexcept;
+
+struct PingOptions;
+
+/// Callbacks around the run, for what a caller adds to it (`ping --flashback` runs a keeper).
+/// None is on the timed path.
+struct PingHooks {
+  /// Both topics exist, the responder is not started yet. A non-ok Status ends the run with it.
+  std::function<Status()> before_responder;
+  /// The warm-up is done; the measured phase starts.
+  std::function<void()> measured_start;
+  /// The responder was stopped; `measured_wall_ns` is the measured phase's length (0 if none).
+  std::function<void(std::uint64_t measured_wall_ns)> after_run;
+};
+
+struct PingOptions {
+  std::string transport = "native";  ///< see transports()
+  std::string domain;
+  std::string prefix = kDefaultPrefix;
+  std::uint64_t size = 64;     ///< payload bytes (>= kStampBytes)
+  double rate_hz = 100;        ///< slot grid; 0 = back to back
+  std::uint64_t count = 2000;  ///< measured round trips
+  std::uint64_t warmup = 100;  ///< round trips before measuring
+  Layout layout = Layout::MultiProcess;
+  Mode mode = Mode::Lockstep;
+  WaitStrategy wait = WaitStrategy::Adaptive;
+  /// MultiProcess only: a responder already runs elsewhere; none is started or stopped.
+  bool peer = false;
+  CpuPlan cpus;  ///< where the requester and a responder this starts run (default: unpinned)
+  std::chrono::nanoseconds timeout = std::chrono::seconds(5);
+  const std::atomic<bool>* cancel = nullptr;
+  /// MultiProcess without peer: starts the responder process (one that answers on these topics
+  /// with stop_on_request, pinned to cpus.pong) and returns its pid. The library does not know
+  /// how a program starts its own responder (`cerulion pong --once`, a bench worker).
+  std::function<Result<pid_t>(const PingOptions&)> start_responder_process;
+  PingHooks hooks;
+};
+
+struct PingReport {
+  PingOptions options;
+  std::vector<std::uint64_t> samples_ns;  ///< measured round trips, in send order
+  std::uint64_t lost = 0;                 ///< requests that got no reply within the timeout
+  std::uint64_t skipped = 0;              ///< grid slots already past when their turn came
+  bool responder_gone = false;            ///< the responder died or left mid-run
+  bool interrupted = false;               ///< the cancel flag was set
+  std::uint64_t measured_wall_ns = 0;     ///< length of the measured phase
+  double cpu_pct_ping = 0, cpu_pct_pong = 0;  ///< CPU time of each worker / wall time, measured phase
+  std::uint64_t rss_ping = 0, rss_pong = 0;   ///< peak resident bytes of each worker's process
+  std::string responder_error;  ///< why an in-process responder stopped early, empty if it did not
+};
+
+/// Runs one measurement. Errors (not ok) are setup failures: a topic that cannot be opened (the
+/// core's code), a size over the transport's ceiling (PayloadTooLarge), no responder within the
+/// timeout (Timeout), a CPU that cannot be pinned or a responder that cannot start (SystemError),
+/// Interrupted before the first round trip, or a hook's Status. Anything that happens during the
+/// round trips (lost replies, a responder gone, Ctrl-C) is in the report; a transport failure
+/// mid-run is an error.
+[[nodiscard]] Result<PingReport> run_ping(const PingOptions& options);
+
+}  // namespace cerulion::measurement

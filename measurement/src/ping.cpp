@@ -1,0 +1,211 @@
+// One measurement: the requester here, a responder beside it, the measured loop between them.
+
+#include "cerulion/measurement/ping.hpp"
+
+#include <csignal>
+#include <cstring>
+#include <optional>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+#include "cerulion/measurement/resource_meter.hpp"
+#include "cerulion/measurement/responder.hpp"
+#include "cerulion/measurement/round_trip.hpp"
+
+namespace cerulion::measurement {
+
+const char* to_string(Layout layout) noexcept {
+  return layout == Layout::SingleProcess ? "single" : "multi";
+}
+
+namespace {
+
+/// The responder this measurement started (a thread or a process), stopped on every way out.
+class ResponderHandle {
+ public:
+  explicit ResponderHandle(Requester& requester) : requester_(requester) {}
+  ~ResponderHandle() { stop(); }
+  ResponderHandle(const ResponderHandle&) = delete;
+  ResponderHandle& operator=(const ResponderHandle&) = delete;
+
+  /// A thread running the responder; returns once it is attached, or its error.
+  Status start_thread(const PingOptions& o) {
+    ResponderRunOptions ro;
+    ro.transport = o.transport;
+    ro.transport_options.domain = o.domain;
+    ro.transport_options.prefix = o.prefix;
+    ro.transport_options.max_payload = o.size;
+    ro.transport_options.same_process = true;
+    ro.transport_options.wait = o.wait;
+    ro.transport_options.cancel = &stop_;
+    ro.transport_options.mode = o.mode;
+    ro.transport_options.stop_on_request = true;
+    ro.cpu = o.cpus.pong;
+    ro.ready = &ready_;
+    thread_ = std::thread([this, ro] {
+      Status s = run_responder(ro);
+      if (!s.ok()) error_ = s;
+      finished_.store(true);
+    });
+    while (!ready_.load() && !finished_.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (!ready_.load()) {
+      thread_.join();
+      return error_;
+    }
+    return {};
+  }
+
+  void adopt_process(pid_t pid) { pid_ = pid; }
+  bool is_thread() const { return thread_.joinable(); }
+  pthread_t native_thread() { return thread_.native_handle(); }
+  pid_t pid() const { return pid_; }
+
+  /// After a reply went missing: a thread is trusted to be alive (it never dies alone); a process
+  /// is asked; a peer is alive while it is attached.
+  bool alive() {
+    if (thread_.joinable()) return !finished_.load();
+    if (pid_ > 0) {
+      if (waitpid(pid_, nullptr, WNOHANG) == 0) return true;
+      pid_ = 0;  // reaped
+      return false;
+    }
+    return requester_.responder_present();
+  }
+
+  void stop() {
+    if (thread_.joinable()) {
+      stop_.store(true);
+      // Wake the thread if it sleeps on the request topic.
+      send_stop(std::chrono::milliseconds(100));
+      thread_.join();
+    }
+    if (pid_ > 0) {
+      send_stop(std::chrono::milliseconds(200));
+      for (int i = 0; i < 200; ++i) {
+        if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
+          pid_ = 0;
+          return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+      pid_ = 0;
+    }
+  }
+
+  const std::string error() const { return error_.ok() ? std::string() : error_.message(); }
+
+ private:
+  void send_stop(std::chrono::nanoseconds timeout) {
+    if (requester_.prepare(kStampBytes, timeout).ok()) (void)requester_.send(kStopStamp, timeout);
+  }
+
+  Requester& requester_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> ready_{false};
+  std::atomic<bool> finished_{false};
+  Status error_;
+  pid_t pid_ = 0;
+};
+
+}  // namespace
+
+Result<PingReport> run_ping(const PingOptions& o) {
+  if (o.size < kStampBytes) {
+    return Status{ErrorCode::InvalidArgument, "a request must hold the 8-byte timestamp"};
+  }
+  RequesterOptions ro;
+  ro.domain = o.domain;
+  ro.prefix = o.prefix;
+  ro.max_payload = o.size;
+  ro.same_process = o.layout == Layout::SingleProcess;
+  ro.wait = o.wait;
+  ro.cancel = o.cancel;
+  ro.mode = o.mode;
+  auto created = create_requester(o.transport, ro);
+  if (!created.ok()) return created.status();
+  Requester& requester = **created;
+  if (o.size > requester.max_payload()) {
+    return Status{ErrorCode::PayloadTooLarge, "a payload of " + std::to_string(o.size) +
+                                                  " bytes is over the topic's ceiling of " +
+                                                  std::to_string(requester.max_payload()) + " bytes"};
+  }
+  if (o.hooks.before_responder) {
+    if (Status s = o.hooks.before_responder(); !s.ok()) return s;
+  }
+
+  ResponderHandle responder(requester);
+  if (o.layout == Layout::SingleProcess) {
+    if (Status s = responder.start_thread(o); !s.ok()) return s;
+  } else if (!o.peer) {
+    if (!o.start_responder_process) {
+      return Status{ErrorCode::InvalidArgument, "a multi-process measurement needs a peer or a way to start one"};
+    }
+    auto pid = o.start_responder_process(o);
+    if (!pid.ok()) return pid.status();
+    responder.adopt_process(*pid);
+  }
+
+  // The responder must be attached before the first slot.
+  if (Status joined = requester.wait_for_responder(o.timeout); !joined.ok()) {
+    if (joined.code() == ErrorCode::Interrupted) return joined;
+    return Status{ErrorCode::Timeout, o.peer ? "no responder answered on " + request_topic(o.prefix) +
+                                                   " within the timeout"
+                                             : "the responder did not start"};
+  }
+  // Pinned only now: the responder process and thread started above inherit our affinity.
+  if (o.cpus.ping && !pin_current_thread(*o.cpus.ping)) {
+    return Status{ErrorCode::SystemError, "cannot pin to CPU " + std::to_string(*o.cpus.ping)};
+  }
+
+  CpuMeter ping_cpu = CpuMeter::calling_thread();
+  CpuMeter pong_cpu;
+  if (responder.is_thread()) pong_cpu = CpuMeter::thread(responder.native_thread());
+  pid_t peer_pid = responder.pid();
+
+  RoundTripPlan plan;
+  plan.size = o.size;
+  plan.rate_hz = o.rate_hz;
+  plan.count = o.count;
+  plan.warmup = o.warmup;
+  plan.timeout = o.timeout;
+  plan.cancel = o.cancel;
+  plan.on_measured_start = [&](std::int64_t replied_pid) {
+    ping_cpu.start();
+    if (!responder.is_thread()) {
+      if (peer_pid == 0) peer_pid = static_cast<pid_t>(replied_pid);
+      if (peer_pid > 0) pong_cpu = CpuMeter::process(peer_pid);
+    }
+    pong_cpu.start();
+    if (o.hooks.measured_start) o.hooks.measured_start();
+  };
+  plan.responder_alive = [&] { return responder.alive(); };
+  RoundTrips trips = run_round_trips(requester, plan);
+  if (!trips.error.ok()) return trips.error;
+
+  PingReport report;
+  report.options = o;
+  report.lost = trips.lost;
+  report.skipped = trips.skipped;
+  report.responder_gone = trips.responder_gone;
+  report.interrupted = trips.interrupted;
+  if (peer_pid == 0) peer_pid = static_cast<pid_t>(trips.responder_pid);
+  if (trips.measured_start_ns != 0 && trips.end_ns > trips.measured_start_ns) {
+    report.measured_wall_ns = trips.end_ns - trips.measured_start_ns;
+    report.cpu_pct_ping = ping_cpu.percent(report.measured_wall_ns);
+    report.cpu_pct_pong = pong_cpu.percent(report.measured_wall_ns);
+    if (!responder.is_thread() && peer_pid > 0) report.rss_pong = process_peak_rss(peer_pid);
+  }
+  report.rss_ping = process_peak_rss(getpid());
+  if (responder.is_thread()) report.rss_pong = report.rss_ping;
+  responder.stop();
+  report.responder_error = responder.error();
+  if (o.hooks.after_run) o.hooks.after_run(report.measured_wall_ns);
+  report.samples_ns = std::move(trips.samples_ns);
+  return report;
+}
+
+}  // namespace cerulion::measurement
