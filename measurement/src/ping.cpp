@@ -188,6 +188,9 @@ Result<PingReport> run_ping(const PingOptions& o) {
 
   PingReport report;
   report.options = o;
+  // The callbacks may hold references into the caller's frame: the report outlives them.
+  report.options.hooks = {};
+  report.options.start_responder_process = nullptr;
   report.lost = trips.lost;
   report.skipped = trips.skipped;
   report.responder_gone = trips.responder_gone;

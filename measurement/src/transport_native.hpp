@@ -27,7 +27,7 @@ class NativeRequester final : public Requester {
   // Loan first (the method times from the timestamp written after the loan), then the engine
   // waits for the slot: the loan's work warms the path the publish takes.
   [[gnu::always_inline]] inline Status prepare(std::size_t size, std::chrono::nanoseconds timeout) override {
-    loan_ = Loan();
+    if (loan_.valid()) loan_ = Loan();  // one not sent (an early end): return it before asking again
     auto loan = requests_.loan(size, timeout);
     if (!loan.ok()) return loan.status();
     loan_ = std::move(*loan);

@@ -64,7 +64,7 @@ struct PingOptions {
 };
 
 struct PingReport {
-  PingOptions options;
+  PingOptions options;  ///< as run, without the callbacks (hooks, start_responder_process)
   std::vector<std::uint64_t> samples_ns;  ///< measured round trips, in send order
   std::uint64_t lost = 0;                 ///< requests that got no reply within the timeout
   std::uint64_t skipped = 0;              ///< grid slots already past when their turn came
