@@ -16,7 +16,8 @@ namespace {
 
 Result<pid_t> spawn_pong(const measurement::PingOptions& o) {
   std::vector<std::string> args{"/proc/self/exe", "--domain", o.domain, "pong", "--topic", o.prefix,
-                                "--wait", to_string(o.wait), "--mode", to_string(o.mode), "--once"};
+                                "--wait", to_string(o.wait), "--mode", to_string(o.mode), "--once",
+                                "--transport", o.transport, "--max-size", std::to_string(o.size)};
   if (o.cpus.pong) args.insert(args.end(), {"--cpu", std::to_string(*o.cpus.pong)});
   pid_t parent = getpid();
   pid_t pid = fork();

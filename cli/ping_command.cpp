@@ -29,6 +29,7 @@ struct PingArgs {
   std::string prefix = measurement::kDefaultPrefix;
   std::string cpus = "auto";
   bool flashback = false;
+  std::string transport = "native";
 };
 
 void print_human(const PingRun& run, const Summary& s) {
@@ -65,6 +66,7 @@ void print_json(const PingRun& run, const Summary& s) {
   j["skipped_slots"] = r.skipped;
   j["lost"] = r.lost;
   j["process"] = measurement::to_string(o.layout);
+  j["transport"] = o.transport;
   j["mode"] = to_string(o.mode);
   j["wait"] = to_string(o.wait);
   j["cpus"] = {{"ping", o.cpus.ping ? nlohmann::json(*o.cpus.ping) : nlohmann::json()},
@@ -101,6 +103,18 @@ void add_ping_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--samples-out", a->samples_out, "Write each round trip as little-endian u64 ns");
   cmd->add_flag("--json", a->json, "Print one JSON object instead of text");
+  cmd->add_option("--transport", a->transport,
+                  "What carries the round trips: native (cerulion), or fastdds / iceoryx where this build has them")
+      ->check([](const std::string& name) {
+        for (const auto& t : measurement::transports()) {
+          if (t.name != name) continue;
+          return t.available ? std::string() : name + " is unavailable: " + t.reason;
+        }
+        std::string names;
+        for (const auto& t : measurement::transports()) names += (names.empty() ? "" : ", ") + t.name;
+        return "unknown transport '" + name + "' (" + names + ")";
+      })
+      ->capture_default_str();
   auto* peer = cmd->add_flag("--peer", a->peer, "Use a `cerulion pong` that is already running");
   cmd->add_option("--timeout", a->timeout, "Seconds to wait for a reply before counting it lost")
       ->check(CLI::PositiveNumber)->capture_default_str();
@@ -127,6 +141,7 @@ void add_ping_command(CLI::App& app) {
     o.mode = parse_mode(a->mode).value_or(Mode::Lockstep);
     o.wait = parse_wait(a->wait).value_or(WaitStrategy::Adaptive);
     o.peer = a->peer;
+    o.transport = a->transport;
     o.cpus = parse_cpu_plan(a->cpus);
     if (o.peer) o.cpus.pong.reset();  // that pong was started elsewhere: `cerulion pong --cpu N` pins it
     o.timeout = std::chrono::nanoseconds(static_cast<std::int64_t>(a->timeout * 1e9));

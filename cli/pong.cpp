@@ -17,6 +17,8 @@ void add_pong_command(CLI::App& app) {
     std::string wait = "adaptive";
     bool once = false;
     int cpu = -1;
+    std::string transport = "native";
+    std::string max_size = "64";
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("--topic", args->prefix, "Topic prefix: requests on PREFIX/ping, replies on PREFIX/pong")
@@ -25,12 +27,18 @@ void add_pong_command(CLI::App& app) {
       ->check(CLI::IsMember({"lockstep", "free-run"}));
   cmd->add_option("--wait", args->wait, "Wait strategy")->check(CLI::IsMember({"adaptive", "spin", "block"}))
       ->capture_default_str();
+  cmd->add_option("--transport", args->transport, "What carries the round trips (as `ping --transport`)")
+      ->capture_default_str();
+  cmd->add_option("--max-size", args->max_size, "Largest request to expect (transports that size buffers up front)")
+      ->transform(size_validator())->capture_default_str();
   cmd->add_flag("--once", args->once, "Exit when the ping that started this pong says it is done");
   cmd->add_option("--cpu", args->cpu, "Pin the pong to this CPU (as `ping --cpus` does with the pong it starts)")
       ->check(CLI::NonNegativeNumber);
   cmd->callback([args] {
     install_stop_handlers();
     measurement::ResponderRunOptions options;
+    options.transport = args->transport;
+    options.transport_options.max_payload = parse_size(args->max_size).value_or(64);
     options.transport_options.domain = globals().domain;
     options.transport_options.prefix = args->prefix;
     if (!args->mode.empty()) options.transport_options.mode = parse_mode(args->mode);

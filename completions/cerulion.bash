@@ -20,11 +20,11 @@ _cerulion() {
   for ((i=1; i<COMP_CWORD; i++)); do
     w=${COMP_WORDS[i]}
     case $w in
-      --chunk-size|--compression|--count|--cpu|--cpus|--delay|--depth|--dir|--domain|--duration|--exclude|--file|--fill|--force|--group|--last|--level|--max-disk|--max-dumps|--max-payload|--memory|--mode|--name|--note|--on-stall|--output|--post|--priority|--process|--rate|--regex|--samples-out|--separator|--size|--split-duration|--split-size|--start-offset|--stdin|--timeout|--times|--topic|--topics|--trigger-topic|--truncate-length|--wait|--wait-subscribers|--warmup|--window|-c|-e|-l|-n|-o|-r|-s|-w|-x) ((i++)); continue ;;
+      --baseline|--chunk-size|--compression|--count|--cpu|--cpus|--delay|--depth|--dir|--domain|--duration|--exclude|--file|--fill|--force|--group|--headline-size|--html|--json|--lanes|--last|--level|--markdown|--max-disk|--max-dumps|--max-payload|--max-size|--memory|--mode|--name|--note|--on-stall|--output|--post|--priority|--process|--rate|--regex|--runs|--samples|--samples-dir|--samples-out|--separator|--size|--sizes|--split-duration|--split-size|--start-offset|--stdin|--timeout|--times|--tolerance|--topic|--topics|--transport|--trigger-topic|--truncate-length|--wait|--wait-subscribers|--warmup|--window|-c|-e|-l|-n|-o|-r|-s|-w|-x) ((i++)); continue ;;
       -*) continue ;;
     esac
     case "$cmd" in
-      "") case $w in pub|echo|topic|clean|ping|pong|record|play|info|recover|flashback) cmd="$w"; continue ;; esac ;;
+      "") case $w in pub|echo|topic|clean|ping|pong|bench|record|play|info|recover|flashback) cmd="$w"; continue ;; esac ;;
       "topic") case $w in list|info|hz) cmd="topic $w"; continue ;; esac ;;
       "flashback") case $w in start|dump|status|stop) cmd="flashback $w"; continue ;; esac ;;
     esac
@@ -72,13 +72,30 @@ _cerulion() {
     "ping|--mode") COMPREPLY=($(compgen -W 'lockstep free-run' -- "$cur")); return ;;
     "ping|--wait") COMPREPLY=($(compgen -W 'adaptive spin block' -- "$cur")); return ;;
     "ping|--samples-out") COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    "ping|--transport") return ;;
     "ping|--timeout") return ;;
     "ping|--topic") return ;;
     "ping|--cpus") return ;;
     "pong|--topic") return ;;
     "pong|--mode") COMPREPLY=($(compgen -W 'lockstep free-run' -- "$cur")); return ;;
     "pong|--wait") COMPREPLY=($(compgen -W 'adaptive spin block' -- "$cur")); return ;;
+    "pong|--transport") return ;;
+    "pong|--max-size") return ;;
     "pong|--cpu") return ;;
+    "bench|--lanes") return ;;
+    "bench|--sizes") return ;;
+    "bench|--runs") return ;;
+    "bench|--samples") return ;;
+    "bench|--warmup") return ;;
+    "bench|--rate") return ;;
+    "bench|--wait") COMPREPLY=($(compgen -W 'adaptive spin block' -- "$cur")); return ;;
+    "bench|--headline-size") return ;;
+    "bench|--json") return ;;
+    "bench|--markdown") return ;;
+    "bench|--html") return ;;
+    "bench|--samples-dir") return ;;
+    "bench|--baseline") return ;;
+    "bench|--tolerance") return ;;
     "record|-o") COMPREPLY=($(compgen -f -- "$cur")); return ;;
     "record|--output") COMPREPLY=($(compgen -f -- "$cur")); return ;;
     "record|-e") return ;;
@@ -126,7 +143,7 @@ _cerulion() {
   esac
   local words=""
   case "$cmd" in
-    "") words='pub echo topic clean ping pong record play info recover flashback -h --help -V --version --domain' ;;
+    "") words='pub echo topic clean ping pong bench record play info recover flashback -h --help -V --version --domain' ;;
     "pub") words='-h --help --stdin --file --size --fill -r --rate -n --times -1 --once --wait-subscribers --timeout --mode --depth --max-payload --group -v --verbose'
       [[ $cur != -* && $positional == 0 ]] && words="$words $(_cerulion_topics)" ;;
     "echo") words='-h --help -n --count --timeout -l --truncate-length --json --raw --separator --lost --tap --delay --mode --depth --group'
@@ -138,8 +155,9 @@ _cerulion() {
     "topic hz") words='-h --help -w --window -n --count --json'
       [[ $cur != -* && $positional == 0 ]] && words="$words $(_cerulion_topics)" ;;
     "clean") words='-h --help --dry-run --force --flashback --json' ;;
-    "ping") words='-h --help -s --size -r --rate -c --count --warmup --process --mode --wait --samples-out --json --peer --timeout --topic --cpus --flashback' ;;
-    "pong") words='-h --help --topic --mode --wait --once --cpu' ;;
+    "ping") words='-h --help -s --size -r --rate -c --count --warmup --process --mode --wait --samples-out --json --transport --peer --timeout --topic --cpus --flashback' ;;
+    "pong") words='-h --help --topic --mode --wait --transport --max-size --once --cpu' ;;
+    "bench") words='-h --help --lanes --full --sizes --runs --samples --warmup --rate --wait --no-flashback --headline-size --json --markdown --html --samples-dir --baseline --tolerance' ;;
     "record") words='-h --help -o --output -a --all -e --regex -x --exclude --compression --level --chunk-size --split-size --split-duration --duration -f --force --lockstep'
       [[ $cur != -* && $positional == 0 ]] && words="$words $(_cerulion_topics)" ;;
     "play") words='-h --help -r --rate -l --loop --topics -e --regex --start-offset --lockstep --json'
@@ -157,4 +175,4 @@ _cerulion() {
   esac
   COMPREPLY=($(compgen -W "$words" -- "$cur"))
 }
-complete -F _cerulion cerulion cerulion-pub cerulion-echo cerulion-topic cerulion-clean cerulion-ping cerulion-pong cerulion-record cerulion-play cerulion-info cerulion-recover cerulion-flashback
+complete -F _cerulion cerulion cerulion-pub cerulion-echo cerulion-topic cerulion-clean cerulion-ping cerulion-pong cerulion-bench cerulion-record cerulion-play cerulion-info cerulion-recover cerulion-flashback

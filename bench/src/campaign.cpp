@@ -1,0 +1,178 @@
+#include "cerulion/bench/campaign.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/core.h>
+
+#include "cerulion/core/options.hpp"
+#include "cerulion/measurement/statistics.hpp"
+
+namespace cerulion::bench {
+
+namespace {
+
+// Samples beyond a tail percentile needed to quote it (benchmark-method.md).
+constexpr std::size_t kTailSamples = 20;
+
+struct Attempt {
+  std::vector<Repetition> repetitions;
+  std::string failure;   // "" when every repetition ran and kept its grid
+  bool too_slow = false; // skipped too many slots: worth a lower rate
+};
+
+Attempt attempt(const CampaignSettings& s, const Lane& lane, std::uint64_t size, double rate,
+                const RepetitionRunner& runner, const std::function<void(const Progress&)>& progress,
+                Progress& where) {
+  Attempt a;
+  for (unsigned r = 1; r <= s.repetitions; ++r) {
+    where.repetition = r;
+    where.rate_hz = rate;
+    if (progress) progress(where);
+    RepetitionRequest request{&lane, size, rate, s.samples, s.warmup, s.wait, s.flashback && lane.native, ""};
+    if (!s.samples_dir.empty()) {
+      request.samples_path = (std::filesystem::path(s.samples_dir) / samples_file_name(lane.name, size, r)).string();
+    }
+    auto rep = runner(request);
+    ++where.done;
+    if (!rep) {
+      a.failure = rep.message();
+      return a;
+    }
+    const std::uint64_t slots = s.samples + rep->skipped_slots;
+    if (slots > 0 && static_cast<double>(rep->skipped_slots) / static_cast<double>(slots) > s.max_skipped_fraction) {
+      a.failure = fmt::format("skipped {} of {} slots at {:g} Hz (over {:g} %)", rep->skipped_slots, slots, rate,
+                              s.max_skipped_fraction * 100);
+      a.too_slow = true;
+      return a;
+    }
+    if (rep->lost > 0) {
+      a.failure = fmt::format("{} round trips lost", rep->lost);
+      return a;
+    }
+    a.repetitions.push_back(std::move(*rep));
+  }
+  return a;
+}
+
+void summarize(Cell& cell, const std::vector<Repetition>& reps) {
+  std::vector<std::vector<double>> samples_us;
+  for (const auto& rep : reps) {
+    auto us = measurement::to_microseconds(rep.samples_ns);
+    std::sort(us.begin(), us.end());
+    cell.repetition_medians_us.push_back(measurement::percentile_type7(us, 0.5));
+    samples_us.push_back(std::move(us));
+    cell.skipped_slots += rep.skipped_slots;
+    cell.cpu_pct_ping += rep.cpu_pct_ping / static_cast<double>(reps.size());
+    cell.cpu_pct_pong += rep.cpu_pct_pong / static_cast<double>(reps.size());
+    cell.achieved_rate_hz += rep.achieved_rate_hz / static_cast<double>(reps.size());
+    cell.rss_ping = std::max(cell.rss_ping, rep.rss_ping);
+    cell.rss_pong = std::max(cell.rss_pong, rep.rss_pong);
+  }
+  const auto pooled = measurement::pooled_summary(samples_us);
+  cell.samples = pooled.count;
+  cell.median_us = measurement::median_of_medians(samples_us);
+  cell.min_us = pooled.min;
+  cell.max_us = pooled.max;
+  cell.p90_us = pooled.p90;
+  cell.p99_us = pooled.p99;
+  cell.p99_quotable = static_cast<double>(pooled.count) * 0.01 >= static_cast<double>(kTailSamples);
+}
+
+}  // namespace
+
+const char* to_string(CellStatus status) noexcept {
+  switch (status) {
+    case CellStatus::Ok: return "ok";
+    case CellStatus::Failed: return "failed";
+    case CellStatus::Unavailable: return "unavailable";
+  }
+  return "?";
+}
+
+CampaignSettings full_campaign() {
+  CampaignSettings s;
+  s.sizes = {64, 256, 1024, 4096, 16384, 65536, 262144, 1u << 20, 4u << 20, 16u << 20};
+  s.repetitions = 5;
+  s.samples = 2000;
+  return s;
+}
+
+std::string samples_file_name(const std::string& lane, std::uint64_t size, unsigned repetition) {
+  return fmt::format("{}_{}B_rep{}.u64le", lane, size, repetition);
+}
+
+Result<std::vector<Lane>> resolve_lanes(const std::vector<std::string>& wanted, const std::vector<Lane>& known) {
+  if (wanted.empty()) return known;
+  std::vector<Lane> out;
+  for (const auto& name : wanted) {
+    auto it = std::find_if(known.begin(), known.end(), [&](const Lane& l) { return l.name == name; });
+    if (it == known.end()) {
+      std::string names;
+      for (const auto& l : known) names += (names.empty() ? "" : ", ") + l.name;
+      return Status(ErrorCode::InvalidArgument, fmt::format("unknown lane '{}' (lanes: {})", name, names));
+    }
+    if (std::none_of(out.begin(), out.end(), [&](const Lane& l) { return l.name == name; })) out.push_back(*it);
+  }
+  return out;
+}
+
+CampaignResult run_campaign(const CampaignSettings& settings, const std::vector<Lane>& lanes,
+                            const RepetitionRunner& runner, const std::function<void(const Progress&)>& progress) {
+  CampaignResult result;
+  result.settings = settings;
+  result.lanes = lanes;
+  result.started_realtime_ns = realtime_ns();
+  const auto started = std::chrono::steady_clock::now();
+  Progress where;
+  for (const auto& lane : lanes) {
+    if (lane.available) where.total += settings.sizes.size() * settings.repetitions;
+  }
+  for (const auto& lane : lanes) {
+    for (const auto size : settings.sizes) {
+      Cell cell;
+      cell.lane = lane.name;
+      cell.size = size;
+      cell.rate_hz = settings.rate_hz;
+      if (!lane.available) {
+        cell.status = CellStatus::Unavailable;
+        cell.reason = lane.reason;
+        result.cells.push_back(std::move(cell));
+        continue;
+      }
+      where.lane = lane.name;
+      where.size = size;
+      where.repetitions = settings.repetitions;
+      std::vector<double> rates = {settings.rate_hz};
+      for (double r : settings.fallback_rates) {
+        if (r < settings.rate_hz) rates.push_back(r);
+      }
+      Attempt a;
+      for (std::size_t i = 0; i < rates.size(); ++i) {
+        if (i > 0) where.total += settings.repetitions;
+        a = attempt(settings, lane, size, rates[i], runner, progress, where);
+        cell.rate_hz = rates[i];
+        cell.fell_back = i > 0;
+        if (a.failure.empty() || !a.too_slow) break;
+      }
+      if (!a.failure.empty()) {
+        cell.status = CellStatus::Failed;
+        cell.reason = a.failure;
+      } else {
+        summarize(cell, a.repetitions);
+        if (!settings.samples_dir.empty()) {
+          for (unsigned r = 1; r <= settings.repetitions; ++r) {
+            cell.samples_files.push_back(samples_file_name(lane.name, size, r));
+          }
+        }
+      }
+      result.cells.push_back(std::move(cell));
+    }
+  }
+  result.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return result;
+}
+
+}  // namespace cerulion::bench

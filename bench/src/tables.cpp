@@ -1,0 +1,121 @@
+#include "tables.hpp"
+
+#include <algorithm>
+#include <ctime>
+#include <limits>
+
+#include <fmt/core.h>
+
+namespace cerulion::bench::detail {
+
+namespace {
+std::string us(double v) {
+  if (v >= 100000) return fmt::format("{:.0f} ms", v / 1000);
+  if (v >= 10000) return fmt::format("{:.1f} ms", v / 1000);
+  if (v >= 1000) return fmt::format("{:.2f} ms", v / 1000);
+  if (v >= 100) return fmt::format("{:.1f} µs", v);
+  return fmt::format("{:.2f} µs", v);
+}
+}  // namespace
+
+const Cell* find_cell(const CampaignResult& r, const std::string& lane, std::uint64_t size) {
+  for (const auto& c : r.cells) {
+    if (c.lane == lane && c.size == size) return &c;
+  }
+  return nullptr;
+}
+
+const Lane* find_lane(const CampaignResult& r, const std::string& name) {
+  for (const auto& l : r.lanes) {
+    if (l.name == name) return &l;
+  }
+  return nullptr;
+}
+
+std::string median_text(const Cell& c) {
+  if (c.status == CellStatus::Unavailable) return "unavailable";
+  if (c.status == CellStatus::Failed) return "failed";
+  return us(c.median_us) + (c.fell_back ? fmt::format(" @{:g} Hz", c.rate_hz) : "");
+}
+
+Table headline_table(const CampaignResult& r) {
+  Table t;
+  t.title = fmt::format("Round trip at {} (median of {} repetition medians)", size_label(r.settings.headline_size),
+                        r.settings.repetitions);
+  t.header = {"lane", "median", "vs fastest"};
+  double fastest = std::numeric_limits<double>::max();
+  for (const auto& lane : r.lanes) {
+    if (auto* c = find_cell(r, lane.name, r.settings.headline_size); c && c->status == CellStatus::Ok) {
+      fastest = std::min(fastest, c->median_us);
+    }
+  }
+  for (const auto& lane : r.lanes) {
+    const Cell* c = find_cell(r, lane.name, r.settings.headline_size);
+    if (!c) continue;
+    std::string ratio = c->status == CellStatus::Ok && fastest > 0 ? fmt::format("{:.2f}x", c->median_us / fastest) : "";
+    std::string median = median_text(*c);
+    if (c->status != CellStatus::Ok && !c->reason.empty()) median += " (" + c->reason + ")";
+    t.rows.push_back({lane.name, median, ratio});
+  }
+  return t;
+}
+
+Table values_table(const CampaignResult& r) {
+  Table t;
+  t.title = "All measured values: median (p99 pooled; \"-\" when fewer than 20 samples lie beyond it)";
+  t.header = {"lane"};
+  for (auto size : r.settings.sizes) t.header.push_back(size_label(size));
+  for (const auto& lane : r.lanes) {
+    std::vector<std::string> row{lane.name};
+    for (auto size : r.settings.sizes) {
+      const Cell* c = find_cell(r, lane.name, size);
+      if (!c) {
+        row.push_back("");
+        continue;
+      }
+      std::string text = median_text(*c);
+      if (c->status == CellStatus::Ok) text += c->p99_quotable ? " (" + us(c->p99_us) + ")" : " (-)";
+      row.push_back(text);
+    }
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+Table details_table(const CampaignResult& r) {
+  Table t;
+  t.title = "Skipped slots, achieved rate and CPU of the two workers";
+  t.header = {"lane", "size", "skipped", "rate", "CPU ping", "CPU pong"};
+  for (const auto& c : r.cells) {
+    if (c.status != CellStatus::Ok) {
+      if (c.status == CellStatus::Failed) t.rows.push_back({c.lane, size_label(c.size), "failed: " + c.reason, "", "", ""});
+      continue;
+    }
+    t.rows.push_back({c.lane, size_label(c.size), fmt::format("{} of {}", c.skipped_slots, c.samples + c.skipped_slots),
+                      fmt::format("{:.1f} Hz", c.achieved_rate_hz), fmt::format("{:.1f} %", c.cpu_pct_ping),
+                      fmt::format("{:.1f} %", c.cpu_pct_pong)});
+  }
+  return t;
+}
+
+Table machine_table(const CampaignResult& r, const Machine& m, const Build& b) {
+  Table t;
+  t.title = "Machine and build";
+  t.header = {"", ""};
+  t.rows.push_back({"cpu", fmt::format("{} ({} cores)", m.cpu_model.empty() ? "unknown" : m.cpu_model, m.cores)});
+  t.rows.push_back({"kernel", m.kernel});
+  t.rows.push_back({"governor", m.governor.empty() ? "not readable" : m.governor});
+  t.rows.push_back({"build", fmt::format("cerulion {}{}", b.version, b.commit.empty() ? "" : " (" + b.commit + ")")});
+  const std::time_t secs = static_cast<std::time_t>(r.started_realtime_ns / 1'000'000'000ull);
+  std::tm utc{};
+  ::gmtime_r(&secs, &utc);
+  char when[32];
+  std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &utc);
+  t.rows.push_back({"run", fmt::format("{}, {:.0f} s, {} x {} round trips at {:g} Hz after {} warm-up, wait {}{}", when,
+                                       r.duration_s, r.settings.repetitions, r.settings.samples, r.settings.rate_hz,
+                                       r.settings.warmup, r.settings.wait,
+                                       r.settings.flashback ? ", flashback on (native lanes)" : ", flashback off")});
+  return t;
+}
+
+}  // namespace cerulion::bench::detail

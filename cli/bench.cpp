@@ -1,0 +1,190 @@
+// `cerulion bench`: the latency campaign of benchmark-method.md over every available lane, as the
+// seed page's tables, JSON, Markdown and an HTML chart. Each repetition runs `cerulion ping` (and
+// its pong) in fresh processes; the campaign and the reports are the bench library's.
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "bench_runner.hpp"
+#include "cerulion/bench/baseline.hpp"
+#include "cerulion/bench/campaign.hpp"
+#include "cerulion/bench/report.hpp"
+#include "cerulion/measurement/transport.hpp"
+#include "command.hpp"
+
+namespace cerulion::cli {
+namespace {
+
+struct BenchArgs {
+  std::string lanes;
+  bool full = false;
+  std::string sizes;
+  unsigned runs = 0;
+  std::uint64_t samples = 0;
+  std::uint64_t warmup = 100;
+  double rate = 100;
+  std::string wait = "adaptive";
+  bool no_flashback = false;
+  std::string headline_size = "64";
+  std::string json, markdown, html, samples_dir, baseline;
+  double tolerance = 1.25;
+};
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+void write_file(const std::string& path, const std::string& text, const char* what) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) throw Exit{kExitFailure, fmt::format("cannot write the {} to '{}': {}", what, path, std::strerror(errno))};
+}
+
+bench::CampaignSettings settings_from(const BenchArgs& a) {
+  bench::CampaignSettings s = a.full ? bench::full_campaign() : bench::CampaignSettings{};
+  if (!a.sizes.empty()) {
+    s.sizes.clear();
+    for (const auto& item : split_list(a.sizes)) {
+      auto size = parse_size(item);
+      if (!size || *size < measurement::kStampBytes) {
+        throw Exit{kExitUsage, fmt::format("--sizes: '{}' is not a size of at least 8 bytes (e.g. 64,4KiB,1MiB)", item)};
+      }
+      s.sizes.push_back(*size);
+    }
+    if (s.sizes.empty()) throw Exit{kExitUsage, "--sizes: no size given"};
+  }
+  if (a.runs) s.repetitions = a.runs;
+  if (a.samples) s.samples = a.samples;
+  s.warmup = a.warmup;
+  s.rate_hz = a.rate;
+  s.wait = a.wait;
+  s.flashback = !a.no_flashback;
+  auto headline = parse_size(a.headline_size);
+  if (!headline) throw Exit{kExitUsage, fmt::format("--headline-size: '{}' is not a size", a.headline_size)};
+  s.headline_size = *headline;
+  if (std::find(s.sizes.begin(), s.sizes.end(), s.headline_size) == s.sizes.end()) s.headline_size = s.sizes.front();
+  s.samples_dir = a.samples_dir;
+  return s;
+}
+
+// Lanes with their availability in this build and on this machine.
+std::vector<bench::Lane> available_lanes() {
+  auto lanes = bench::known_lanes();
+  const auto transports = measurement::transports();
+  for (auto& lane : lanes) {
+    auto it = std::find_if(transports.begin(), transports.end(), [&](const auto& t) { return t.name == lane.transport; });
+    if (it == transports.end()) {
+      lane.available = false;
+      lane.reason = "this build has no " + lane.transport + " transport";
+    } else if (!it->available) {
+      lane.available = false;
+      lane.reason = it->reason;
+    }
+  }
+  return lanes;
+}
+
+void run_bench(const BenchArgs& a) {
+  auto settings = settings_from(a);
+  auto wanted = split_list(a.lanes);
+  auto lanes = bench::resolve_lanes(wanted, available_lanes());
+  if (!lanes) throw Exit{kExitUsage, "--lanes: " + lanes.message()};
+  if (!wanted.empty()) {
+    for (const auto& lane : *lanes) {
+      if (!lane.available) throw Exit{kExitUsage, fmt::format("lane '{}' is unavailable: {}", lane.name, lane.reason)};
+    }
+  }
+  std::optional<std::string> baseline_text;
+  if (!a.baseline.empty()) {
+    std::ifstream in(a.baseline, std::ios::binary);
+    if (!in) throw Exit{kExitUsage, fmt::format("--baseline '{}': cannot read it: {}", a.baseline, std::strerror(errno))};
+    std::stringstream ss;
+    ss << in.rdbuf();
+    baseline_text = ss.str();
+    // Checked before an hour of measuring, not after.
+    if (auto check = bench::compare_with_baseline(nlohmann::ordered_json{{"cells", nlohmann::ordered_json::array()}},
+                                                  *baseline_text, a.tolerance);
+        !check) {
+      throw Exit{kExitUsage, fmt::format("--baseline '{}': {}", a.baseline, check.message())};
+    }
+  }
+  if (!settings.samples_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(settings.samples_dir, ec);
+    if (ec) throw Exit{kExitFailure, fmt::format("--samples-dir '{}': {}", settings.samples_dir, ec.message())};
+  }
+  install_stop_handlers();
+  BenchRunner runner(globals().domain);
+  ProgressDisplay progress;
+  auto result = bench::run_campaign(settings, *lanes, [&](const bench::RepetitionRequest& r) { return runner.run(r); },
+                                    [&](const bench::Progress& p) { progress.show(p); });
+  progress.finish();
+  if (stop_requested()) throw Exit{stop_exit_code(), {}};
+  const auto machine = bench::describe_machine();
+  const bench::Build build{CERULION_VERSION, build_commit()};
+  fmt::print("{}", bench::text_report(result, machine, build));
+  auto json = bench::json_report(result, machine, build);
+  if (!a.json.empty()) write_file(a.json, json.dump(2) + "\n", "JSON");
+  if (!a.markdown.empty()) write_file(a.markdown, bench::markdown_report(result, machine, build), "Markdown");
+  if (!a.html.empty()) write_file(a.html, bench::html_report(result, machine, build), "HTML page");
+  if (baseline_text) {
+    auto compared = bench::compare_with_baseline(json, *baseline_text, a.tolerance);
+    check(compared.status(), "--baseline");
+    bool regressed = false;
+    fmt::print("Compared with {} (tolerance {:.2f}x):\n", a.baseline, a.tolerance);
+    for (const auto& c : *compared) {
+      fmt::print("  {} {}: {:.2f} µs -> {:.2f} µs ({:.2f}x){}\n", c.lane, bench::size_label(c.size), c.baseline_us,
+                 c.current_us, c.ratio, c.regressed ? "  SLOWER" : "");
+      regressed = regressed || c.regressed;
+    }
+    if (regressed) throw Exit{kExitFailure, "a cerulion lane got slower than the baseline allows"};
+  }
+}
+
+void add_bench_command(CLI::App& app) {
+  auto a = std::make_shared<BenchArgs>();
+  auto* cmd = app.add_subcommand("bench", "Run the latency campaign (cerulion against Fast DDS and iceoryx)");
+  cmd->footer(
+      "Each lane x size cell: repetitions in fresh processes of warm-up then round trips on a 100 Hz slot grid;\n"
+      "median = median of the repetition medians, p99 pooled (quoted with at least 20 samples beyond it). A cell\n"
+      "skipping over 1 % of its slots falls back to 50 then 20 Hz, then fails. Lanes: native-multi,\n"
+      "native-multi-lockstep, native-single (flashback on), fastdds-multi, fastdds-single, iceoryx-multi.");
+  cmd->add_option("--lanes", a->lanes, "Comma-separated lanes (default: every available one)");
+  cmd->add_flag("--full", a->full, "The full campaign: 10 sizes from 64 B to 16 MiB, 5 x 2000 round trips");
+  cmd->add_option("--sizes", a->sizes, "Comma-separated payload sizes (default 64,1MiB,16MiB)");
+  cmd->add_option("--runs", a->runs, "Repetitions per cell (default 3; 5 with --full)")->check(CLI::Range(1u, 100u));
+  cmd->add_option("--samples", a->samples, "Round trips per repetition (default 500; 2000 with --full)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{10'000'000}));
+  cmd->add_option("--warmup", a->warmup, "Round trips before measuring (default 100)");
+  cmd->add_option("--rate", a->rate, "Nominal rate in Hz (default 100)")->check(CLI::Range(0.1, 100000.0));
+  cmd->add_option("--wait", a->wait, "Wait strategy of the native lanes")->check(CLI::IsMember({"adaptive", "spin", "block"}));
+  cmd->add_flag("--no-flashback", a->no_flashback, "No flashback keeper on the native lanes");
+  cmd->add_option("--headline-size", a->headline_size, "Payload of the headline table and chart (default 64)");
+  cmd->add_option("--json", a->json, "Write every cell as JSON to FILE");
+  cmd->add_option("--markdown", a->markdown, "Write the tables as Markdown to FILE");
+  cmd->add_option("--html", a->html, "Write a self-contained HTML page with the charts to FILE");
+  cmd->add_option("--samples-dir", a->samples_dir, "Keep raw round trips (u64 ns, little-endian), one file per cell and repetition");
+  cmd->add_option("--baseline", a->baseline, "Compare with an earlier run's --json FILE; exit 1 if a cerulion lane got slower");
+  cmd->add_option("--tolerance", a->tolerance, "Slowdown allowed against --baseline (default 1.25)")->check(CLI::Range(1.0, 1000.0));
+  cmd->callback([a] { run_bench(*a); });
+}
+
+}  // namespace
+
+static CommandRegistration registration(35, add_bench_command);
+
+}  // namespace cerulion::cli

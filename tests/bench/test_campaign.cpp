@@ -1,0 +1,129 @@
+// The campaign with a scripted runner: what a cell reports, how a lane that cannot keep the rate
+// falls back, and how failures and unavailable lanes show.
+
+#include <catch2/catch.hpp>
+
+#include <map>
+
+#include "cerulion/bench/campaign.hpp"
+
+using namespace cerulion;
+using namespace cerulion::bench;
+
+namespace {
+
+std::vector<Lane> two_lanes() {
+  auto lanes = known_lanes();
+  return {lanes[0], lanes[3]};  // native-multi, fastdds-multi
+}
+
+CampaignSettings small() {
+  CampaignSettings s;
+  s.sizes = {64, 1024};
+  s.repetitions = 3;
+  s.samples = 4;
+  return s;
+}
+
+// Repetition k (1-based) of every cell returns {k, k+1, k+2, k+3} µs.
+Repetition scripted(unsigned k) {
+  Repetition r;
+  for (unsigned i = 0; i < 4; ++i) r.samples_ns.push_back((k + i) * 1000ull);
+  r.achieved_rate_hz = 100;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("A cell's median is the median of its repetition medians and its percentiles are pooled", "[bench]") {
+  std::map<std::string, unsigned> calls;
+  auto result = run_campaign(small(), two_lanes(), [&](const RepetitionRequest& q) -> Result<Repetition> {
+    return scripted(++calls[q.lane->name + std::to_string(q.size)]);
+  });
+  REQUIRE(result.cells.size() == 4);
+  const Cell& c = result.cells[0];
+  CHECK(c.status == CellStatus::Ok);
+  // Repetition medians: 2.5, 3.5, 4.5 µs; their median 3.5.
+  CHECK(c.repetition_medians_us == std::vector<double>{2.5, 3.5, 4.5});
+  CHECK(c.median_us == Approx(3.5));
+  // Pooled: {1,2,3,4, 2,3,4,5, 3,4,5,6}: min 1, max 6, p90 at h = 9.9 -> 5 + 0.9 * (5 - 5) = 5.
+  CHECK(c.min_us == Approx(1));
+  CHECK(c.max_us == Approx(6));
+  CHECK(c.p90_us == Approx(5));
+  CHECK(c.samples == 12);
+  CHECK_FALSE(c.p99_quotable);  // 12 samples: nowhere near 20 beyond the 99th percentile
+}
+
+TEST_CASE("A cell that skips more than 1 % of its slots falls back to 50 then 20 Hz, then fails", "[bench]") {
+  auto settings = small();
+  settings.sizes = {64};
+  SECTION("kept at 50 Hz") {
+    auto result = run_campaign(settings, {two_lanes()[0]}, [&](const RepetitionRequest& q) -> Result<Repetition> {
+      auto r = scripted(1);
+      r.skipped_slots = q.rate_hz > 50 ? 1 : 0;  // 1 of 5 slots: 20 %
+      return r;
+    });
+    REQUIRE(result.cells.size() == 1);
+    CHECK(result.cells[0].status == CellStatus::Ok);
+    CHECK(result.cells[0].rate_hz == 50);
+    CHECK(result.cells[0].fell_back);
+  }
+  SECTION("failed at every rate") {
+    std::vector<double> rates;
+    auto result = run_campaign(settings, {two_lanes()[0]}, [&](const RepetitionRequest& q) -> Result<Repetition> {
+      rates.push_back(q.rate_hz);
+      auto r = scripted(1);
+      r.skipped_slots = 1;
+      return r;
+    });
+    CHECK(rates == std::vector<double>{100, 50, 20});
+    CHECK(result.cells[0].status == CellStatus::Failed);
+    CHECK(result.cells[0].reason.find("skipped 1 of 5 slots at 20 Hz") != std::string::npos);
+  }
+}
+
+TEST_CASE("A lane that fails fails its cell and the campaign goes on; unavailable lanes are not run", "[bench]") {
+  auto lanes = two_lanes();
+  lanes[1].available = false;
+  lanes[1].reason = "built without Fast DDS";
+  auto third = known_lanes()[2];
+  lanes.push_back(third);
+  std::vector<std::string> ran;
+  auto result = run_campaign(small(), lanes, [&](const RepetitionRequest& q) -> Result<Repetition> {
+    ran.push_back(q.lane->name);
+    if (q.lane->name == "native-multi" && q.size == 64) return Status(ErrorCode::SystemError, "ping died of signal 11");
+    return scripted(1);
+  });
+  REQUIRE(result.cells.size() == 6);
+  CHECK(result.cells[0].status == CellStatus::Failed);
+  CHECK(result.cells[0].reason == "ping died of signal 11");
+  CHECK(result.cells[1].status == CellStatus::Ok);
+  CHECK(result.cells[2].status == CellStatus::Unavailable);
+  CHECK(result.cells[2].reason == "built without Fast DDS");
+  CHECK(result.cells[4].status == CellStatus::Ok);
+  CHECK(std::count(ran.begin(), ran.end(), "fastdds-multi") == 0);
+}
+
+TEST_CASE("resolve_lanes keeps the order asked and refuses an unknown lane naming the known ones", "[bench]") {
+  auto lanes = resolve_lanes({"native-single", "native-multi"}, known_lanes());
+  REQUIRE(lanes.ok());
+  CHECK(lanes->at(0).name == "native-single");
+  auto bad = resolve_lanes({"ros1"}, known_lanes());
+  CHECK(bad.code() == ErrorCode::InvalidArgument);
+  CHECK(bad.message().find("unknown lane 'ros1'") != std::string::npos);
+  CHECK(bad.message().find("iceoryx-multi") != std::string::npos);
+  CHECK(resolve_lanes({}, known_lanes())->size() == known_lanes().size());
+}
+
+TEST_CASE("Raw samples files are named so a script can find them", "[bench]") {
+  CHECK(samples_file_name("native-multi", 1048576, 2) == "native-multi_1048576B_rep2.u64le");
+  auto settings = small();
+  settings.samples_dir = "/somewhere";
+  std::vector<std::string> paths;
+  auto result = run_campaign(settings, {two_lanes()[0]}, [&](const RepetitionRequest& q) -> Result<Repetition> {
+    paths.push_back(q.samples_path);
+    return scripted(1);
+  });
+  CHECK(paths.front() == "/somewhere/native-multi_64B_rep1.u64le");
+  CHECK(result.cells[0].samples_files.size() == 3);
+}
