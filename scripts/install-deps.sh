@@ -3,6 +3,9 @@
 set -eu
 export DEBIAN_FRONTEND=noninteractive
 packages="cmake g++ make pkg-config libcli11-dev libfmt-dev libzstd-dev nlohmann-json3-dev catch2 zlib1g-dev liblz4-dev"
+# The peers `cerulion bench` measures against: Fast DDS (the transport under ROS 2's default RMW)
+# and iceoryx (its library, and iox-roudi). Without them the build still works, without those lanes.
+packages="$packages libfastrtps-dev libiceoryx-posh-dev iceoryx"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
