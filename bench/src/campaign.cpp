@@ -21,6 +21,7 @@ struct Attempt {
   std::vector<Repetition> repetitions;
   std::string failure;   // "" when every repetition ran and kept its grid
   bool too_slow = false; // skipped too many slots: worth a lower rate
+  double sustained_hz = 0;  // the rate the lane kept when too slow
 };
 
 Attempt attempt(const CampaignSettings& s, const Lane& lane, std::uint64_t size, double rate,
@@ -46,6 +47,7 @@ Attempt attempt(const CampaignSettings& s, const Lane& lane, std::uint64_t size,
       a.failure = fmt::format("skipped {} of {} slots at {:g} Hz (over {:g} %)", rep->skipped_slots, slots, rate,
                               s.max_skipped_fraction * 100);
       a.too_slow = true;
+      a.sustained_hz = rate * static_cast<double>(s.samples) / static_cast<double>(slots);
       return a;
     }
     if (rep->lost > 0) {
@@ -151,7 +153,11 @@ CampaignResult run_campaign(const CampaignSettings& settings, const std::vector<
       }
       Attempt a;
       for (std::size_t i = 0; i < rates.size(); ++i) {
-        if (i > 0) where.total += settings.repetitions;
+        if (i > 0) {
+          // A rate well above what the lane just kept would only fail again, slowly.
+          if (rates[i] > 2 * a.sustained_hz) continue;
+          where.total += settings.repetitions;
+        }
         a = attempt(settings, lane, size, rates[i], runner, progress, where);
         cell.rate_hz = rates[i];
         cell.fell_back = i > 0;

@@ -80,6 +80,17 @@ TEST_CASE("A cell that skips more than 1 % of its slots falls back to 50 then 20
     CHECK(result.cells[0].status == CellStatus::Failed);
     CHECK(result.cells[0].reason.find("skipped 1 of 5 slots at 20 Hz") != std::string::npos);
   }
+  SECTION("a lane far slower than every fallback is not tried at them") {
+    std::vector<double> rates;
+    auto result = run_campaign(settings, {two_lanes()[0]}, [&](const RepetitionRequest& q) -> Result<Repetition> {
+      rates.push_back(q.rate_hz);
+      auto r = scripted(1);
+      r.skipped_slots = 76;  // kept 4 of 80 slots: 5 Hz
+      return r;
+    });
+    CHECK(rates == std::vector<double>{100});
+    CHECK(result.cells[0].status == CellStatus::Failed);
+  }
 }
 
 TEST_CASE("A lane that fails fails its cell and the campaign goes on; unavailable lanes are not run", "[bench]") {
