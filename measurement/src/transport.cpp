@@ -3,6 +3,7 @@
 
 #include "cerulion/measurement/transport.hpp"
 
+#include "transport_iceoryx.hpp"
 #include "transport_native.hpp"
 
 namespace cerulion::measurement {
@@ -39,10 +40,19 @@ const Entry kEntries[] = {
 #endif
 };
 
+// What the build cannot tell: a transport that needs a daemon this machine lacks.
+std::string missing_here(const Entry& e) {
+  if (e.missing) return e.missing;
+  if (std::string_view(e.name) == "iceoryx") return iceoryx::unavailable_reason();
+  return "";
+}
+
 Result<const Entry*> find(std::string_view name) {
   for (const Entry& e : kEntries) {
     if (name != e.name) continue;
-    if (e.missing) return Status{ErrorCode::InvalidArgument, "transport '" + std::string(name) + "': " + e.missing};
+    if (const std::string missing = missing_here(e); !missing.empty()) {
+      return Status{ErrorCode::InvalidArgument, "transport '" + std::string(name) + "': " + missing};
+    }
     return &e;
   }
   return Status{ErrorCode::NotFound, "no transport named '" + std::string(name) + "'"};
@@ -52,7 +62,10 @@ Result<const Entry*> find(std::string_view name) {
 
 std::vector<TransportInfo> transports() {
   std::vector<TransportInfo> out;
-  for (const Entry& e : kEntries) out.push_back({e.name, e.missing == nullptr, e.missing ? e.missing : ""});
+  for (const Entry& e : kEntries) {
+    const std::string missing = missing_here(e);
+    out.push_back({e.name, missing.empty(), missing});
+  }
   return out;
 }
 
