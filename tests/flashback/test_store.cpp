@@ -140,10 +140,9 @@ TEST_CASE("A dump while the keeper evicts at a high rate never writes a torn chu
   stop.store(true);
   writer.join();
   requireOk(writer_status);
-  CHECK(keeper->status().chunks_evicted >= 500);
-  // Some copies raced an eviction; they were left out, not written.
+  // How many copies raced an eviction (and were left out whole) is the machine's business.
   INFO("chunks left out: " << left_out);
-  SUCCEED();
+  CHECK(keeper->status().chunks_evicted >= 500);
 }
 
 TEST_CASE("A keeper killed at any moment leaves a store whose dump has everything it had taken", "[flashback][store]") {
