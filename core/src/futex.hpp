@@ -53,8 +53,8 @@ struct WakeChannel {
 
 /// Between two reads of a word another process will write: nothing but a compiler barrier. A
 /// PAUSE here would cost its own latency on every check, and on a VM a long run of PAUSEs makes
-/// the hypervisor take the vCPU away (pause-loop exiting): on a 2-vCPU KVM guest a 100 Hz round
-/// trip spun with PAUSE takes 0.5 µs, without it 0.16-0.3 µs (a bare ping-pong over one page).
+/// the hypervisor take the vCPU away (pause-loop exiting): a round trip spun with PAUSE is slower
+/// than one without (measured in docs/performance.md).
 inline void poll_relax() { asm volatile("" ::: "memory"); }
 
 /// Inside a spin on a lock held by another thread: let the sibling hyperthread run.

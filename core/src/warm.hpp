@@ -1,8 +1,8 @@
 #pragma once
 // Keeping a waiting thread's next message warm.
 //
-// A core that has not touched a line for a while (10 ms is enough on a shared VM, whose other
-// tenants evict our caches) misses on it, and a message's path touches some dozen lines: the
+// A core that has not touched a line for a while (on a shared VM, other tenants evict our caches
+// between two messages at robot rates; docs/performance.md has the figures) misses on it, and a message's path touches some dozen lines: the
 // topic's publish line, a slot, the participant record, the objects behind a Publisher. Missed in
 // a row, they cost microseconds, several times the transfer that carries the message itself.
 // Each thread therefore keeps a small set of the lines its publishers and subscribers touch on
