@@ -16,6 +16,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "cerulion/measurement/samples_file.hpp"
 #include "command.hpp"
 
 #ifndef CERULION_COMMIT
@@ -90,17 +91,6 @@ ChildOutput run_child(const std::vector<std::string>& args, std::chrono::seconds
   return r;
 }
 
-std::vector<std::uint64_t> read_samples(const std::string& path) {
-  std::string bytes = slurp(path);
-  std::vector<std::uint64_t> out(bytes.size() / 8);
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    std::uint64_t v = 0;
-    for (int b = 7; b >= 0; --b) v = (v << 8) | static_cast<unsigned char>(bytes[i * 8 + b]);
-    out[i] = v;
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string build_commit() { return CERULION_COMMIT; }
@@ -139,8 +129,10 @@ Result<bench::Repetition> BenchRunner::run(const bench::RepetitionRequest& q) {
     return fail(said.empty() ? fmt::format("ping exited {} without a report", WEXITSTATUS(child.status)) : said);
   }
   bench::Repetition rep;
-  rep.samples_ns = read_samples(samples_path);
+  auto samples = measurement::read_samples_le_u64(samples_path);
   if (q.samples_path.empty()) ::unlink(samples_path.c_str());
+  if (!samples) return fail("cannot read ping's samples: " + samples.message());
+  rep.samples_ns = std::move(*samples);
   rep.skipped_slots = j.value("skipped_slots", std::uint64_t{0});
   rep.lost = j.value("lost", std::uint64_t{0});
   rep.cpu_pct_ping = j["cpu_pct"].value("ping", 0.0);
