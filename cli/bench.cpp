@@ -166,11 +166,11 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--lanes", a->lanes, "Comma-separated lanes (default: every available one)");
   cmd->add_flag("--full", a->full, "The full campaign: 10 sizes from 64 B to 16 MiB, 5 x 2000 round trips");
   cmd->add_option("--sizes", a->sizes, "Comma-separated payload sizes (default 64,1MiB,16MiB)");
-  cmd->add_option("--runs", a->runs, "Repetitions per cell (default 3; 5 with --full)")->check(CLI::Range(1u, 100u));
+  cmd->add_option("--runs", a->runs, "Repetitions per cell (default 3; 5 with --full)")->check(count_in(1, 100));
   cmd->add_option("--samples", a->samples, "Round trips per repetition (default 500; 2000 with --full)")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{10'000'000}));
-  cmd->add_option("--warmup", a->warmup, "Round trips before measuring (default 100)");
-  cmd->add_option("--rate", a->rate, "Nominal rate in Hz (default 100)")->check(CLI::Range(0.1, 100000.0));
+      ->check(count_in(1, 10'000'000));
+  cmd->add_option("--warmup", a->warmup, "Round trips before measuring (default 100)")->check(count_in(0, 10'000'000));
+  cmd->add_option("--rate", a->rate, "Nominal rate in Hz (default 100)")->check(number_in(0.1, 100000, "a rate in Hz"));
   cmd->add_option("--wait", a->wait, "Wait strategy of the native lanes")->check(CLI::IsMember({"adaptive", "spin", "block"}));
   cmd->add_flag("--no-flashback", a->no_flashback, "No flashback keeper on the native lanes");
   cmd->add_option("--headline-size", a->headline_size, "Payload of the headline table and chart (default 64)");
@@ -179,7 +179,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--html", a->html, "Write a self-contained HTML page with the charts to FILE");
   cmd->add_option("--samples-dir", a->samples_dir, "Keep raw round trips (u64 ns, little-endian), one file per cell and repetition");
   cmd->add_option("--baseline", a->baseline, "Compare with an earlier run's --json FILE; exit 1 if a cerulion lane got slower");
-  cmd->add_option("--tolerance", a->tolerance, "Slowdown allowed against --baseline (default 1.25)")->check(CLI::Range(1.0, 1000.0));
+  cmd->add_option("--tolerance", a->tolerance, "Slowdown allowed against --baseline (default 1.25)")->check(number_in(1, 1000, "a slowdown factor"));
   cmd->callback([a] { run_bench(*a); });
 }
 

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cerulion/core/status.hpp"
+#include "numbers.hpp"
 
 namespace cerulion::cli {
 
@@ -57,9 +58,9 @@ T take(Result<T>&& result, std::string_view context = {}) {
   return std::move(result).value();
 }
 
-/// "64", "4KiB", "1MiB", "16MiB", "1.5MB", "2G" -> bytes (KiB=1024, kB=1000, K=1024).
+/// "64", "4KiB", "1MiB", "16MiB", "1.5MB", "2G", "1TiB" -> bytes (KiB=1024, kB=1000, K=1024).
 std::optional<std::uint64_t> parse_size(std::string_view text);
-/// A CLI11 validator/transformer accepting parse_size() syntax.
+/// A CLI11 validator/transformer accepting parse_size() syntax, any size that fits 64 bits.
 CLI::Validator size_validator();
 /// A CLI11 validator accepting the name of an existing group (for --group).
 CLI::Validator group_validator();

@@ -49,21 +49,12 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
   else if (u == "mb") mult = 1e6;
   else if (u == "g" || u == "gib" || u == "gi") mult = 1024.0 * 1024 * 1024;
   else if (u == "gb") mult = 1e9;
+  else if (u == "t" || u == "tib" || u == "ti") mult = 1024.0 * 1024 * 1024 * 1024;
+  else if (u == "tb") mult = 1e12;
   else return std::nullopt;
   double bytes = value * mult;
   if (bytes > 1.8e19 || bytes != std::floor(bytes)) return std::nullopt;
   return static_cast<std::uint64_t>(bytes);
-}
-
-CLI::Validator size_validator() {
-  return CLI::Validator(
-      [](std::string& input) -> std::string {
-        auto bytes = parse_size(input);
-        if (!bytes) return "'" + input + "' is not a size (examples: 64, 4KiB, 1MiB, 16MiB)";
-        input = std::to_string(*bytes);
-        return {};
-      },
-      "SIZE", "size");
 }
 
 CLI::Validator group_validator() {

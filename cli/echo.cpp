@@ -170,14 +170,14 @@ void add_echo_command(CLI::App& app) {
       "  cerulion echo /blob --raw -n 1 > blob.bin");
   cmd->add_option("topic", settings->topic, "Topic name, e.g. /robot/cmd")->required();
   settings->count_option = cmd->add_option("-n,--count", settings->count, "Exit after N messages")
-                               ->check(CLI::Range(std::uint64_t{1}, std::numeric_limits<std::uint64_t>::max()));
+                               ->check(positive_count());
   settings->timeout_option =
       cmd->add_option("--timeout", settings->timeout_s,
                       "Stop after SEC without a message; exit 1 if nothing (or fewer than -n) arrived")
           ->check(positive_seconds());
   cmd->add_option("-l,--truncate-length", settings->truncate_length,
                   "Text mode: show at most N bytes of a message (default 128, 0 = all)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_count());
   auto* json = cmd->add_flag("--json", settings->json,
                              "One JSON object per message: topic, seq, publish_time_ns, receive_time_ns, size, "
                              "lost_before, and data (UTF-8) or data_base64");
@@ -191,7 +191,7 @@ void add_echo_command(CLI::App& app) {
   cmd->add_option("--mode", settings->mode, "Mode if echo creates the topic: lockstep or free-run")
       ->check(CLI::IsMember({"lockstep", "free-run"}));
   settings->depth_option = cmd->add_option("--depth", settings->depth, "Ring depth if echo creates the topic")
-                               ->check(CLI::Range(1u, kMaxDepth));
+                               ->check(count_in(1, kMaxDepth));
   cmd->add_option("--group", settings->group,
                   "Share the topic with this group if echo creates it (mode 0660); an existing topic must be shared with it")
       ->check(group_validator());

@@ -154,7 +154,7 @@ void add_flashback_start(CLI::App& fb) {
   cmd->add_option("--on-stall", k.on_stall_s, "Dump when a steady topic is silent for SEC seconds")
       ->check(positive_seconds());
   cmd->add_option("--trigger-topic", k.trigger_topic, "Dump on every message published on this topic (its text is the note)");
-  cmd->add_option("--max-dumps", k.max_dumps_per_hour, "Automatic dumps allowed per hour (default 20)");
+  cmd->add_option("--max-dumps", k.max_dumps_per_hour, "Automatic dumps allowed per hour (default 20)")->check(count_in(0, 1000000));
   cmd->add_option("--max-disk", k.max_disk_bytes, "Refuse automatic dumps once those in --dir take this much (default 2GiB)")
       ->transform(size_validator());
   cmd->add_flag("--lockstep", k.lockstep,

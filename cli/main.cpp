@@ -33,6 +33,32 @@ extern "C" void on_stop_signal(int sig) {
   g_stop.store(true);
 }
 
+// A word from the command line, fit for one line of an error message.
+std::string printable(const std::string& word) {
+  std::string out;
+  for (unsigned char c : word) {
+    if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
+    else out.push_back(static_cast<char>(c));
+  }
+  return out;
+}
+
+// CLI11's message as one line: "--timeout: must be ..." reads "--timeout must be ...", and a
+// missing subcommand names the ones there are.
+std::string parse_error_line(const CLI::ParseError& error, const CLI::App& command) {
+  std::string what = error.what();
+  std::replace(what.begin(), what.end(), '\n', ' ');
+  if (auto colon = what.find(": must be "); colon != std::string::npos && what.rfind(' ', colon) == std::string::npos) {
+    what.erase(colon, 1);
+  }
+  if (what == "A subcommand is required") {
+    std::string names;
+    for (const auto* sub : command.get_subcommands({})) names += (names.empty() ? "" : ", ") + sub->get_name();
+    what = fmt::format("'{}' needs a command: {}", command.get_name(), names);
+  }
+  return what;
+}
+
 }  // namespace
 
 CommandRegistration::CommandRegistration(int order, AddCommand add) {
@@ -98,20 +124,29 @@ int main(int argc, char** argv) {
                    [](const auto& a, const auto& b) { return a.order < b.order; });
   for (const auto& e : entries) e.add(app);
 
-  // CLI11 would call an unknown first word "A subcommand is required"; name it instead.
+  // The command path the words name ("cerulion topic hz"): errors point to its --help. An unknown
+  // command word is named here, since CLI11 would call it "A subcommand is required".
+  std::string path = "cerulion";
+  CLI::App* current = &app;
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& word = args[i];
-    if (word == "--domain") {
+    if (current == &app && word == "--domain") {
       ++i;
       continue;
     }
+    if (word == "--") break;
     if (word.empty() || word[0] == '-') continue;
-    const auto known = app.get_subcommands([&](const CLI::App* sub) { return sub->check_name(word); });
+    if (current->get_subcommands({}).empty()) break;
+    const auto known =
+        current->get_subcommands([&](const CLI::App* sub) { return sub->check_name(word); });
     if (known.empty()) {
-      fmt::print(stderr, "cerulion: unknown command '{}' (see 'cerulion --help')\n", word);
+      if (current != &app && current->get_require_subcommand_min() == 0) break;
+      fmt::print(stderr, "cerulion: unknown {}command '{}' (see '{} --help')\n",
+                 current == &app ? "" : current->get_name() + " ", printable(word), path);
       return kExitUsage;
     }
-    break;
+    current = known.front();
+    path += " " + current->get_name();
   }
 
   std::vector<std::string> rest(args.begin() + 1, args.end());
@@ -125,10 +160,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    // One line naming the problem, then where to look; exit 2.
-    std::string what = e.what();
-    std::replace(what.begin(), what.end(), '\n', ' ');
-    fmt::print(stderr, "cerulion: {} (see 'cerulion --help')\n", what);
+    fmt::print(stderr, "cerulion: {} (see '{} --help')\n", parse_error_line(e, *current), path);
     return kExitUsage;
   } catch (const Exit& e) {
     if (!e.message.empty()) fmt::print(stderr, "cerulion: {}\n", e.message);

@@ -153,29 +153,6 @@ std::optional<std::string> unescape(std::string_view text) {
   return out;
 }
 
-namespace {
-CLI::Validator seconds_validator(bool zero_allowed) {
-  return CLI::Validator(
-      [zero_allowed](std::string& input) -> std::string {
-        try {
-          std::size_t used = 0;
-          double value = std::stod(input, &used);
-          if (used == input.size() && (value > 0 || (zero_allowed && value == 0)) && std::isfinite(value) &&
-              value < 1e9) {
-            return {};
-          }
-        } catch (const std::exception&) {
-          // Not a number at all: said below, like any other bad value.
-        }
-        return "'" + input + "' is not a number of seconds " + (zero_allowed ? "(0 or more)" : "greater than 0");
-      },
-      "SEC", "seconds");
-}
-}  // namespace
-
-CLI::Validator positive_seconds() { return seconds_validator(false); }
-CLI::Validator non_negative_seconds() { return seconds_validator(true); }
-
 Timeout seconds_to_timeout(double seconds) {
   return std::chrono::nanoseconds(static_cast<std::int64_t>(seconds * 1e9));
 }

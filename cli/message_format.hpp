@@ -38,10 +38,6 @@ std::string base64_encode(std::span<const std::byte> bytes);
 /// nullopt when an escape is malformed.
 std::optional<std::string> unescape(std::string_view text);
 
-/// A CLI11 check for "a number of seconds, > 0" (accepts fractions).
-CLI::Validator positive_seconds();
-/// The same, accepting 0 too.
-CLI::Validator non_negative_seconds();
 /// Seconds (as given on the command line) as a core Timeout.
 Timeout seconds_to_timeout(double seconds);
 

@@ -89,12 +89,12 @@ void add_ping_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("ping", "Measure round-trip latency to a pong (started for you, or --peer)");
   auto a = std::make_shared<PingArgs>();
   cmd->add_option("-s,--size", a->size, "Payload size: 64, 4KiB, 1MiB, 16MiB (at least 8 bytes)")
-      ->transform(size_validator())->capture_default_str();
+      ->transform(size_at_most(kLargestPayload))->capture_default_str();
   cmd->add_option("-r,--rate", a->rate, "Requests per second on a fixed slot grid; 0 = back to back")
-      ->check(CLI::Range(0.0, 1e6))->capture_default_str();
-  cmd->add_option("-c,--count", a->count, "Measured round trips")->check(CLI::Range(1ull, 100'000'000ull))
+      ->check(rate_hz(1e6))->capture_default_str();
+  cmd->add_option("-c,--count", a->count, "Measured round trips")->check(count_in(1, 100'000'000))
       ->capture_default_str();
-  cmd->add_option("--warmup", a->warmup, "Round trips before measuring")->capture_default_str();
+  cmd->add_option("--warmup", a->warmup, "Round trips before measuring")->check(count_in(0, 100'000'000))->capture_default_str();
   cmd->add_option("--process", a->process, "multi: pong in a second process; single: a thread")
       ->check(CLI::IsMember({"multi", "single"}))->capture_default_str();
   cmd->add_option("--mode", a->mode, "Topic mode")->check(CLI::IsMember({"lockstep", "free-run"}))
@@ -117,7 +117,7 @@ void add_ping_command(CLI::App& app) {
       ->capture_default_str();
   auto* peer = cmd->add_flag("--peer", a->peer, "Use a `cerulion pong` that is already running");
   cmd->add_option("--timeout", a->timeout, "Seconds to wait for a reply before counting it lost")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(positive_seconds())->capture_default_str();
   cmd->add_option("--topic", a->prefix, "Topic prefix: requests on PREFIX/ping, replies on PREFIX/pong")
       ->capture_default_str();
   cmd->add_option("--cpus", a->cpus,

@@ -195,14 +195,14 @@ void add_play_command(CLI::App& app) {
   auto s = std::make_shared<PlaySettings>();
   auto* cmd = app.add_subcommand("play", "Republish a recording on its topics, paced by its timestamps");
   cmd->add_option("file", s->file, "MCAP file")->required();
-  cmd->add_option("-r,--rate", s->rate, "Speed factor (default 1.0; 2 = twice as fast)")->check(CLI::PositiveNumber);
+  cmd->add_option("-r,--rate", s->rate, "Speed factor (default 1.0; 2 = twice as fast)")->check(positive_number(1e6, "a speed factor"));
   cmd->add_flag("-l,--loop", s->loop, "Start over at the end until Ctrl-C");
   cmd->add_option("--topics", s->topics, "Only these topics");
   cmd->add_option("-e,--regex", s->regex, "Only topics matching this regular expression (repeatable)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--start-offset", s->start_offset_s, "Skip the first SEC seconds of the recording")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_seconds());
   cmd->add_flag("--lockstep", s->lockstep,
                 "Each message waits until every subscriber has released the previous one (deterministic replay)");
   cmd->add_flag("--json", s->json, "Print a JSON summary on stdout at the end");

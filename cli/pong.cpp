@@ -30,10 +30,10 @@ void add_pong_command(CLI::App& app) {
   cmd->add_option("--transport", args->transport, "What carries the round trips (as `ping --transport`)")
       ->capture_default_str();
   cmd->add_option("--max-size", args->max_size, "Largest request to expect (transports that size buffers up front)")
-      ->transform(size_validator())->capture_default_str();
+      ->transform(size_at_most(kLargestPayload))->capture_default_str();
   cmd->add_flag("--once", args->once, "Exit when the ping that started this pong says it is done");
   cmd->add_option("--cpu", args->cpu, "Pin the pong to this CPU (as `ping --cpus` does with the pong it starts)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(count_in(0, 4095));
   cmd->callback([args] {
     install_stop_handlers();
     measurement::ResponderRunOptions options;

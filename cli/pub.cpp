@@ -324,7 +324,7 @@ void add_pub_command(CLI::App& app) {
           ->check(CLI::IsMember({"lines", "null", "whole"}));
   auto* file = cmd->add_option("--file", settings->file, "Publish the bytes of a file as one message");
   settings->size_option = cmd->add_option("--size", settings->size, "Publish synthetic payloads of SIZE bytes")
-                              ->transform(size_validator());
+                              ->transform(size_at_most(kLargestPayload));
   auto* fill = cmd->add_option("--fill", settings->fill,
                                "Synthetic payload content: zero (default), random, counter (message number as "
                                "64-bit little-endian, repeated)")
@@ -332,14 +332,15 @@ void add_pub_command(CLI::App& app) {
   settings->rate_option = cmd->add_option("-r,--rate", settings->rate_hz,
                                           "Messages per second (0 = as fast as possible; default 1 for "
                                           "arguments/--file/--size, 0 for stdin)")
-                              ->check(CLI::Range(0.0, 1e9));
+                              ->check(rate_hz(1e9));
   settings->times_option =
       cmd->add_option("-n,--times", settings->times,
                       "Publish N rounds of the arguments (or N payloads); with stdin, stop after N messages")
-          ->check(CLI::Range(std::uint64_t{1}, std::numeric_limits<std::uint64_t>::max()));
+          ->check(positive_count());
   auto* once = cmd->add_flag("-1,--once", settings->once, "Publish once and exit (same as -n 1)");
   cmd->add_option("--wait-subscribers", settings->wait_subscribers,
-                  "Wait for N subscribers before the first message");
+                  "Wait for N subscribers before the first message")
+      ->check(count_in(0, kMaxParticipants));
   settings->timeout_option =
       cmd->add_option("--timeout", settings->timeout_s,
                       "Give up (exit 1) after SEC waiting for subscribers or for lockstep room")
@@ -347,9 +348,9 @@ void add_pub_command(CLI::App& app) {
   cmd->add_option("--mode", settings->mode, "Topic mode: lockstep (default) or free-run")
       ->check(CLI::IsMember({"lockstep", "free-run"}));
   settings->depth_option = cmd->add_option("--depth", settings->depth, "Ring depth of a new topic (messages)")
-                               ->check(CLI::Range(1u, kMaxDepth));
-  cmd->add_option("--max-payload", settings->max_payload, "Payload ceiling of a new topic (default 1GiB)")
-      ->transform(size_validator());
+                               ->check(count_in(1, kMaxDepth));
+  cmd->add_option("--max-payload", settings->max_payload, "Payload ceiling of a new topic (default 1GiB, at most 1TiB)")
+      ->transform(size_at_most(kLargestPayload));
   cmd->add_option("--group", settings->group,
                   "Share a new topic with this group (mode 0660); an existing topic must be shared with it")
       ->check(group_validator());

@@ -174,14 +174,14 @@ void add_record_command(CLI::App& app) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--compression", s->compression, "Chunk compression: zstd (default) or none")
       ->check(CLI::IsMember({"zstd", "none"}));
-  cmd->add_option("--level", s->level, "zstd level (default 1: fast; up to 19)")->check(CLI::Range(-7, 19));
+  cmd->add_option("--level", s->level, "zstd level (default 1: fast; up to 19)")->check(integer_in(-7, 19));
   cmd->add_option("--chunk-size", s->chunk_size, "Uncompressed bytes per chunk (default 1MiB)")
       ->transform(size_validator());
   cmd->add_option("--split-size", s->split_size, "Start a new numbered file after this many bytes")
       ->transform(size_validator());
   cmd->add_option("--split-duration", s->split_duration_s, "Start a new numbered file every SEC seconds")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--duration", s->duration_s, "Stop after SEC seconds")->check(CLI::PositiveNumber);
+      ->check(positive_seconds());
+  cmd->add_option("--duration", s->duration_s, "Stop after SEC seconds")->check(positive_seconds());
   cmd->add_flag("-f,--force", s->force, "Overwrite existing output files");
   cmd->add_flag("--lockstep", s->lockstep,
                 "Join as a lockstep subscriber: publishers wait for the recorder instead of it losing messages");

@@ -326,9 +326,9 @@ void add_topic_command(CLI::App& app) {
   auto* hz = cmd->add_subcommand("hz", "Rolling publish rate of a topic, once a second (as a tap)");
   hz->add_option("topic", hz_settings->topic, "Topic name")->required();
   hz->add_option("-w,--window", hz_settings->window, "Periods the statistics cover (default 10000)")
-      ->check(CLI::Range(std::size_t{2}, std::size_t{10000000}));
+      ->check(count_in(2, 10000000));
   hz->add_option("-n,--count", hz_settings->reports, "Exit after N reports")
-      ->check(CLI::Range(std::uint64_t{1}, std::numeric_limits<std::uint64_t>::max()));
+      ->check(positive_count());
   hz->add_flag("--json", hz_settings->json,
                "JSON lines: topic, rate_hz, min_period_s, max_period_s, std_dev_s, window, new_messages, lost");
   hz->callback([hz_settings] {

@@ -24,7 +24,7 @@ _cerulion() {
       -*) continue ;;
     esac
     case "$cmd" in
-      "") case $w in pub|echo|topic|clean|ping|pong|bench|record|play|info|recover|flashback) cmd="$w"; continue ;; esac ;;
+      "") case $w in pub|echo|topic|clean|ping|pong|bench|record|play|info|recover|flashback|help) cmd="$w"; continue ;; esac ;;
       "topic") case $w in list|info|hz) cmd="topic $w"; continue ;; esac ;;
       "flashback") case $w in start|dump|status|stop) cmd="flashback $w"; continue ;; esac ;;
     esac
@@ -143,7 +143,7 @@ _cerulion() {
   esac
   local words=""
   case "$cmd" in
-    "") words='pub echo topic clean ping pong bench record play info recover flashback -h --help -V --version --domain' ;;
+    "") words='pub echo topic clean ping pong bench record play info recover flashback help -h --help -V --version --domain' ;;
     "pub") words='-h --help --stdin --file --size --fill -r --rate -n --times -1 --once --wait-subscribers --timeout --mode --depth --max-payload --group -v --verbose'
       [[ $cur != -* && $positional == 0 ]] && words="$words $(_cerulion_topics)" ;;
     "echo") words='-h --help -n --count --timeout -l --truncate-length --json --raw --separator --lost --tap --delay --mode --depth --group'
@@ -172,7 +172,8 @@ _cerulion() {
     "flashback dump") words='-h --help -o --output --dir --last --note --post --name' ;;
     "flashback status") words='-h --help --name --json' ;;
     "flashback stop") words='-h --help --name --discard' ;;
+    "help") words='-h --help' ;;
   esac
   COMPREPLY=($(compgen -W "$words" -- "$cur"))
 }
-complete -F _cerulion cerulion cerulion-pub cerulion-echo cerulion-topic cerulion-clean cerulion-ping cerulion-pong cerulion-bench cerulion-record cerulion-play cerulion-info cerulion-recover cerulion-flashback
+complete -F _cerulion cerulion cerulion-pub cerulion-echo cerulion-topic cerulion-clean cerulion-ping cerulion-pong cerulion-bench cerulion-record cerulion-play cerulion-info cerulion-recover cerulion-flashback cerulion-help

@@ -1,5 +1,6 @@
 // Every usage error of pub, echo, topic and clean exits 2 with one line, and creates nothing.
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -78,4 +79,73 @@ TEST_CASE("PubFromAnEmptyPipePublishesNothingAndSucceeds", "[cli][usage]") {
   CHECK(result.exit_code == 0);
   CHECK(result.out.empty());
   CHECK(count_shm_entries(shm_file(topic)) == 0);
+}
+
+TEST_CASE("Numbers an option cannot mean are refused with the option, the expectation and the value", "[cli][usage]") {
+  const std::string topic = unique_topic("usage_numbers");
+  struct Mistake {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  const std::vector<Mistake> mistakes = {
+      {{"pub", topic, "hi", "-n", "-1"}, "--times must be a whole number of at least 1, got '-1'"},
+      {{"pub", topic, "-n", "-1"}, "--times must be a whole number of at least 1, got '-1'"},
+      {{"pub", topic, "hi", "-n", "99999999999999999999999"}, "got '99999999999999999999999'"},
+      {{"pub", topic, "hi", "-n", "1e3"}, "--times must be a whole number"},
+      {{"pub", topic, "hi", "-r", "nan"}, "--rate must be a rate from 0"},
+      {{"pub", topic, "hi", "-r", "inf"}, "--rate must be a rate from 0"},
+      {{"pub", topic, "hi", "-r", "abc"}, "got 'abc'"},
+      {{"pub", topic, "hi", "--timeout", "0"}, "--timeout must be a positive number of seconds, got '0'"},
+      {{"pub", topic, "hi", "--wait-subscribers", "-1"}, "--wait-subscribers must be a whole number from 0 to 32"},
+      {{"pub", topic, "hi", "--max-payload", "2TiB"}, "--max-payload must be at most 1.0 TiB, got '2TiB'"},
+      {{"pub", topic, "hi", "--depth", "5000"}, "--depth must be a whole number from 1 to 4096"},
+      {{"echo", topic, "-n", "-2"}, "--count must be a whole number of at least 1, got '-2'"},
+      {{"topic", "hz", topic, "-n", "-1"}, "--count must be a whole number of at least 1, got '-1'"},
+      {{"ping", "--warmup", "-1", "-c", "1"}, "--warmup must be a whole number from 0"},
+      {{"ping", "--timeout", "0"}, "--timeout must be a positive number of seconds"},
+      {{"ping", "-r", "-5"}, "--rate must be a rate from 0"},
+      {{"play", "x.mcap", "-r", "0"}, "--rate must be a speed factor greater than 0"},
+      {{"record", topic, "-o", "x.mcap", "--level", "99"}, "--level must be a whole number from -7 to 19"},
+      {{"bench", "--runs", "-3"}, "--runs must be a whole number from 1 to 100"},
+  };
+  for (const auto& mistake : mistakes) {
+    std::string line;
+    for (const auto& a : mistake.args) line += a + " ";
+    INFO("cerulion " << line);
+    auto result = run_cerulion(mistake.args);
+    CHECK(result.exit_code == 2);
+    CHECK(result.out.empty());
+    CHECK(result.err.find(mistake.says) != std::string::npos);
+    CHECK(std::count(result.err.begin(), result.err.end(), '\n') == 1);
+    CHECK(result.err.find("not in range") == std::string::npos);
+    CHECK(result.err.find("Could not convert") == std::string::npos);
+  }
+  CHECK(count_shm_entries(shm_file(topic)) == 0);
+}
+
+TEST_CASE("Errors point to the help of the command that was typed", "[cli][usage]") {
+  CHECK(run_cerulion({"pub", "/x", "hi", "--bogus"}).err.find("(see 'cerulion pub --help')") != std::string::npos);
+  CHECK(run_cerulion({"topic", "hz", "/x", "-n", "0"}).err.find("(see 'cerulion topic hz --help')") !=
+        std::string::npos);
+  CHECK(run_cerulion({"--bogus"}).err.find("(see 'cerulion --help')") != std::string::npos);
+
+  auto unknown = run_cerulion({"topic", "bogus"});
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err == "cerulion: unknown topic command 'bogus' (see 'cerulion topic --help')\n");
+  auto missing = run_cerulion({"topic"});
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err == "cerulion: 'topic' needs a command: list, info, hz (see 'cerulion topic --help')\n");
+}
+
+TEST_CASE("Help is a command as well as an option", "[cli][usage]") {
+  auto all = run_cerulion({"help"});
+  CHECK(all.exit_code == 0);
+  CHECK(all.out == run_cerulion({"--help"}).out);
+  auto one = run_cerulion({"help", "topic", "hz"});
+  CHECK(one.exit_code == 0);
+  CHECK(one.out == run_cerulion({"topic", "hz", "--help"}).out);
+  auto unknown = run_cerulion({"help", "frobnicate"});
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.out.empty());
+  CHECK(unknown.err == "cerulion: no command 'frobnicate' (see 'cerulion --help')\n");
 }
