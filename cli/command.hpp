@@ -64,6 +64,9 @@ std::optional<std::uint64_t> parse_size(std::string_view text);
 CLI::Validator size_validator();
 /// A CLI11 validator accepting the name of an existing group (for --group).
 CLI::Validator group_validator();
+/// "1 topic", "2 topics": a count with its noun, singular for exactly one. `plural_noun` where
+/// adding "s" is wrong ("1 entry", "2 entries").
+std::string counted(std::uint64_t count, std::string_view noun, std::string_view plural_noun = {});
 /// Bytes as "1.5 MiB".
 std::string format_bytes(double bytes);
 

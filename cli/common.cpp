@@ -65,6 +65,12 @@ CLI::Validator group_validator() {
       "GROUP", "group");
 }
 
+std::string counted(std::uint64_t count, std::string_view noun, std::string_view plural_noun) {
+  if (count == 1) return fmt::format("1 {}", noun);
+  if (!plural_noun.empty()) return fmt::format("{} {}", count, plural_noun);
+  return fmt::format("{} {}s", count, noun);
+}
+
 std::string format_bytes(double bytes) {
   static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int i = 0;
