@@ -35,6 +35,18 @@ class alignas(64) Waiter {
   /// Predicted time of the next arrival, 0 if not learnt yet (for tests and diagnostics).
   std::uint64_t predicted_next_ns() const;
 
+  /// Where the adaptive strategy sleeps until and polls until, given the time now (wake_at 0:
+  /// do not sleep first). Public for the wait set, which plans over several members' waiters.
+  struct AdaptivePlan {
+    std::uint64_t wake_at;
+    std::uint64_t poll_after;
+  };
+  AdaptivePlan plan_adaptive(std::uint64_t now) const;
+  /// How late a timed sleep planned by plan_adaptive() ended (the next margins grow with it).
+  void note_oversleep(std::uint64_t late_ns);
+  /// Timed sleeps of this thread end within ~1 µs of when asked (not the default 50 µs slack).
+  static void tighten_timer_slack();
+
  private:
   bool cancelled() const {
     return options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed);
@@ -42,15 +54,7 @@ class alignas(64) Waiter {
   template <typename Ready, typename Housekeeping>
   Status block_until(Ready& ready, WakeChannel& channel, std::uint64_t deadline_ns, std::uint64_t sleep_until_ns,
                      Housekeeping& housekeeping, bool& became_ready);
-  /// Where the adaptive strategy sleeps until and polls until, given the time now (0 = not learnt).
-  struct AdaptivePlan {
-    std::uint64_t wake_at;
-    std::uint64_t poll_after;
-  };
-  AdaptivePlan plan_adaptive(std::uint64_t now) const;
-  void note_oversleep(std::uint64_t late_ns);
   double oversleep_high() const;
-  static void tighten_timer_slack();
 
   template <typename Ready, typename Housekeeping>
   Status wait_passively(Ready& ready, std::uint64_t deadline_ns, Housekeeping& housekeeping);

@@ -52,6 +52,8 @@ class Child {
     char c;
     return read(ready_fd_, &c, 1) == 1;
   }
+  /// Sends SIGTERM (a supervisor's stop); join() then says how the child ended.
+  void terminate() { kill(pid_, SIGTERM); }
   void kill9() {
     kill(pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);

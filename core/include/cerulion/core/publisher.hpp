@@ -6,13 +6,18 @@
 //   auto loan = pub->loan(64);
 //   std::memcpy(loan->data().data(), bytes, 64);
 //   auto seq = pub->publish(std::move(*loan));
+//
+// A trivially copyable struct travels as itself: pub->publish(imu), or pub->loan_as<Frame>() to
+// write a large one in place.
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <span>
 #include <string>
 
+#include "cerulion/core/message.hpp"
 #include "cerulion/core/options.hpp"
 #include "cerulion/core/status.hpp"
 
@@ -57,6 +62,22 @@ class Loan {
   std::uint32_t slot_ = 0;
 };
 
+/// A Loan sized for one T, written in place through -> or *. The T is default-initialized: its
+/// bytes are whatever the slot held before, so write every field (as with any loan).
+template <Message T>
+class TypedLoan {
+ public:
+  explicit TypedLoan(Loan loan) noexcept : loan_(std::move(loan)) {}
+  T* get() const noexcept { return reinterpret_cast<T*>(loan_.data().data()); }
+  T* operator->() const noexcept { return get(); }
+  T& operator*() const noexcept { return *get(); }
+  /// The untyped loan, for Publisher::publish.
+  Loan& loan() noexcept { return loan_; }
+
+ private:
+  Loan loan_;
+};
+
 /// One publisher on one topic. Several publishers may share a topic; their messages reach every
 /// subscriber in one total order, numbered by a per-topic sequence. Move-only; the destructor
 /// leaves the topic (and removes its segment when it was the last participant). A publisher belongs
@@ -83,6 +104,29 @@ class Publisher {
 
   /// Loans, copies `bytes` and publishes: the convenient path for small messages.
   Result<std::uint64_t> publish_copy(std::span<const std::byte> bytes, Timeout timeout = std::nullopt);
+
+  /// Lends a slot for one T (see TypedLoan). Slots are 64-byte aligned, so any T up to that
+  /// alignment fits.
+  template <Message T>
+  Result<TypedLoan<T>> loan_as(Timeout timeout = std::nullopt) {
+    static_assert(alignof(T) <= 64, "slots are 64-byte aligned");
+    auto raw = loan(sizeof(T), timeout);
+    if (!raw.ok()) return raw.status();
+    ::new (static_cast<void*>(raw->data().data())) T;
+    return TypedLoan<T>(std::move(raw).value());
+  }
+
+  /// Publishes a typed loan.
+  template <Message T>
+  Result<std::uint64_t> publish(TypedLoan<T>&& typed, Timeout timeout = std::nullopt) {
+    return publish(std::move(typed.loan()), timeout);
+  }
+
+  /// Publishes the bytes of `value` (a copy into the slot): the convenient path for small structs.
+  template <Message T>
+  Result<std::uint64_t> publish(const T& value, Timeout timeout = std::nullopt) {
+    return publish_copy(std::as_bytes(std::span<const T, 1>(&value, 1)), timeout);
+  }
 
   /// Waits until at least `count` subscribers (taps not counted) are attached.
   Status wait_for_subscribers(std::uint32_t count, Timeout timeout);

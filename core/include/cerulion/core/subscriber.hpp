@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 
+#include "cerulion/core/message.hpp"
 #include "cerulion/core/options.hpp"
 #include "cerulion/core/status.hpp"
 
@@ -15,6 +16,7 @@ namespace cerulion {
 
 namespace detail {
 class SubscriberImpl;
+class WaitSetImpl;
 }
 
 /// Options of a subscriber or tap.
@@ -56,6 +58,14 @@ class Sample {
   /// for a reader that started at the topic's first message, those the ring no longer held.
   std::uint64_t lost_before() const noexcept { return lost_before_; }
   bool valid() const noexcept { return impl_ != nullptr; }
+
+  /// The payload read as a T, valid while the Sample lives. InvalidArgument, and nothing read,
+  /// when the payload is not exactly sizeof(T) bytes (a publisher of another type, or of text).
+  template <Message T>
+  Result<const T*> as() const {
+    if (Status st = detail::check_message_view(data_, size_, sizeof(T), alignof(T)); !st.ok()) return st;
+    return reinterpret_cast<const T*>(data_);
+  }
 
   /// Releases the slot now rather than at destruction.
   void release() noexcept;
@@ -105,6 +115,7 @@ class Subscriber {
   Role role() const noexcept;
 
  private:
+  friend class detail::WaitSetImpl;
   explicit Subscriber(std::unique_ptr<detail::SubscriberImpl> impl);
   std::unique_ptr<detail::SubscriberImpl> impl_;
 };

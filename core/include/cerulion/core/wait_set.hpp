@@ -1,0 +1,81 @@
+#pragma once
+// One thread waiting on several subscribers and timers at once: a node's event loop.
+//
+//   cerulion::WaitSet set;
+//   auto imu = set.add(imu_sub);                  // subscribers stay owned by the caller
+//   auto tick = set.add_timer(10ms);              // periodic work
+//   while (auto ready = set.wait()) {
+//     if (ready->message(imu)) { auto s = imu_sub.try_receive(); ... }
+//     if (ready->timer(tick)) { ... }
+//   }
+//
+// It waits with the set's strategy: spin polls every member; block sleeps in the kernel on all
+// the members' futex words at once (futex_waitv, Linux 5.16+; older kernels fall back to short
+// timed sleeps); adaptive sleeps until just before the earliest message any member's publisher
+// is expected to send (or the next timer), polls, then blocks.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "cerulion/core/options.hpp"
+#include "cerulion/core/status.hpp"
+
+namespace cerulion {
+
+class Subscriber;
+
+namespace detail {
+class WaitSetImpl;
+}
+
+/// Subscribers (and, separately, timers) one WaitSet watches at most.
+inline constexpr std::size_t kMaxWaitSetMembers = 64;
+
+/// What one WaitSet::wait() found: the subscribers with a message ready to take, the timers that
+/// came due. Keys are what WaitSet::add and add_timer returned.
+class WaitSetReady {
+ public:
+  /// A message is ready: the subscriber's try_receive() returns it (unless another thread took it).
+  bool message(std::size_t subscriber_key) const noexcept { return subscriber_key < 64 && (messages_ >> subscriber_key) & 1; }
+  /// The timer came due (once per due time: a timer late by several periods fires once, and its
+  /// next due time stays on its grid).
+  bool timer(std::size_t timer_key) const noexcept { return timer_key < 64 && (timers_ >> timer_key) & 1; }
+  bool any_message() const noexcept { return messages_ != 0; }
+  bool any_timer() const noexcept { return timers_ != 0; }
+
+ private:
+  friend class detail::WaitSetImpl;
+  std::uint64_t messages_ = 0;
+  std::uint64_t timers_ = 0;
+};
+
+/// Waits for whichever of several subscribers has a message, or a timer. Move-only. Not thread
+/// safe: one thread waits on a set. Members must outlive the set or be removed first.
+class WaitSet {
+ public:
+  /// `options.strategy` is how the set waits (the members' own strategies are not used here);
+  /// `options.cancel` ends a wait with Interrupted.
+  explicit WaitSet(WaitOptions options = {});
+  WaitSet(WaitSet&&) noexcept;
+  WaitSet& operator=(WaitSet&&) noexcept;
+  ~WaitSet();
+
+  /// Watches `subscriber`; returns its key. InvalidArgument when the set is full or already holds it.
+  Result<std::size_t> add(Subscriber& subscriber);
+  /// Stops watching `subscriber` (its key is not reused).
+  void remove(const Subscriber& subscriber);
+  /// A periodic timer, first due one `period` from now; returns its key. InvalidArgument for a
+  /// period ≤ 0 or a full set.
+  Result<std::size_t> add_timer(std::chrono::nanoseconds period);
+
+  /// Waits until at least one member has a message or a timer is due, up to `timeout` (Timeout)
+  /// or until cancelled (Interrupted). Returns at once when something is ready already.
+  Result<WaitSetReady> wait(Timeout timeout = std::nullopt);
+
+ private:
+  std::unique_ptr<detail::WaitSetImpl> impl_;
+};
+
+}  // namespace cerulion

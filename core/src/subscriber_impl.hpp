@@ -1,0 +1,132 @@
+#pragma once
+// The subscriber behind cerulion::Subscriber, shared with the wait set (which peeks at members and
+// sleeps on their wake channels).
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include "cerulion/core/subscriber.hpp"
+#include "segment.hpp"
+#include "waiter.hpp"
+#include "warm.hpp"
+
+namespace cerulion {
+namespace detail {
+
+class alignas(64) SubscriberImpl {
+ public:
+  SubscriberImpl(std::shared_ptr<TopicSegment> segment, std::uint32_t index, SubscriberOptions options)
+      : segment_(std::move(segment)),
+        index_(index),
+        role_(options.role),
+        cursor_(segment_->participant(index).cursor.load()),
+        pending_lost_(segment_->participant(index).lost.load()),
+        held_from_(segment_->participant(index).floor.load()),
+        waiter_(options.wait, static_cast<std::uint32_t>(1u << index), options.role == Role::Tap, segment_->depth()) {}
+
+  ~SubscriberImpl() {
+    WarmSet::of_this_thread().release(warm_ticket_);
+    segment_->detach(index_);
+  }
+
+  /// One attempt to take the message at the cursor: a Sample, nullopt if none is ready.
+  Result<std::optional<Sample>> try_take();
+
+  /// Lockstep: the publisher never lets the ring overtake this subscriber's floor (its oldest
+  /// held sample), so the slot needs no hold of its own and the entry carries the metadata: one
+  /// cache line to read, none to write in shared state.
+  Result<std::optional<Sample>> take_lockstep(Participant& me, const LogEntry& entry, std::uint32_t slot);
+
+  Result<Sample> receive(Timeout timeout);
+
+  void release(Sample& sample);
+
+  /// Enrols what taking the next message touches in this thread's warm set (warm.hpp), which the
+  /// wait loops prefetch while they poll. The ring entry itself is left out: polling reads it.
+  void keep_next_take_warm() {
+    WarmSet& set = WarmSet::of_this_thread();
+    if (set.holds(warm_ticket_)) return;
+    const auto* self = reinterpret_cast<const std::byte*>(this);
+    const auto* waiter = reinterpret_cast<const std::byte*>(&waiter_);
+    set.enroll(warm_ticket_, {{self, false},
+                              {self + 64, false},
+                              {waiter, false},
+                              {waiter + 64, false},
+                              {segment_.get(), false},
+                              {&segment_->participant(index_).cursor, true},
+                              {&segment_->control().room, false}});
+  }
+
+  /// Whether the message at the cursor is published (or the ring moved past it): what try_take
+  /// would act on, without taking it. One acquire load of the ring entry.
+  bool has_message() const noexcept {
+    const std::uint64_t entry = segment_->log(cursor_).seq_slot.load(std::memory_order_acquire);
+    return entry != 0 && (entry >> kSlotIndexBits) >= cursor_ + 1;
+  }
+  /// The futex a publisher notifies after publishing, and this subscriber's sleeper bit in it.
+  WakeChannel& data_channel() { return segment_->control().data; }
+  std::uint32_t sleeper_bit() const { return static_cast<std::uint32_t>(1u << index_); }
+  /// What this subscriber's adaptive waiter has learnt of its publisher's rhythm.
+  Waiter& waiter() { return waiter_; }
+  void evict_dead() { segment_->evict_dead(); }
+
+  Mode mode() const { return static_cast<Mode>(segment_->control().mode.load(std::memory_order_relaxed)); }
+  Role role() const { return role_; }
+  TopicSegment& segment() { return *segment_; }
+  std::uint64_t lost() const { return segment_->participant(index_).lost.load(std::memory_order_relaxed); }
+  std::uint64_t received() const { return segment_->participant(index_).messages.load(std::memory_order_relaxed); }
+
+ private:
+  /// The sample for the message at the cursor in `slot`. `metadata` is where its publisher wrote
+  /// the publish times and pid: the ring entry (lockstep) or the slot (free run, taps).
+  template <typename Metadata>
+  Sample sample_at_cursor(std::uint32_t slot, std::uint64_t size, const Metadata& metadata) {
+    Sample sample;
+    sample.impl_ = this;
+    sample.data_ = segment_->slot_data(slot);
+    sample.size_ = static_cast<std::size_t>(size);
+    sample.sequence_ = cursor_;
+    sample.publish_time_ns_ = metadata.publish_mono_ns;
+    sample.publish_realtime_ns_ = metadata.publish_real_ns;
+    sample.publisher_pid_ = metadata.publisher_pid;
+    sample.slot_ = slot;
+    sample.lost_before_ = pending_lost_;
+    return sample;
+  }
+
+  /// Moves the cursor past `sample`, just taken: publishers see the new cursor, the count grows,
+  /// and the adaptive waiter learns when it was published.
+  void move_past(Participant& me, const Sample& sample) {
+    pending_lost_ = 0;
+    ++cursor_;
+    me.cursor.store(cursor_, std::memory_order_release);
+    me.messages.store(me.messages.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    waiter_.record_arrival(sample.publish_time_ns_);
+  }
+
+  /// Counts `n` messages lost: in the shared count at once, and in the next sample's lost_before.
+  void note_lost(Participant& me, std::uint64_t n) {
+    me.lost.fetch_add(n, std::memory_order_relaxed);
+    pending_lost_ += n;
+  }
+  std::uint64_t bit() const { return 1ull << index_; }
+
+  // What taking a message reads and writes here comes first; then the waiter's own hot lines.
+  std::shared_ptr<TopicSegment> segment_;
+  std::uint32_t index_;
+  Role role_;
+  std::uint32_t held_ = 0;
+  std::uint64_t cursor_;
+  std::uint64_t pending_lost_;  ///< counted, not yet told: goes into the next sample's lost_before
+  /// The first sequence this subscriber's floor held from the start. Only a subscriber that began
+  /// at the topic's first message has older ones to read, and reads them as a tap does.
+  std::uint64_t held_from_;
+  std::uint64_t held_seqs_[kMaxHeldPerParticipant] = {};
+  static constexpr std::uint32_t kHeldByFloor = 1;  ///< Sample::hold_: kept by the floor, no slot bit
+  WarmTicket warm_ticket_;
+  alignas(64) Waiter waiter_;
+};
+
+}  // namespace detail
+}  // namespace cerulion
