@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: Apache-2.0
+# What `cmake --install` gives a C++ program of your own: the public headers, the static libraries
+# core, recorder and recording, an exported CMake package (find_package(cerulion)) and cerulion.pc.
+
+include(CMakePackageConfigHelpers)
+
+set(CERULION_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/cerulion)
+
+# cerulion/version.hpp: generated into the build tree (cerulion::core_headers points there) and installed.
+configure_file(${CMAKE_CURRENT_LIST_DIR}/version.hpp.in ${PROJECT_BINARY_DIR}/include/cerulion/version.hpp @ONLY)
+
+install(TARGETS cerulion_core_headers cerulion_core cerulion_recorder cerulion_recording
+        EXPORT cerulionTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/core/include/ ${PROJECT_SOURCE_DIR}/recorder/include/
+                  ${PROJECT_SOURCE_DIR}/recording/include/ ${PROJECT_BINARY_DIR}/include/
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
+install(EXPORT cerulionTargets NAMESPACE cerulion:: DESTINATION ${CERULION_INSTALL_CMAKEDIR})
+
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/cerulionConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/cerulionConfig.cmake
+                              INSTALL_DESTINATION ${CERULION_INSTALL_CMAKEDIR})
+# Before 1.0 a minor release may change the API, so 0.1 does not satisfy a request for 0.2 or the
+# reverse; SameMajorVersion would accept any 0.x. From 1.0 on, SameMajorVersion is the promise.
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/cerulionConfigVersion.cmake
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/cerulionConfig.cmake ${PROJECT_BINARY_DIR}/cerulionConfigVersion.cmake
+        DESTINATION ${CERULION_INSTALL_CMAKEDIR})
+
+# pkg-config, for builds without CMake. The prefix is found from the .pc file's own place
+# (${pcfiledir}), so `cmake --install --prefix ANY` gives a file that points at ANY.
+file(RELATIVE_PATH CERULION_PC_PREFIX /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)
+string(REGEX REPLACE "/$" "" CERULION_PC_PREFIX "${CERULION_PC_PREFIX}")
+set(CERULION_PC_PREFIX "\${pcfiledir}/${CERULION_PC_PREFIX}")
+foreach(dir LIBDIR INCLUDEDIR)
+  if(IS_ABSOLUTE "${CMAKE_INSTALL_${dir}}")
+    set(CERULION_PC_${dir} "${CMAKE_INSTALL_${dir}}")
+  else()
+    set(CERULION_PC_${dir} "\${prefix}/${CMAKE_INSTALL_${dir}}")
+  endif()
+endforeach()
+configure_file(${CMAKE_CURRENT_LIST_DIR}/cerulion.pc.in ${PROJECT_BINARY_DIR}/cerulion.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/cerulion.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
