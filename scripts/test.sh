@@ -1,7 +1,9 @@
 #!/bin/sh
-# Every test on a fresh Debian 12 machine: install, build, run the whole suite with CTest.
+# Every test on a fresh Debian 12 machine: install, build, run the whole suite with CTest, then
+# build and run the examples against the installed package.
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 ./scripts/build.sh
 ctest --test-dir build -j"$(nproc)" --output-on-failure --timeout 600
+./scripts/examples.sh build

@@ -1,0 +1,141 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# The installed package, used as a program of your own would use it: installs BUILD_DIR (default
+# ./build, already built) into a temporary prefix, builds examples/ against it as a separate CMake
+# project, runs the examples in pairs for about a second each and checks what the receiving side
+# printed, then compiles and runs a small program with pkg-config alone.
+#   scripts/examples.sh [BUILD_DIR]
+set -eu
+cd "$(dirname "$0")/.."
+root=$(pwd)
+build=$(cd "${1:-build}" && pwd)
+started=$(date +%s)
+
+tmp=$(mktemp -d)
+pids=""
+cleanup() {
+  for pid in $pids; do kill "$pid" 2>/dev/null || true; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+step() { printf '== %s\n' "$*"; }
+fail() {
+  printf 'examples: %s\n' "$*" >&2
+  for f in "$tmp"/run/*.out; do [ -f "$f" ] && { printf -- '--- %s\n' "${f##*/}"; cat "$f"; } >&2; done
+  exit 1
+}
+
+step "install into a temporary prefix"
+cmake --install "$build" --prefix "$tmp/prefix" >"$tmp/install.log" || { cat "$tmp/install.log" >&2; exit 1; }
+
+step "build examples/ against it"
+cmake -S "$root/examples" -B "$tmp/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  >"$tmp/configure.log" || { cat "$tmp/configure.log" >&2; exit 1; }
+cmake --build "$tmp/build" -j"$(nproc)" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log" >&2; exit 1; }
+
+# A domain of its own, so nothing else running on this machine (tests included) shares the topics.
+CERULION_DOMAIN="examples-$$"
+export CERULION_DOMAIN
+mkdir "$tmp/run"
+cd "$tmp/run"
+bin="$tmp/build"
+
+# start NAME ARGS...: runs an example in the background, its output in NAME.out; a hang ends at 20 s.
+start() {
+  name=$1
+  shift
+  timeout 20 "$bin/$name" "$@" >"$name.out" 2>&1 &
+  pids="$pids $!"
+  eval "pid_$name=$!"
+}
+# finish NAME: waits for it; it must exit 0.
+finish() {
+  eval "pid=\$pid_$1"
+  wait "$pid" || fail "$1 exited with status $?"
+}
+expect() { grep -q -- "$2" "$1.out" || fail "$1 printed no line matching '$2'"; }
+# The receiver must be on the topic before the sender's first message: give it a moment.
+settle() { sleep 0.3; }
+
+step "talker and listener"
+start listener --count 3 --seconds 10
+settle
+start talker --seconds 1
+finish listener
+finish talker
+expect listener "^heard 'hello world [0-9]*'"
+
+step "camera_publisher and camera_viewer"
+start camera_viewer --seconds 1.5
+settle
+start camera_publisher --seconds 1.2
+finish camera_viewer
+finish camera_publisher
+expect camera_viewer '^[0-9.]* fps, latency mean [0-9]* us'
+
+step "imu_publisher and imu_listener"
+start imu_listener --count 20 --seconds 10
+settle
+start imu_publisher --seconds 1
+finish imu_listener
+finish imu_publisher
+expect imu_listener '^imu [0-9]*: yaw rate 0.50 rad/s'
+
+step "wait_set over the talker, the IMU and the camera"
+start wait_set --seconds 1.6
+settle
+start talker --seconds 1.3
+start imu_publisher --seconds 1.3
+start camera_publisher --seconds 1.3
+finish wait_set
+for name in talker imu_publisher camera_publisher; do finish "$name"; done
+expect wait_set '^last second: /chatter [1-9][0-9]*, /imu [1-9][0-9]*, /camera/image [1-9][0-9]* messages'
+
+step "record_chatter (cerulion::recording)"
+start talker --seconds 1.5
+settle
+start record_chatter --seconds 1
+finish record_chatter
+finish talker
+expect record_chatter '^recorded [1-9][0-9]* messages of /chatter into chatter.mcap'
+"$tmp/prefix/bin/cerulion" info chatter.mcap >info.out 2>&1 || fail "cerulion info could not read chatter.mcap"
+expect info '/chatter'
+
+step "Ctrl-C and SIGTERM stop an example cleanly"
+for signal in INT TERM; do
+  "$bin/listener" >signal.out 2>&1 &
+  pid=$!
+  pids="$pids $pid"
+  settle
+  kill -s "$signal" "$pid"
+  # A listener that ignored the signal would wait for ever: the watchdog ends it with SIGKILL.
+  (sleep 3 && kill -s KILL "$pid" 2>/dev/null) &
+  watchdog=$!
+  status=0
+  wait "$pid" || status=$?
+  kill "$watchdog" 2>/dev/null || true
+  [ "$status" -eq 0 ] || fail "listener exited with status $status after SIG$signal (137: still running 3 s later)"
+done
+
+step "pkg-config alone"
+pc=$(find "$tmp/prefix" -name cerulion.pc | head -n 1)
+[ -n "$pc" ] || fail "no cerulion.pc installed"
+cat >hello.cpp <<'CPP'
+#include <cerulion/core.hpp>
+#include <cerulion/version.hpp>
+#include <cstdio>
+
+int main() {
+  auto pub = cerulion::Publisher::create("/hello");
+  if (!pub) return std::puts(pub.message().c_str()), 1;
+  std::printf("cerulion %s: published %d\n", CERULION_VERSION_STRING, pub->publish_copy({}).ok());
+}
+CPP
+flags=$(PKG_CONFIG_PATH="$(dirname "$pc")" pkg-config --cflags --libs cerulion)
+${CXX:-c++} -std=c++20 hello.cpp -o hello $flags || fail "hello.cpp did not build with: $flags"
+./hello >hello.out 2>&1 || fail "the pkg-config program failed"
+expect hello "^cerulion [0-9.]*: published 1"
+
+step "the examples passed in $(($(date +%s) - started)) s"
