@@ -13,7 +13,7 @@
 
 int main(int argc, char** argv) {
   const example::Args args = example::parse_args(argc, argv);
-  cerulion::stop_on_signals();
+  cerulion::stop_on_signals();  // Ctrl-C sets a flag instead of killing us, so finish() closes the file
 
   cerulion::recording::RecordingOptions options;
   options.taps.selection.topics = {"/chatter"};
