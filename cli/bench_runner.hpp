@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // How `cerulion bench` runs one repetition: `cerulion ping` in fresh processes (it starts its own
 // pong), its JSON and raw samples read back; and the progress line on stderr.

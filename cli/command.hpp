@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Shared plumbing of the subcommands. Exceptions are the CLI boundary's way of ending: a
 // subcommand throws Exit (or CLI11's errors) and main() turns it into an exit code, once.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers every subcommand uses: error checks, sizes.
 
 #include <grp.h>

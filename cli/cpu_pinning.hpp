@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The command line's side of CPU pinning (measurement/cpu_pinning.hpp): the same checks, failing
 // as usage errors that name the option.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The subcommands of `cerulion flashback`, one file each concern: start (the keeper), and the
 // tools that work on a store with or without its keeper (dump, status, stop).

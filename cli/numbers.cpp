@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checks for numbers given on the command line (see numbers.hpp).
 
 #include "numbers.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Checks for numbers given on the command line. Each one refuses what the option cannot mean
 // (negative or overflowing counts, nan, a size past the limit) with a message that says what is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // `ping --flashback`: a keeper process on the ping's two topics for the whole measurement, as the
 // seed benchmark's native lanes run with their recorder on. Its store is removed afterwards.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // `cerulion ping`'s run: the measurement library's run_ping with what the CLI adds (a pong
 // process started from this binary, the flashback keeper), its errors turned into Exit.

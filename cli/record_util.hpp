@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Small helpers the recording subcommands (record, play, info, recover) share.
 

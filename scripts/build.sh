@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Configures and builds into ./build (Release with debug info), using every core.
 set -eu
 cd "$(dirname "$0")/.."

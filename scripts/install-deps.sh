@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Installs what cerulion needs to build and test, from Debian 12 packages only. Run as root.
 set -eu
 export DEBIAN_FRONTEND=noninteractive

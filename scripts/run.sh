@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The main job on a fresh Debian 12 machine: install, build, measure a round trip.
 set -eu
 cd "$(dirname "$0")/.."

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Every test on a fresh Debian 12 machine: install, build, run the whole suite with CTest, then
 # build and run the examples against the installed package.
 set -eu

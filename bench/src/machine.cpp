@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The machine a campaign ran on, from /proc and /sys.
 
 #include <fstream>

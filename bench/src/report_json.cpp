@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A campaign as JSON, and the comparison with an earlier campaign's JSON.
 
 #include <fmt/core.h>

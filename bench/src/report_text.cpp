@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tables for a terminal and as Markdown.
 
 #include <fmt/core.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The campaign's tables as data, rendered as text, Markdown or HTML by the reports.
 

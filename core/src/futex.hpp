@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Raw futex calls on 32-bit words in shared memory. Not FUTEX_PRIVATE (the waiter and the waker are
 // different processes) and not std::atomic::wait (which does not promise a cross-process wake).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The byte layout of a topic segment. Everything another process may read lives here; every index
 // read from it is bounds-checked before use, because the segment is shared and may be damaged.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A mapped topic segment: creation, validation, joining and leaving, the topic lock, and the
 // eviction of participants whose process died.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The topic lock: a plain word in the segment, taken over from a holder that died (the ring is
 // then repaired, since the holder may have stopped half way through a publish).
 

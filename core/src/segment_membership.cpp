@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Membership of a topic: joining, leaving (the last one out removes the name), and the eviction of
 // participants whose process died.
 

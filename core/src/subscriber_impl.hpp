@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The subscriber behind cerulion::Subscriber, shared with the wait set (which peeks at members and
 // sleeps on their wake channels).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The three wait strategies behind every blocking call: spin, block (futex) and adaptive.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The keeper's life: open the store, tap, write what the taps take into the store, stop.
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The keeper's parts: a consumer that writes taken samples into the store (one thread), and a
 // control thread that watches for triggers and makes the dumps.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The keeper's control thread: triggers (a request or signal, a message on the trigger topic, a
 // publisher's death, a stall), the post window that gathers them into one dump, and the limits
 // that keep a crash loop from filling the disk.

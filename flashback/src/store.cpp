@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Creating, opening, taking over, listing and removing stores.
 
 #include <algorithm>

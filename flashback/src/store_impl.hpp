@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The mapped store and what its keeper and its readers do with it.
 

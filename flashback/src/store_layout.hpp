@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The flashback store as it lies in shared memory. One keeper writes it; any number of readers
 // (dumps, status) copy from it without locks and without ever holding the keeper back:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading a store while its keeper writes it (or after it died): copies that are whole or left
 // out, never torn, and the figures `flashback status` shows.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the keeper does to its store: register channels, append messages to the open chunk,
 // compress and commit chunks into the ring, evict the oldest, and pick up after a dead keeper.
 

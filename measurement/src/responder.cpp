@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "cerulion/measurement/responder.hpp"
 
 #include "cerulion/measurement/cpu_pinning.hpp"

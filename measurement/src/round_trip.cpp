@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The measured loop. It is written once, as a template, and compiled twice: for NativeRequester
 // (final: its loan, publish and receive are called directly and inlined, as ping's loop always
 // did) and for any Requester through its virtual interface.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The transports this build knows. A transport whose library was not found at build time is still
 // listed, unavailable, so a user learns why a lane is missing.
 

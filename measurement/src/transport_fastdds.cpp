@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Fast DDS transport: the ping protocol over two DDS topics of raw bytes, set up the way ROS 2's
 // default middleware (rmw_fastrtps, Humble) sets up a topic with the default QoS profile:
 // reliable, keep last 10, volatile; synchronous publication; histories preallocated and grown on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The iceoryx transport: the ping protocol over two iceoryx topics with zero-copy loans (untyped
 // publisher and subscriber: a request is a chunk of exactly `size` bytes), waiting on a WaitSet.
 // Subscriber queues hold 10 chunks (ROS 2's keep last 10) and drop the oldest.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // iceoryx's daemon, RouDi, for the iceoryx transport: whether it can be used here, and a RouDi this
 // process starts and stops. Built with or without iceoryx (it only runs `iox-roudi`), so that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Starting and stopping iceoryx's RouDi; see transport_iceoryx.hpp.
 
 #include "transport_iceoryx.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the fuzzer does with one input, shared with the regression test that replays the corpus:
 // open it (indexed or by scan), read every message (in file and in log-time order), metadata and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer entry point for the MCAP reader. Build: cmake -DCERULION_FUZZ=ON
 // -DCMAKE_CXX_COMPILER=clang++; run: ./fuzz_mcap_reader tests/recorder/corpus -max_len=65536
 

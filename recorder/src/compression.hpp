@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Chunk compression. Decompression grows its output as real bytes come out, so a lying
 // uncompressed_size field can never make it allocate more than the data actually expands to.

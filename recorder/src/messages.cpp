@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reader::read_messages: messages in file order, or merged into log-time order.
 //
 // Log-time order merges chunks the way the mcap C++ library's LogTimeOrder reading does: the chunks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Encoding and decoding of single records' content. Decoding is strict about the fields it knows,
 // tolerant of trailing bytes (MCAP lets records grow), and never trusts a length field.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Random access to the bytes of a recording (a file or a memory buffer), and the record lexer both
 // the reader and recovery walk files with. Every length read from the file is checked against

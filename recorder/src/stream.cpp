@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Streaming reads: every record in file order, as McapStreamReader sees them.
 
 #include <exception>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Little-endian encoding and bounds-checked decoding of MCAP primitives. Decoding never reads
 // past its span and never allocates more than the span holds, whatever a length field says.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The consumer of a recording's queue: writes samples as MCAP messages in the cerulion profile,
 // opens a new file when the current one is big or old enough, and closes each file with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reader threads of a TapSet: a fixed number, each polling its share of the topics, so that a
 // set watching 200 topics runs a few threads rather than 200.
 

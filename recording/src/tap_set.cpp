@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TapSet: opening topics (named ones at create(), discovered ones as they appear) and the public
 // API. The reader threads are in tap_readers.cpp.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Inside a TapSet: the opened topics, the reader threads that poll them and the discovery thread
 // that opens new ones. tap_set.cpp opens and discovers; tap_readers.cpp reads.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The campaign with a scripted runner: what a cell reports, how a lane that cannot keep the rate
 // falls back, and how failures and unavailable lanes show.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reports: the JSON's keys, every cell in the Markdown and the HTML, an HTML page that is
 // well-formed and self-contained, and the baseline check.
 

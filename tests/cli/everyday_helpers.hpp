@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Helpers of the pub/echo/topic/clean tests: JSON lines, topic snapshots through the real binary,
 // and a domain of its own for tests that look at a whole domain.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Faults in what pub is given: a clear line, an exit code, and nothing published half-way.
 
 #include <csignal>

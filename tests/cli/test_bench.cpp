@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `cerulion bench` through the real binary: a short campaign over every available lane with every
 // output, the baseline check, and bad input.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `clean` removes what dead processes left behind, and nothing a live process uses.
 
 #include <csignal>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `cerulion flashback` end to end: the keeper, its store in /dev/shm (which outlives the keeper and
 // the publishers), dumps on request and by trigger (signal, trigger topic, death, stall, post
 // window, rate limit), status and stop, and dumps read back byte by byte, by `cerulion info` and by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `cerulion play` reads a channel's recorded topic settings through the cerulion profile: one that
 // does not parse is said, once, never silently ignored.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `cerulion record` end to end: named topics, -a discovery, overwrite refusal, splitting, and a
 // recorder killed with SIGKILL whose file info/play still read and recover makes whole.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What `cerulion record` keeps: a topic that appears after it started, from its first message; a
 // burst, losslessly, with --lockstep; and a clear word on what it could not open.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Helpers of the record/play/info/recover tests: temp files and the shared MCAP samples.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stopping commands by signal: SIGINT (Ctrl-C), SIGTERM (a supervisor) and SIGHUP (a closed
 // terminal or ssh session) all end a command cleanly, with exit code 128 + the signal.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Throughput figures for the notes, not a test of behaviour: hidden ([.bench]), run by hand with
 //   ./build-cli/tests/cli/cli_tests "[.bench]"
 // 64-byte messages, lockstep, spin-waiting publisher and subscriber.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `topic list | info | hz` through the real binary.
 
 #include <csignal>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every usage error of pub, echo, topic and clean exits 2 with one line, and creates nothing.
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What an unfriendly local user, or damage to the shared state, can do to a topic: entries planted
 // under a segment's name, topics created by another user, damaged counters and damaged headers.
 

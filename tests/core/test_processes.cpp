@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Several processes on one topic, and processes that die at the worst moment (kill -9).
 
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Ring semantics within one process: lockstep, free run, taps, n:m order, growth, loans.
 
 #include <catch2/catch.hpp>

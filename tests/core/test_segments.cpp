@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Segment lifecycle: naming, removal by the last participant, corruption, permissions, clean.
 
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Typed messages: a trivially copyable struct travels as its own bytes, and is read back only
 // when the payload is exactly that struct.
 

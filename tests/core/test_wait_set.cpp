@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The wait set: one thread waiting on several subscribers and timers, in every wait strategy.
 
 #include <catch2/catch.hpp>

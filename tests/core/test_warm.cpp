@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per-thread warm set (core/src/warm.hpp): what a waiting thread keeps in its cache.
 
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Shared helpers of the flashback tests: a store of a test's own domain (removed afterwards),
 // messages with checkable payloads, and dumps read back from memory.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Keepers over real topics: what they take is what was published, byte for byte, and their
 // triggers dump into their directory.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The store: what it keeps, what it evicts, and that a copy is whole or left out, never torn,
 // whoever writes it and whenever its keeper dies.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The peer transports (Fast DDS, iceoryx): short real round trips in one process and in two, and
 // RouDi started and stopped without leaving a process, a socket or shared memory behind. A
 // transport this build or machine lacks is skipped with a WARN saying why.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Shared helpers of the recorder tests: temp paths, the shared reference folder, and records as
 // the conformance suite's JSON.

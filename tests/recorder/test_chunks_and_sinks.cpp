@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Encoded chunks written as they are, writers over memory, and files that appear only once whole.
 
 #include <catch2/catch.hpp>

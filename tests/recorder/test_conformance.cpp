@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reader against the official MCAP conformance files and the real sample files.
 
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bad input: truncation, flipped bits, lying length fields, empty and foreign files. The reader
 // must say what is wrong, keep what is good, and never crash, hang or over-allocate.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading in log-time order: chunks that overlap in time are merged through their indexes, in a
 // finished file and in one cut short (chunk indexes rebuilt by the scan); messages outside chunks
 // come in file order, with one problem line when that is not log-time order.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Files this writer makes are read back by an independent implementation: the npm package
 // @mcap/core's indexed reader (pinned in tests/recorder/npm/package.json). Skips, with a clear
 // message, when npm cannot install it (no network, no registry).

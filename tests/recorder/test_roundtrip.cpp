@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writer -> reader round trips: every payload comes back byte for byte, the summary adds up, and
 // the file passes the streaming reader's checks.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writer throughput at the default settings (zstd level 1, 1 MiB chunks). Hidden: run with
 // `recorder_tests "[.bench]"`. Payloads are made up front so only writing is timed.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Conveniences of the recording tests: a sink that keeps what it is given, memory sinks for
 // recordings, and a domain of its own that is emptied at the end.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cerulion MCAP profile: what record and flashback write is what play and info read back.
 
 #include <catch2/catch.hpp>

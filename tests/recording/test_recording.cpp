@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Recordings into memory: read back by the recorder's Reader with the profile's channels, closing
 // metadata and every message in order; split into several files by size.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The queue between a tap set and its consumer: drops and counts when full, waits when asked to,
 // and hands samples over in log-time order, topics before their first sample.
 

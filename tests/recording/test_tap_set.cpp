@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Taps as a set over real topics: many topics on a fixed number of threads, topics that appear
 // later read from their first message, and what a tap misses counted.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "full_shm.hpp"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A small, private /dev/shm and ways to fill it (see main.cpp for the namespace).
 

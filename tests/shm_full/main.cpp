@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs the suite inside a mount namespace of its own, so that its /dev/shm can be a small tmpfs
 // that the tests fill without touching the machine's. Every process the tests start inherits it.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Flashback when memory or disk runs out: a store bigger than /dev/shm stops growing where /dev/shm
 // ends and keeps working within it; a dump into a full disk fails with one line, leaves no file,
 // and leaves the store as it was, so the dump can be retried elsewhere.

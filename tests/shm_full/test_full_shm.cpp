@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A full /dev/shm (Docker's default is 64 MiB) is one clear error for whoever asked for memory, and
 // nothing else: no SIGBUS anywhere, no segment left half made, and the other participants, `topic
 // list` and `clean` keep working.

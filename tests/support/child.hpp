@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A forked child process running a lambda, for tests that need several processes of their own (or
 // one that dies at a chosen moment, or runs as another user). Catch2 assertions belong to the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A recording whose chunks all overlap in time, as several writers or a reordering recorder leave
 // them, written through the recorder library for the reader's tests and `cerulion play`'s.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Runs the real `cerulion` binary (or any program) from tests: arguments, stdin bytes, captured
 // stdout/stderr, exit code, and a hard timeout so a hang fails the test instead of the suite.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The whole public API of the cerulion shared-memory transport.
 #include "cerulion/core/discovery.hpp"

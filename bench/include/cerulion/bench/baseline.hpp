@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Comparing a campaign with an earlier one's JSON: a ratio per cell, and a regression when one of
 // cerulion's own lanes got slower than the tolerance allows (a check for users' CI).

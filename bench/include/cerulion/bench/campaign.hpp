@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The latency campaign of ../shared/reference/benchmark-method.md: for every lane and payload size,
 // R repetitions (each in fresh processes) of warm-up then N round trips on a slot grid; the cell's

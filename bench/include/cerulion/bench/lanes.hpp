@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The lanes of the campaign: cerulion's own (two processes in free run or lockstep, one process,
 // flashback on) and the transports it answers (Fast DDS as ROS 2 uses it by default, iceoryx).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What a campaign gives a person and a program: the seed page's two tables on a terminal, every
 // cell as JSON, the tables as Markdown, and one self-contained HTML page with the charts (inline

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Looking at what runs in a domain without joining it: list topics, inspect one, clean up what dead
 // processes left behind. None of these calls attaches to a topic or holds a publisher back.

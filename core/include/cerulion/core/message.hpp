@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Typed messages: what a plain struct must be to travel as its own bytes.
 

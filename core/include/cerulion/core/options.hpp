@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Settings shared by publishers and subscribers. Every default is the recommended setup.
 

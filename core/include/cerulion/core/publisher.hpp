@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Publishing: loan a slot of the topic's shared memory, write the payload in place, publish it.
 // Subscribers then read the very same bytes (zero copy).

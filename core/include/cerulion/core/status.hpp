@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Error reporting for the transport API. Nothing in core/ throws across its API: every call that
 // can fail returns a Status or a Result<T> carrying an ErrorCode and a one-line message meant for a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Stopping a node on Ctrl-C or a supervisor's SIGTERM: the signals set one process-wide flag,
 // and every wait given that flag as its cancel flag returns Interrupted promptly.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Receiving: a read-only, zero-copy view of a published slot, held until the Sample is dropped.
 

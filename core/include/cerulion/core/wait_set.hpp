@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One thread waiting on several subscribers and timers at once: a node's event loop.
 //

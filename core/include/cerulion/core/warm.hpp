@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Keeping the next message's memory in cache while a thread waits on its own.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Dumping a store: an indexed MCAP file in the profile of `cerulion record`, messages in log-time
 // order, closed chunks copied as they are (no recompression), the open chunk compressed once, and a

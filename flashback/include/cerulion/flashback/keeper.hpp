@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The keeper: taps a domain's topics (never holding a publisher back, unless lockstep) and keeps
 // their recent traffic in its store; dumps it into a directory when asked or when something goes

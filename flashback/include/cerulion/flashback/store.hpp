@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The flashback store: recent traffic of a domain, kept zstd-compressed in shared memory by one
 // keeper, readable by anyone of the same user at any time, even after the keeper died. One store

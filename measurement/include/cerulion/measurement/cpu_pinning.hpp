@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Pinning the workers of a latency measurement to CPUs of their own, as the floor benchmark
 // (limit-pingpong) does. Unpinned, the scheduler may queue a worker that wakes up behind its peer

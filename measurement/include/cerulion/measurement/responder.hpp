@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The pong side as a loop of its own: `cerulion pong`, the process `ping` starts, and the thread
 // of a single-process measurement all run this.

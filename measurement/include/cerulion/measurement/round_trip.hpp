@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The measured loop: warm-up and N round trips over a Requester, paced on a slot grid. This is
 // the only part of a measurement on the hot path; ping.hpp wraps it with the responder, CPU

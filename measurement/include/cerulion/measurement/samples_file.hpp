@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Raw round trips on disk: little-endian u64 nanoseconds, one after another, no header, so a
 // script reads them with numpy.fromfile(path, "<u8").

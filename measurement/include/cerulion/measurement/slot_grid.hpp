@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Slot-grid pacing (benchmark-method.md): requests go out on a wall-clock grid at the nominal
 // rate. A slot whose whole period has passed before its turn is skipped and counted, never sent

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Chunks as values: Message records are encoded into a caller's buffer (shared memory, say), then
 // compressed once into a Chunk record followed by its MessageIndex records. Such an encoded chunk

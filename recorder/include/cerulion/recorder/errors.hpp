@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Errors of the recorder library. It reuses the transport's Status/Result (header-only use), so a
 // command line tool handles both the same way. Nothing in recorder/ throws across its API.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Reading MCAP files. Reader::open() reads the summary when the file has a valid one (indexed
 // reading), and otherwise scans the data section record by record (a file from a recording that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Rebuilding a complete, indexed MCAP file from a truncated or damaged one (like `mcap recover`):
 // every record that can still be read is copied into a fresh file with a new summary; chunks that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Where a Writer's bytes go: a file, or memory (so recordings and dumps are built and tested
 // without files). A sink sees the bytes in order, exactly once.

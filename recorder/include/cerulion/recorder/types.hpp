@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The MCAP records, as plain structs. Field names and units follow the MCAP specification
 // (see ../shared/reference/mcap-format.md): every time is a uint64 of nanoseconds since the Unix

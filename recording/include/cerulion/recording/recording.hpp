@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A recording: a tap set feeding a queue whose consumer writes MCAP in the cerulion profile
 // (recorder/profile.hpp), split into numbered files by size or duration, each closed with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A bounded queue between a tap set's threads and one consumer thread: the sink copies each sample
 // and lets go of the slot at once; the consumer (an MCAP writer, a flashback store) takes them in

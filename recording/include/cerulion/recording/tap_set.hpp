@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Taps as a set: one object reads named topics, every topic of a domain, or topics matching
 // patterns (including topics that appear later), with a fixed small number of threads however

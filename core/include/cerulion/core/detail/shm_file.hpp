@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Not the user API: shared by cerulion's own libraries (core's segments, flashback's store).
 //
