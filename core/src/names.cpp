@@ -10,8 +10,42 @@ bool is_name_char(char c) {
          c == '.';
 }
 
+void append_hex(std::string& out, unsigned char c) {
+  static const char* digits = "0123456789abcdef";
+  out += "\\x";
+  out.push_back(digits[c >> 4]);
+  out.push_back(digits[c & 0xF]);
+}
+
+/// `text` fit for a one-line message: bytes outside printable ASCII as \xHH, a backslash doubled,
+/// so a tab or a stray UTF-8 byte is seen for what it is and cannot break the line.
+std::string escaped(std::string_view text) {
+  std::string out;
+  for (char ch : text) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c >= 0x20 && c < 0x7F) {
+      out.push_back(ch);
+    } else {
+      append_hex(out, c);
+    }
+  }
+  return out;
+}
+
+/// The character starting at `i`, escaped: a UTF-8 lead byte takes its continuation bytes along,
+/// so 'é' is named as '\xc3\xa9' rather than half of it.
+std::string escaped_character(std::string_view text, std::size_t i) {
+  std::size_t end = i + 1;
+  if (static_cast<unsigned char>(text[i]) >= 0xC0) {
+    while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) ++end;
+  }
+  return escaped(text.substr(i, end - i));
+}
+
 Status bad_topic(std::string_view name, const std::string& why) {
-  return {ErrorCode::InvalidTopicName, "invalid topic name '" + std::string(name) + "': " + why};
+  return {ErrorCode::InvalidTopicName, "invalid topic name '" + escaped(name) + "': " + why};
 }
 
 }  // namespace
@@ -31,10 +65,10 @@ Result<std::string> normalize_topic_name(std::string_view name) {
     std::string_view part(topic.data() + start, end - start);
     if (part.empty()) return bad_topic(name, "empty component ('//')");
     if (part == "." || part == "..") return bad_topic(name, "'" + std::string(part) + "' components are not allowed");
-    for (char c : part) {
-      if (!is_name_char(c)) {
-        std::string shown = (c >= 32 && c < 127) ? std::string(1, c) : "\\x" + std::to_string(static_cast<unsigned char>(c));
-        return bad_topic(name, "character '" + shown + "' is not allowed (use A-Z a-z 0-9 _ . - and /)");
+    for (std::size_t i = 0; i < part.size(); ++i) {
+      if (!is_name_char(part[i])) {
+        return bad_topic(name, "character '" + escaped_character(part, i) +
+                                   "' is not allowed (use A-Z a-z 0-9 _ . - and /)");
       }
     }
     start = end + 1;
@@ -45,17 +79,31 @@ Result<std::string> normalize_topic_name(std::string_view name) {
 Status validate_domain(std::string_view domain) {
   if (domain.empty()) return {ErrorCode::InvalidTopicName, "the domain name is empty"};
   if (domain.size() > kMaxDomainLength) {
-    return {ErrorCode::InvalidTopicName, "domain '" + std::string(domain) + "' is longer than " +
+    return {ErrorCode::InvalidTopicName, "domain '" + escaped(domain) + "' is longer than " +
                                              std::to_string(kMaxDomainLength) + " characters"};
   }
-  for (char c : domain) {
+  for (std::size_t i = 0; i < domain.size(); ++i) {
+    char c = domain[i];
     bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
     if (!ok) {
-      return {ErrorCode::InvalidTopicName,
-              "invalid domain '" + std::string(domain) + "': use only A-Z a-z 0-9 _ and -"};
+      return {ErrorCode::InvalidTopicName, "invalid domain '" + escaped(domain) + "': character '" +
+                                               escaped_character(domain, i) +
+                                               "' is not allowed (use A-Z a-z 0-9 _ and -)"};
     }
   }
   return Status::success();
+}
+
+Status validate_segment_name(std::string_view domain, std::string_view normalized_topic) {
+  const std::size_t length = segment_name(domain, normalized_topic).size() - 1;  // without its '/'
+  if (length <= kMaxSegmentFileNameLength) return Status::success();
+  const std::size_t room = kMaxSegmentFileNameLength - (segment_name("", "").size() - 1);
+  return {ErrorCode::InvalidArgument,
+          "topic '" + escaped(normalized_topic) + "' (" + std::to_string(normalized_topic.size()) +
+              " characters) and domain '" + escaped(domain) + "' (" + std::to_string(domain.size()) +
+              " characters) are too long together: their shared-memory file name would be " +
+              std::to_string(length) + " bytes, over the limit of " + std::to_string(kMaxSegmentFileNameLength) +
+              " (topic and domain may have " + std::to_string(room) + " characters together)"};
 }
 
 std::string default_domain() {

@@ -144,6 +144,8 @@ Result<std::shared_ptr<TopicSegment>> TopicSegment::open(const OpenRequest& requ
   if (request.options.max_payload == 0 || request.options.max_payload > (1ull << 40)) {
     return Status(ErrorCode::InvalidArgument, "payload ceiling must be 1 B .. 1 TiB");
   }
+  // Found here, not as "File name too long" from shm_open.
+  if (Status st = validate_segment_name(request.options.domain, request.topic); !st.ok()) return st;
   const std::string name = segment_name(request.options.domain, request.topic).substr(1);
   for (int attempt = 0; attempt < 100; ++attempt) {
     auto existing = ShmFile::open_existing(name, request.access != Access::Inspect, what);

@@ -6,7 +6,9 @@
 // "." and ".." components, a trailing '/' and any other character are refused, so a name can never
 // escape the namespace. A domain is [A-Za-z0-9_-], 1..64 characters (default "default", or
 // $CERULION_DOMAIN). The segment of topic `/robot/camera` in domain `default` is
-// `/dev/shm/cerulion.default:robot:camera`: `ls /dev/shm` tells a person what is there.
+// `/dev/shm/cerulion.default:robot:camera`: `ls /dev/shm` tells a person what is there. A file
+// name has at most 255 bytes, so a domain and a topic may have 246 characters together (the
+// longest of each do not fit side by side). Errors show a bad byte as \xHH.
 
 #include <string>
 #include <string_view>
@@ -25,6 +27,13 @@ Result<std::string> normalize_topic_name(std::string_view name);
 
 /// Ok, or InvalidTopicName saying what is wrong with the domain name.
 Status validate_domain(std::string_view domain);
+
+/// Longest file name /dev/shm takes (NAME_MAX): a segment's name without its leading '/'.
+inline constexpr std::size_t kMaxSegmentFileNameLength = 255;
+
+/// Ok, or InvalidArgument naming both lengths and the limit when a valid domain and a normalized
+/// topic are too long together for a segment file name.
+Status validate_segment_name(std::string_view domain, std::string_view normalized_topic);
 
 /// $CERULION_DOMAIN when it is set and non-empty, else "default".
 std::string default_domain();
