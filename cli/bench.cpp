@@ -162,7 +162,11 @@ void add_bench_command(CLI::App& app) {
       "Each lane x size cell: repetitions in fresh processes of warm-up then round trips on a 100 Hz slot grid;\n"
       "median = median of the repetition medians, p99 pooled (quoted with at least 20 samples beyond it). A cell\n"
       "skipping over 1 % of its slots falls back to 50 then 20 Hz, then fails. Lanes: native-multi,\n"
-      "native-multi-lockstep, native-single (flashback on), fastdds-multi, fastdds-single, iceoryx-multi.");
+      "native-multi-lockstep, native-single (flashback on), fastdds-multi, fastdds-single, iceoryx-multi.\n"
+      "Examples:\n"
+      "  cerulion bench\n"
+      "  cerulion bench --lanes native-multi,native-single --sizes 64,1MiB --json run.json --html run.html\n"
+      "  cerulion bench --baseline run.json --tolerance 1.2");
   cmd->add_option("--lanes", a->lanes, "Comma-separated lanes (default: every available one)");
   cmd->add_flag("--full", a->full, "The full campaign: 10 sizes from 64 B to 16 MiB, 5 x 2000 round trips");
   cmd->add_option("--sizes", a->sizes, "Comma-separated payload sizes (default 64,1MiB,16MiB)");

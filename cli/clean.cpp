@@ -122,7 +122,11 @@ void add_clean_command(CLI::App& app) {
       "Participants are checked by pid and process start time, so a reused pid does not keep a dead topic alive.\n"
       "Entries named like a segment that are not one (a FIFO, a directory, a link) are removed.\n"
       "A flashback store whose keeper is gone is listed but kept, since it is the record of what happened;\n"
-      "--flashback removes it (after `cerulion flashback dump`, say). A running keeper's store is never touched.");
+      "--flashback removes it (after `cerulion flashback dump`, say). A running keeper's store is never touched.\n"
+      "Examples:\n"
+      "  cerulion clean --dry-run\n"
+      "  cerulion clean --flashback\n"
+      "  cerulion --domain test clean --force /stuck/topic");
   cmd->add_flag("--dry-run", settings->dry_run, "Say what would be removed, remove nothing");
   cmd->add_option("--force", settings->force_topic, "Remove this topic's segment even with live participants");
   cmd->add_flag("--flashback", settings->flashback, "Also remove flashback stores whose keeper is gone (kept by default: evidence)");

@@ -190,7 +190,7 @@ void add_echo_command(CLI::App& app) {
       ->check(positive_seconds());
   cmd->add_option("--mode", settings->mode, "Mode if echo creates the topic: lockstep or free-run")
       ->check(CLI::IsMember({"lockstep", "free-run"}));
-  settings->depth_option = cmd->add_option("--depth", settings->depth, "Ring depth if echo creates the topic")
+  settings->depth_option = cmd->add_option("--depth", settings->depth, "Ring depth if echo creates the topic (messages, default 16)")
                                ->check(count_in(1, kMaxDepth));
   cmd->add_option("--group", settings->group,
                   "Share the topic with this group if echo creates it (mode 0660); an existing topic must be shared with it")

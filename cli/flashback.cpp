@@ -97,7 +97,12 @@ void add_flashback_command(CLI::App& app) {
   fb->footer(
       "The keeper taps topics (never holding a publisher back) and keeps their recent traffic zstd-compressed\n"
       "in a shared-memory store, which outlives it: `flashback dump` works while it runs, after it was killed,\n"
-      "and after the publishers died. Dumps are MCAP files like `record` makes.");
+      "and after the publishers died. Dumps are MCAP files like `record` makes.\n"
+      "Examples:\n"
+      "  cerulion flashback start -a --on-death --dir /var/log/robot &\n"
+      "  cerulion flashback dump -o now.mcap --note 'arm hit the table'\n"
+      "  cerulion flashback status\n"
+      "  cerulion flashback stop --discard");
   add_flashback_start(*fb);
   add_flashback_dump(*fb);
   add_flashback_status(*fb);
@@ -134,7 +139,10 @@ void add_flashback_start(CLI::App& fb) {
       "Triggers dump by themselves into --dir: SIGUSR1, a message on --trigger-topic (its text is the note),\n"
       "--on-death (a process that published on a kept topic died), --on-stall SEC (a steady topic went\n"
       "silent). --post SEC includes that many seconds after the trigger; triggers meanwhile join the dump.\n"
-      "--max-dumps per hour and --max-disk for the dumps in --dir keep a crash loop from filling the disk.");
+      "--max-dumps per hour and --max-disk for the dumps in --dir keep a crash loop from filling the disk.\n"
+      "Examples:\n"
+      "  cerulion flashback start -a --on-death --window 30 &\n"
+      "  cerulion flashback start -e '^/camera/' --window 10 --memory 1GiB --name cams --trigger-topic /flashback/trigger");
   auto& k = s->keeper;
   cmd->add_option("topics", k.selection.topics, "Topics to keep");
   cmd->add_flag("-a,--all", k.selection.all, "Keep every topic of the domain, including topics that appear later");

@@ -161,6 +161,10 @@ void run_stop(const std::string& name, bool discard) {
 void add_flashback_dump(CLI::App& fb) {
   auto s = std::make_shared<DumpSettings>();
   auto* cmd = fb.add_subcommand("dump", "Write what the store holds to an MCAP file (prints its path)");
+  cmd->footer(
+      "Examples:\n"
+      "  cerulion flashback dump\n"
+      "  cerulion flashback dump -o now.mcap --last 5 --note 'arm hit the table'");
   cmd->add_option("-o,--output", s->output, "Output file (default flashback-<domain>-<UTC time>.mcap in --dir)");
   cmd->add_option("--dir", s->dir, "Directory of the default output (default $CERULION_FLASHBACK_DIR or .)");
   cmd->add_option("--last", s->last_s, "Only the last SEC seconds (whole chunks)")->check(positive_seconds());
@@ -175,6 +179,10 @@ void add_flashback_status(CLI::App& fb) {
   auto name = std::make_shared<std::string>("default");
   auto json = std::make_shared<bool>(false);
   auto* cmd = fb.add_subcommand("status", "Show the keeper, the window covered, memory and per-topic counts");
+  cmd->footer(
+      "Examples:\n"
+      "  cerulion flashback status\n"
+      "  cerulion flashback status --name cams --json");
   add_keeper_name_option(*cmd, *name);
   cmd->add_flag("--json", *json, "Print JSON");
   cmd->callback([name, json] { run_status(*name, *json); });
@@ -184,6 +192,10 @@ void add_flashback_stop(CLI::App& fb) {
   auto name = std::make_shared<std::string>("default");
   auto discard = std::make_shared<bool>(false);
   auto* cmd = fb.add_subcommand("stop", "Stop the keeper; its store stays for later dumps unless --discard");
+  cmd->footer(
+      "Examples:\n"
+      "  cerulion flashback stop\n"
+      "  cerulion flashback stop --discard");
   add_keeper_name_option(*cmd, *name);
   cmd->add_flag("--discard", *discard, "Also remove the store (its history is lost)");
   cmd->callback([name, discard] { run_stop(*name, *discard); });

@@ -11,6 +11,11 @@ namespace {
 void add_help_command(CLI::App& app) {
   auto words = std::make_shared<std::vector<std::string>>();
   auto* cmd = app.add_subcommand("help", "Show the help of cerulion or of a command (cerulion help topic hz)");
+  cmd->footer(
+      "Examples:\n"
+      "  cerulion help\n"
+      "  cerulion help record\n"
+      "  cerulion help topic hz");
   cmd->add_option("command", *words, "A command, and a subcommand of it where it has some");
   cmd->callback([&app, words] {
     const CLI::App* target = &app;

@@ -135,6 +135,10 @@ void run_info(const InfoSettings& s) {
 void add_info_command(CLI::App& app) {
   auto settings = std::make_shared<InfoSettings>();
   auto* cmd = app.add_subcommand("info", "Summarize a recording: duration, messages, chunks, compression, channels");
+  cmd->footer(
+      "Examples:\n"
+      "  cerulion info run.mcap\n"
+      "  cerulion info run_0.mcap --json   # the first file of a split recording");
   cmd->add_option("file", settings->file, "MCAP file")->required();
   cmd->add_flag("--json", settings->json, "Print one JSON object instead of text");
   cmd->callback([settings] { run_info(*settings); });

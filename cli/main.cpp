@@ -113,7 +113,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("-V,--version", std::string("cerulion ") + CERULION_VERSION);
   globals().domain = cerulion::default_domain();
   app.add_option("--domain", globals().domain,
-                 "Domain the topics live in (env CERULION_DOMAIN, default 'default')")
+                 "Domain the topics live in: 1 to 64 of A-Z a-z 0-9 _ - (env CERULION_DOMAIN, default 'default')")
       ->check([](const std::string& d) {
         auto st = cerulion::validate_domain(d);
         return st.ok() ? std::string() : st.message();

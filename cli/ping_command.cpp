@@ -87,6 +87,12 @@ void print_json(const PingRun& run, const Summary& s) {
 
 void add_ping_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("ping", "Measure round-trip latency to a pong (started for you, or --peer)");
+  cmd->footer(
+      "Examples:\n"
+      "  cerulion ping                      # 64 B at 100 Hz, two processes\n"
+      "  cerulion ping -s 16MiB -c 500 --json\n"
+      "  cerulion ping -r 0 -c 100000 --wait spin\n"
+      "  cerulion pong & cerulion ping --peer");
   auto a = std::make_shared<PingArgs>();
   cmd->add_option("-s,--size", a->size, "Payload size: 64, 4KiB, 1MiB, 16MiB (at least 8 bytes)")
       ->transform(size_at_most(kLargestPayload))->capture_default_str();

@@ -194,6 +194,11 @@ void run_play(const PlaySettings& s) {
 void add_play_command(CLI::App& app) {
   auto s = std::make_shared<PlaySettings>();
   auto* cmd = app.add_subcommand("play", "Republish a recording on its topics, paced by its timestamps");
+  cmd->footer(
+      "Examples:\n"
+      "  cerulion play run.mcap\n"
+      "  cerulion play run.mcap -r 2 --loop\n"
+      "  cerulion play run.mcap --lockstep --topics /imu");
   cmd->add_option("file", s->file, "MCAP file")->required();
   cmd->add_option("-r,--rate", s->rate, "Speed factor (default 1.0; 2 = twice as fast)")->check(positive_number(1e6, "a speed factor"));
   cmd->add_flag("-l,--loop", s->loop, "Start over at the end until Ctrl-C");

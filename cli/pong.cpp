@@ -11,6 +11,11 @@ namespace {
 
 void add_pong_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("pong", "Answer `cerulion ping --peer` round trips (runs until Ctrl-C)");
+  cmd->footer(
+      "Examples:\n"
+      "  cerulion pong &                    # then, from another shell or container sharing /dev/shm:\n"
+      "  cerulion ping --peer\n"
+      "  cerulion pong --topic /lab/rtt --cpu 3");
   struct Args {
     std::string prefix = measurement::kDefaultPrefix;
     std::string mode;

@@ -310,8 +310,9 @@ void add_pub_command(CLI::App& app) {
   auto settings = std::make_shared<PubSettings>();
   auto* cmd = app.add_subcommand("pub", "Publish messages: arguments, a file, synthetic payloads or stdin");
   cmd->footer(
-      "Arguments and --file/--size repeat at 1 Hz until Ctrl-C unless -n/--once; stdin is published\n"
-      "once, as fast as lockstep allows. Examples:\n"
+      "Arguments and --file/--size repeat, one message a second (-r), until Ctrl-C unless -n/--once; stdin\n"
+      "is published once, as fast as lockstep allows.\n"
+      "Examples:\n"
       "  cerulion pub /chatter hello --once\n"
       "  seq 1 1000 | cerulion pub /numbers\n"
       "  cerulion pub /blob --file image.png --once --wait-subscribers 1 --timeout 5");
@@ -347,7 +348,7 @@ void add_pub_command(CLI::App& app) {
           ->check(positive_seconds());
   cmd->add_option("--mode", settings->mode, "Topic mode: lockstep (default) or free-run")
       ->check(CLI::IsMember({"lockstep", "free-run"}));
-  settings->depth_option = cmd->add_option("--depth", settings->depth, "Ring depth of a new topic (messages)")
+  settings->depth_option = cmd->add_option("--depth", settings->depth, "Ring depth of a new topic (messages, default 16)")
                                ->check(count_in(1, kMaxDepth));
   cmd->add_option("--max-payload", settings->max_payload, "Payload ceiling of a new topic (default 1GiB, at most 1TiB)")
       ->transform(size_at_most(kLargestPayload));

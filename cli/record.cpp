@@ -161,7 +161,11 @@ void add_record_command(CLI::App& app) {
       "By default the recorder is a tap: publishers never wait for it, and what it misses (a burst faster than\n"
       "it can copy, a disk that falls behind) is counted in the summary and the file's metadata. --lockstep\n"
       "records every message instead, by holding publishers back (and so everyone else on the topic) while\n"
-      "the recorder or its disk catches up.");
+      "the recorder or its disk catches up.\n"
+      "Examples:\n"
+      "  cerulion record /imu /camera -o run.mcap\n"
+      "  cerulion record -a -x '^/debug' -o run.mcap --split-duration 60   # run_0.mcap, run_1.mcap, ...\n"
+      "  cerulion record -e '^/robot/' -o run.mcap --duration 30 --lockstep");
   cmd->add_option("topics", s->topics, "Topics to record");
   cmd->add_option("-o,--output", s->output, "Output file, e.g. run.mcap (numbered run_0.mcap... when splitting)")
       ->required();

@@ -60,6 +60,10 @@ void run_recover(const RecoverSettings& s) {
 void add_recover_command(CLI::App& app) {
   auto settings = std::make_shared<RecoverSettings>();
   auto* cmd = app.add_subcommand("recover", "Rebuild a complete, indexed recording from a truncated or damaged one");
+  cmd->footer(
+      "Examples:\n"
+      "  cerulion recover crashed.mcap -o fixed.mcap\n"
+      "  cerulion recover crashed.mcap -o fixed.mcap --force --json");
   cmd->add_option("file", settings->input, "Damaged or truncated MCAP file")->required();
   cmd->add_option("-o,--output", settings->output, "Where to write the rebuilt file")->required();
   cmd->add_flag("-f,--force", settings->force, "Overwrite OUT if it exists");

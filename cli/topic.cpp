@@ -302,16 +302,29 @@ void run_hz(const std::string& topic, std::size_t window, std::uint64_t reports_
 
 void add_topic_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("topic", "List topics, inspect one, measure its rate");
+  cmd->footer(
+      "Examples:\n"
+      "  cerulion topic list\n"
+      "  cerulion topic info /chatter\n"
+      "  cerulion topic hz /chatter -n 5");
   cmd->require_subcommand(1);
 
   auto list_json = std::make_shared<bool>(false);
   auto* list = cmd->add_subcommand("list", "Every topic of the domain: participants, messages, rate, mode");
+  list->footer(
+      "Examples:\n"
+      "  cerulion topic list\n"
+      "  cerulion --domain lab topic list --json");
   list->add_flag("--json", *list_json, "One JSON object: {domain, topics: [...], problems: [...]}");
   list->callback([list_json] { run_list(*list_json); });
 
   auto info_topic = std::make_shared<std::string>();
   auto info_json = std::make_shared<bool>(false);
   auto* info = cmd->add_subcommand("info", "Everything about one topic, participant by participant");
+  info->footer(
+      "Examples:\n"
+      "  cerulion topic info /chatter\n"
+      "  cerulion topic info /chatter --json");
   info->add_option("topic", *info_topic, "Topic name")->required();
   info->add_flag("--json", *info_json, "One JSON object");
   info->callback([info_topic, info_json] { run_info(*info_topic, *info_json); });
@@ -324,6 +337,10 @@ void add_topic_command(CLI::App& app) {
   };
   auto hz_settings = std::make_shared<HzSettings>();
   auto* hz = cmd->add_subcommand("hz", "Rolling publish rate of a topic, once a second (as a tap)");
+  hz->footer(
+      "Examples:\n"
+      "  cerulion topic hz /chatter\n"
+      "  cerulion topic hz /chatter -n 5 --json");
   hz->add_option("topic", hz_settings->topic, "Topic name")->required();
   hz->add_option("-w,--window", hz_settings->window, "Periods the statistics cover (default 10000)")
       ->check(count_in(2, 10000000));
