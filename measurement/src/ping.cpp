@@ -38,6 +38,7 @@ class ResponderHandle {
     ro.transport_options.max_payload = o.size;
     ro.transport_options.same_process = true;
     ro.transport_options.wait = o.wait;
+    ro.transport_options.wait_set_members = o.wait_set_members;
     ro.transport_options.cancel = &stop_;
     ro.transport_options.mode = o.mode;
     ro.transport_options.stop_on_request = true;
@@ -123,6 +124,7 @@ Result<PingReport> run_ping(const PingOptions& o) {
   ro.max_payload = o.size;
   ro.same_process = o.layout == Layout::SingleProcess;
   ro.wait = o.wait;
+  ro.wait_set_members = o.wait_set_members;
   ro.cancel = o.cancel;
   ro.mode = o.mode;
   auto created = create_requester(o.transport, ro);
@@ -200,6 +202,7 @@ Result<PingReport> run_ping(const PingOptions& o) {
     report.measured_wall_ns = trips.end_ns - trips.measured_start_ns;
     report.cpu_pct_ping = ping_cpu.percent(report.measured_wall_ns);
     report.cpu_pct_pong = pong_cpu.percent(report.measured_wall_ns);
+    report.cpu_pong_resolved = responder.is_thread() || report.measured_wall_ns >= kOtherProcessCpuResolutionNs;
     if (!responder.is_thread() && peer_pid > 0) report.rss_pong = process_peak_rss(peer_pid);
   }
   report.rss_ping = process_peak_rss(getpid());

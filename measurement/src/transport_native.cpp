@@ -5,19 +5,19 @@ namespace {
 
 class NativeResponder final : public Responder {
  public:
-  NativeResponder(Subscriber requests, Publisher replies, bool stop_on_request)
+  NativeResponder(NativeInbox requests, Publisher replies, bool stop_on_request)
       : requests_(std::move(requests)), replies_(std::move(replies)), stop_on_request_(stop_on_request) {}
   Status serve() override;
 
  private:
-  Subscriber requests_;
+  NativeInbox requests_;
   Publisher replies_;
   bool stop_on_request_;
 };
 
 CERULION_HOT_PATH Status NativeResponder::serve() {
   for (;;) {
-    auto request = requests_.receive();
+    auto request = requests_.take(std::nullopt);
     if (!request.ok()) {
       if (request.code() == ErrorCode::Interrupted) return {};
       return {request.code(), "receive: " + request.message()};
@@ -46,11 +46,41 @@ CERULION_HOT_PATH Status NativeResponder::serve() {
 
 }  // namespace
 
+Status NativeInbox::use_wait_set(WaitOptions wait, std::vector<Subscriber> idle) {
+  idle_ = std::move(idle);
+  set_ = std::make_unique<WaitSet>(wait);
+  // The measured topic is key 0; take() relies on it.
+  auto key = set_->add(subscriber_);
+  if (!key.ok()) return key.status();
+  for (auto& s : idle_) {
+    if (auto k = set_->add(s); !k.ok()) return k.status();
+  }
+  return {};
+}
+
+Result<NativeInbox> make_native_inbox(Subscriber subscriber, const TransportOptions& o, const char* side) {
+  NativeInbox inbox(std::move(subscriber));
+  if (o.wait_set_members == 0) return inbox;
+  std::vector<Subscriber> idle;
+  for (std::uint32_t k = 1; k < o.wait_set_members; ++k) {
+    SubscriberOptions options;
+    options.topic.domain = o.domain;
+    options.wait = {o.wait, o.cancel};
+    auto s = Subscriber::create(o.prefix + "/idle/" + side + "/" + std::to_string(k), options);
+    if (!s.ok()) return s.status();
+    idle.push_back(std::move(s).value());
+  }
+  if (Status st = inbox.use_wait_set({o.wait, o.cancel}, std::move(idle)); !st.ok()) return st;
+  return inbox;
+}
+
 Result<std::unique_ptr<Requester>> make_native_requester(const RequesterOptions& o) {
   SubscriberOptions sub_options;
   sub_options.topic.domain = o.domain;
   sub_options.wait = {o.wait, o.cancel};
-  auto replies = Subscriber::create(reply_topic(o.prefix), sub_options);
+  auto reply_subscriber = Subscriber::create(reply_topic(o.prefix), sub_options);
+  if (!reply_subscriber.ok()) return reply_subscriber.status();
+  auto replies = make_native_inbox(std::move(*reply_subscriber), o, "ping");
   if (!replies.ok()) return replies.status();
   PublisherOptions pub_options;
   pub_options.topic.domain = o.domain;
@@ -65,11 +95,14 @@ Result<std::unique_ptr<Responder>> make_native_responder(const ResponderOptions&
   SubscriberOptions sub_options;
   sub_options.topic.domain = o.domain;
   sub_options.wait = {o.wait, o.cancel};
-  auto requests = Subscriber::create(request_topic(o.prefix), sub_options);
+  auto request_subscriber = Subscriber::create(request_topic(o.prefix), sub_options);
+  if (!request_subscriber.ok()) return request_subscriber.status();
+  const Mode request_mode = request_subscriber->mode();
+  auto requests = make_native_inbox(std::move(*request_subscriber), o, "pong");
   if (!requests.ok()) return requests.status();
   PublisherOptions pub_options;
   pub_options.topic.domain = o.domain;
-  pub_options.topic.mode = o.mode ? o.mode : std::optional<Mode>(requests->mode());
+  pub_options.topic.mode = o.mode ? o.mode : std::optional<Mode>(request_mode);
   pub_options.wait = {o.wait, o.cancel};
   auto replies = Publisher::create(reply_topic(o.prefix), pub_options);
   if (!replies.ok()) return replies.status();

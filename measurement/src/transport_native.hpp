@@ -5,24 +5,60 @@
 
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "cerulion/core/publisher.hpp"
 #include "cerulion/core/subscriber.hpp"
+#include "cerulion/core/wait_set.hpp"
 #include "cerulion/core/warm.hpp"
 #include "cerulion/measurement/transport.hpp"
 
 namespace cerulion::measurement {
 
+/// Takes the next message of one subscriber: from the subscriber itself, or through a wait set
+/// that also watches idle topics (TransportOptions::wait_set_members).
+class NativeInbox {
+ public:
+  explicit NativeInbox(Subscriber subscriber) : subscriber_(std::move(subscriber)) {}
+  NativeInbox(NativeInbox&&) = default;
+
+  /// Watches `subscriber` and `idle` (topics nobody publishes on) through one wait set.
+  Status use_wait_set(WaitOptions wait, std::vector<Subscriber> idle);
+
+  [[gnu::always_inline]] inline Result<Sample> take(Timeout timeout) {
+    if (!set_) return subscriber_.receive(timeout);
+    for (;;) {
+      auto ready = set_->wait(timeout);
+      if (!ready.ok()) return ready.status();
+      if (!ready->message(0)) continue;  // an idle topic cannot be ready; a timer is not set
+      auto sample = subscriber_.try_receive();
+      if (!sample.ok()) return sample.status();
+      if (sample->has_value()) return std::move(**sample);
+    }
+  }
+  Subscriber& subscriber() noexcept { return subscriber_; }
+  const Subscriber& subscriber() const noexcept { return subscriber_; }
+
+ private:
+  Subscriber subscriber_;
+  std::vector<Subscriber> idle_;
+  std::unique_ptr<WaitSet> set_;
+};
+
+/// `side` names the idle topics ("ping" or "pong"), so the two sides' wait sets stay apart.
+[[nodiscard]] Result<NativeInbox> make_native_inbox(Subscriber subscriber, const TransportOptions& options,
+                                                    const char* side);
+
 class NativeRequester final : public Requester {
  public:
-  NativeRequester(Publisher requests, Subscriber replies)
+  NativeRequester(Publisher requests, NativeInbox replies)
       : requests_(std::move(requests)), replies_(std::move(replies)) {}
 
   std::uint64_t max_payload() const noexcept override { return requests_.max_payload(); }
   Status wait_for_responder(std::chrono::nanoseconds timeout) override {
     return requests_.wait_for_subscribers(1, timeout);
   }
-  bool responder_present() const noexcept override { return replies_.publisher_count() > 0; }
+  bool responder_present() const noexcept override { return replies_.subscriber().publisher_count() > 0; }
 
   // Loan first (the method times from the timestamp written after the loan), then the engine
   // waits for the slot: the loan's work warms the path the publish takes.
@@ -43,7 +79,7 @@ class NativeRequester final : public Requester {
     return {};
   }
   [[gnu::always_inline]] inline Result<Reply> receive(std::chrono::nanoseconds timeout) override {
-    auto sample = replies_.receive(timeout);
+    auto sample = replies_.take(timeout);
     if (!sample.ok()) return sample.status();
     Reply reply;
     reply.arrived_ns = monotonic_ns();
@@ -54,7 +90,7 @@ class NativeRequester final : public Requester {
 
  private:
   Publisher requests_;
-  Subscriber replies_;
+  NativeInbox replies_;
   Loan loan_;
 };
 

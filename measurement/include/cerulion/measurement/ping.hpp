@@ -51,6 +51,9 @@ struct PingOptions {
   Layout layout = Layout::MultiProcess;
   Mode mode = Mode::Lockstep;
   WaitStrategy wait = WaitStrategy::Adaptive;
+  /// Native only: each side waits through a WaitSet of this many subscribers (its topic and idle
+  /// ones); 0 = on its topic directly. See TransportOptions::wait_set_members.
+  std::uint32_t wait_set_members = 0;
   /// MultiProcess only: a responder already runs elsewhere; none is started or stopped.
   bool peer = false;
   CpuPlan cpus;  ///< where the requester and a responder this starts run (default: unpinned)
@@ -72,6 +75,10 @@ struct PingReport {
   bool interrupted = false;               ///< the cancel flag was set
   std::uint64_t measured_wall_ns = 0;     ///< length of the measured phase
   double cpu_pct_ping = 0, cpu_pct_pong = 0;  ///< CPU time of each worker / wall time, measured phase
+  /// False when the pong is another process and the run was too short to read its CPU: the kernel
+  /// brings another process's CPU time up to date only at a scheduler tick or a context switch,
+  /// so a pong that spins through a run of a few milliseconds may read as 0.
+  bool cpu_pong_resolved = true;
   std::uint64_t rss_ping = 0, rss_pong = 0;   ///< peak resident bytes of each worker's process
   std::string responder_error;  ///< why an in-process responder stopped early, empty if it did not
 };

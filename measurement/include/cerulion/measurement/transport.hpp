@@ -67,6 +67,10 @@ struct TransportOptions {
   /// When non-null and true, every wait returns ErrorCode::Interrupted promptly (<= 100 ms),
   /// and serve() returns Status::success().
   const std::atomic<bool>* cancel = nullptr;
+  /// Native only. 0: each side waits on its topic itself. N >= 1: each side waits through a
+  /// WaitSet of N subscribers, its topic and N - 1 topics nobody publishes on
+  /// (PREFIX/idle/<side>/K), as a node listening to several topics in one thread does.
+  std::uint32_t wait_set_members = 0;
 };
 
 struct RequesterOptions : TransportOptions {
