@@ -83,13 +83,14 @@ void report_lost(const EchoSettings& settings, const Sample& sample, std::uint64
   if (sample.lost_before() == 0) return;
   total += sample.lost_before();
   if (settings.report_lost) {
-    fmt::print(stderr, "lost {} message(s) before #{}\n", sample.lost_before(), sample.sequence());
+    fmt::print(stderr, "lost {} before #{}\n", counted(sample.lost_before(), "message"), sample.sequence());
   }
 }
 
 void run_echo(const EchoSettings& settings) {
   auto separator = unescape(settings.separator);
   if (!separator) throw Exit{kExitUsage, fmt::format("--separator '{}': malformed escape", settings.separator)};
+  const std::string topic = checked_topic_name(settings.topic, globals().domain);
   install_stop_handlers();
 
   SubscriberOptions options;
@@ -99,7 +100,7 @@ void run_echo(const EchoSettings& settings) {
   if (settings.depth_option->count() > 0) options.topic.depth = settings.depth;
   options.topic.group = settings.group;
   options.wait.cancel = stop_flag();
-  Subscriber subscriber = take(Subscriber::create(settings.topic, options), settings.topic);
+  Subscriber subscriber = take(Subscriber::create(topic, options), topic);
 
   Timeout timeout;
   if (settings.timeout_option->count() > 0) timeout = seconds_to_timeout(settings.timeout_s);
@@ -109,7 +110,7 @@ void run_echo(const EchoSettings& settings) {
   MessagePrinter printer(settings, *separator);
   std::uint64_t received = 0, lost = 0;
   auto finish_lost_report = [&] {
-    if (settings.report_lost) fmt::print(stderr, "lost {} message(s) in total, received {}\n", lost, received);
+    if (settings.report_lost) fmt::print(stderr, "lost {} in total, received {}\n", counted(lost, "message"), received);
   };
   while (!limit || received < *limit) {
     if (stop_requested()) {  // a busy stream never blocks, so the flag is looked at here too
@@ -136,8 +137,8 @@ void run_echo(const EchoSettings& settings) {
           throw Exit{kExitFailure, fmt::format("no message on '{}' within {} s", subscriber.topic(), settings.timeout_s)};
         }
         if (limit) {
-          throw Exit{kExitFailure, fmt::format("received {} of {} messages on '{}' before the {} s timeout",
-                                               received, *limit, subscriber.topic(), settings.timeout_s)};
+          throw Exit{kExitFailure, fmt::format("received {} of {} on '{}' before the {} s timeout", received,
+                                               counted(*limit, "message"), subscriber.topic(), settings.timeout_s)};
         }
         return;  // the stream went quiet after delivering something: a normal end
       }
@@ -164,9 +165,12 @@ void add_echo_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("echo", "Print the messages of a topic (text, JSON lines or raw bytes)");
   cmd->footer(
       "Started before the first publisher, echo waits for it; started later, it prints messages from then on.\n"
+      "Text mode prints one line per message (newlines, tabs and backslashes as \\n \\t \\\\); --raw adds\n"
+      "nothing to the bytes, not even a newline: give --separator '\\n' for lines, as `pub` reads them.\n"
       "Examples:\n"
       "  cerulion echo /chatter\n"
       "  cerulion echo /numbers --json -n 10\n"
+      "  cerulion echo /numbers --raw --separator '\\n' > numbers.txt\n"
       "  cerulion echo /blob --raw -n 1 > blob.bin");
   cmd->add_option("topic", settings->topic, "Topic name, e.g. /robot/cmd")->required();
   settings->count_option = cmd->add_option("-n,--count", settings->count, "Exit after N messages")
@@ -181,9 +185,9 @@ void add_echo_command(CLI::App& app) {
   auto* json = cmd->add_flag("--json", settings->json,
                              "One JSON object per message: topic, seq, publish_time_ns, receive_time_ns, size, "
                              "lost_before, and data (UTF-8) or data_base64");
-  auto* raw = cmd->add_flag("--raw", settings->raw, "Write the exact message bytes and nothing else");
+  auto* raw = cmd->add_flag("--raw", settings->raw, "Write the exact message bytes and nothing else (no newline: see --separator)");
   auto* separator = cmd->add_option("--separator", settings->separator,
-                                    "With --raw: written after every message; C escapes allowed ('\\n', '\\0')");
+                                    "With --raw: written after every message, e.g. '\\n' for one message per line or '\\0'; C escapes allowed");
   cmd->add_flag("--lost", settings->report_lost, "Report messages lost in free run (and a total) on stderr");
   cmd->add_flag("--tap", settings->tap, "Attach as a tap: never hold a lockstep publisher back (may lose messages)");
   cmd->add_option("--delay", settings->delay_s, "Sleep SEC after each message (simulates a slow consumer)")

@@ -11,6 +11,7 @@
 
 #include <fmt/core.h>
 
+#include "cerulion/core/names.hpp"
 #include "command.hpp"
 
 namespace cerulion::cli {
@@ -45,6 +46,22 @@ std::size_t utf8_sequence_length(std::span<const std::byte> bytes, std::size_t i
 }
 
 bool is_allowed_control(unsigned char c) noexcept { return c == '\t' || c == '\n' || c == '\r'; }
+
+/// `text` with LF, CR, tab and backslash as the C escapes \n \r \t \\, so it is one line.
+std::string escape_line_breaks(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\\': out += "\\\\"; break;  // a backslash the message holds is never read as an escape
+      default: out.push_back(c);
+    }
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -87,14 +104,12 @@ std::string hex_preview(std::span<const std::byte> bytes, std::size_t limit) {
 
 std::string render_message_text(std::span<const std::byte> bytes, std::size_t limit) {
   if (!is_printable_text(bytes)) return hex_preview(bytes, limit);
-  if (limit == 0 || bytes.size() <= limit) {
-    return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  }
+  std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  if (limit == 0 || bytes.size() <= limit) return escape_line_breaks(text);
   // Cut at a character boundary so the preview stays valid UTF-8.
   std::size_t cut = limit;
   while (cut > 0 && (static_cast<unsigned char>(bytes[cut]) & 0xC0) == 0x80) --cut;
-  return fmt::format("{}... [{} B]", std::string_view(reinterpret_cast<const char*>(bytes.data()), cut),
-                     bytes.size());
+  return fmt::format("{}... [{} B]", escape_line_breaks(text.substr(0, cut)), bytes.size());
 }
 
 std::string base64_encode(std::span<const std::byte> bytes) {
@@ -151,6 +166,12 @@ std::optional<std::string> unescape(std::string_view text) {
     }
   }
   return out;
+}
+
+std::string checked_topic_name(std::string_view name, std::string_view domain) {
+  std::string topic = take(normalize_topic_name(name));
+  check(validate_segment_name(domain, topic));
+  return topic;
 }
 
 Timeout seconds_to_timeout(double seconds) {

@@ -21,14 +21,15 @@ namespace cerulion::cli {
 bool is_valid_utf8(std::span<const std::byte> bytes) noexcept;
 
 /// True when `bytes` are valid UTF-8 without control characters other than tab, LF and CR, so
-/// they can go to a terminal as they are.
+/// they can go to a terminal (those three escaped).
 bool is_printable_text(std::span<const std::byte> bytes) noexcept;
 
 /// "[5 B] 68 65 6c 6c 6f": a hex preview of at most `limit` bytes (0 = all), "..." when cut.
 std::string hex_preview(std::span<const std::byte> bytes, std::size_t limit);
 
-/// The human rendering of one message: printable text as it is, anything else as a hex
-/// preview; longer than `limit` bytes (0 = no limit) is cut and says how long it was.
+/// The human rendering of one message, always one line: printable text with its line breaks,
+/// tabs and backslashes escaped, anything else as a hex preview; longer than `limit` bytes (0 =
+/// no limit) is cut and says how long it was.
 std::string render_message_text(std::span<const std::byte> bytes, std::size_t limit);
 
 /// Standard base64 (RFC 4648, with padding).
@@ -37,6 +38,10 @@ std::string base64_encode(std::span<const std::byte> bytes);
 /// Interprets C escapes in a separator given on the command line: \n \t \r \0 \\ \xHH.
 /// nullopt when an escape is malformed.
 std::optional<std::string> unescape(std::string_view text);
+
+/// The normalized form of a topic named on the command line (also checked against the domain's
+/// length), or a usage error that names the topic itself, escaped, so no prefix repeats it.
+std::string checked_topic_name(std::string_view name, std::string_view domain);
 
 /// Seconds (as given on the command line) as a core Timeout.
 Timeout seconds_to_timeout(double seconds);

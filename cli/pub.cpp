@@ -85,9 +85,10 @@ class PacedPublisher {
  private:
   void check_fits(std::size_t size) const {
     if (size > publisher_.max_payload()) {
-      throw Exit{kExitFailure, fmt::format("message #{} is {} bytes, over the payload ceiling of topic '{}' "
-                                           "({} bytes); nothing of it was published",
-                                           published_ + 1, size, publisher_.topic(), publisher_.max_payload())};
+      throw Exit{kExitFailure, fmt::format("message #{} is {}, over the payload ceiling of topic '{}' "
+                                           "({}); nothing of it was published",
+                                           published_ + 1, counted(size, "byte"), publisher_.topic(),
+                                           counted(publisher_.max_payload(), "byte"))};
     }
   }
 
@@ -104,7 +105,7 @@ class PacedPublisher {
     if (!sequence) fail(sequence.status());
     ++published_;
     if (settings_.verbose) {
-      verbose_out_.append(fmt::format("published #{} ({} bytes)\n", *sequence, size));
+      verbose_out_.append(fmt::format("published #{} ({})\n", *sequence, counted(size, "byte")));
       verbose_out_.flush();
     }
   }
@@ -135,8 +136,9 @@ std::vector<std::byte> read_whole_file(const std::string& path, std::uint64_t ce
   }
   if (S_ISDIR(st.st_mode)) throw Exit{kExitFailure, fmt::format("cannot read '{}': is a directory", path)};
   if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > ceiling) {
-    throw Exit{kExitFailure, fmt::format("'{}' is {} bytes, over the payload ceiling ({} bytes); nothing published",
-                                         path, st.st_size, ceiling)};
+    throw Exit{kExitFailure, fmt::format("'{}' is {}, over the payload ceiling ({}); nothing published", path,
+                                         counted(static_cast<std::uint64_t>(st.st_size), "byte"),
+                                         counted(ceiling, "byte"))};
   }
   std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) throw Exit{kExitFailure, fmt::format("cannot read '{}': {}", path, std::strerror(errno))};
@@ -166,8 +168,8 @@ class StdinMessages {
       }
       scanned_ = filled_;
       if (filled_ - begin_ > ceiling_) {
-        throw Exit{kExitFailure, fmt::format("stdin message #{} is longer than the payload ceiling ({} bytes); "
-                                             "nothing of it was published", messages_ + 1, ceiling_)};
+        throw Exit{kExitFailure, fmt::format("stdin message #{} is longer than the payload ceiling ({}); "
+                                             "nothing of it was published", messages_ + 1, counted(ceiling_, "byte"))};
       }
       if (eof_) {
         if (filled_ == begin_ && !(whole_ && messages_ == 0)) return std::nullopt;
@@ -244,14 +246,15 @@ void wait_for_subscribers(Publisher& publisher, const PubSettings& settings) {
   if (settings.timeout_option->count() > 0) timeout = seconds_to_timeout(settings.timeout_s);
   Status status = publisher.wait_for_subscribers(settings.wait_subscribers, timeout);
   if (status.code() == ErrorCode::Timeout) {
-    throw Exit{kExitFailure, fmt::format("timed out after {} s waiting for {} subscriber(s) on '{}' ({} attached)",
-                                         settings.timeout_s, settings.wait_subscribers, publisher.topic(),
-                                         publisher.subscriber_count())};
+    throw Exit{kExitFailure, fmt::format("timed out after {} s waiting for {} on '{}' ({} attached)",
+                                         settings.timeout_s, counted(settings.wait_subscribers, "subscriber"),
+                                         publisher.topic(), publisher.subscriber_count())};
   }
   check(status, publisher.topic());
 }
 
 void run_pub(const PubSettings& settings) {
+  const std::string topic = checked_topic_name(settings.topic, globals().domain);
   bool from_stdin = settings.messages.empty() && settings.file.empty() && settings.size_option->count() == 0;
   if (from_stdin && settings.stdin_option->count() == 0 && ::isatty(STDIN_FILENO)) {
     throw Exit{kExitUsage, "nothing to publish: give MESSAGE arguments, --file, --size, or pipe messages into stdin"};
@@ -272,7 +275,7 @@ void run_pub(const PubSettings& settings) {
   options.topic.max_payload = settings.max_payload;
   options.topic.group = settings.group;
   options.wait.cancel = stop_flag();
-  PacedPublisher out(take(Publisher::create(settings.topic, options), settings.topic), settings, rate_hz);
+  PacedPublisher out(take(Publisher::create(topic, options), topic), settings, rate_hz);
   wait_for_subscribers(out.publisher(), settings);
 
   if (from_stdin) {
@@ -284,7 +287,7 @@ void run_pub(const PubSettings& settings) {
       out.publish(*message);
     }
     if (limit && out.published() < *limit) {
-      throw Exit{kExitFailure, fmt::format("stdin ended after {} of {} messages", out.published(), *limit)};
+      throw Exit{kExitFailure, fmt::format("stdin ended after {} of {}", out.published(), counted(*limit, "message"))};
     }
     return;
   }
@@ -355,7 +358,7 @@ void add_pub_command(CLI::App& app) {
   cmd->add_option("--group", settings->group,
                   "Share a new topic with this group (mode 0660); an existing topic must be shared with it")
       ->check(group_validator());
-  cmd->add_flag("-v,--verbose", settings->verbose, "Print 'published #SEQ (B bytes)' for every message");
+  cmd->add_flag("-v,--verbose", settings->verbose, "Print 'published #SEQ (N bytes)' for every message");
 
   once->excludes(settings->times_option);
   messages->excludes(file)->excludes(settings->size_option)->excludes(settings->stdin_option);

@@ -9,9 +9,9 @@
 
 #include <fmt/core.h>
 
-#include "cerulion/core/names.hpp"
 #include "cerulion/recording/recording.hpp"
 #include "command.hpp"
+#include "message_format.hpp"
 #include "record_util.hpp"
 
 namespace cerulion::cli {
@@ -52,7 +52,7 @@ std::string progress_line(const std::vector<recording::RecordingTopicCounts>& co
     drops += t.lost();
     if (t.lost()) per_topic += fmt::format(" {}:{}", t.topic, t.lost());
   }
-  return fmt::format("recording {:.1f} s: {} msgs, {}, {:.2f} MB/s, dropped {}{}", elapsed_s, messages,
+  return fmt::format("recording {:.1f} s: {}, {}, {:.2f} MB/s, dropped {}{}", elapsed_s, counted(messages, "msg"),
                      format_bytes(static_cast<double>(payload_bytes(counts))), rate_mb, drops, per_topic);
 }
 
@@ -80,7 +80,7 @@ void run_record(const RecordSettings& settings) {
   }
   if (settings.output.empty()) throw Exit{kExitUsage, "record: -o FILE.mcap is required"};
   // Bad names are usage errors, found before any file is created.
-  for (const auto& t : settings.topics) check(normalize_topic_name(t).status(), fmt::format("record '{}'", t));
+  for (const auto& t : settings.topics) checked_topic_name(t, globals().domain);
   check_patterns(settings.regex, "--regex");
   check_patterns(settings.exclude, "--exclude");
   install_stop_handlers();
@@ -141,14 +141,14 @@ void run_record(const RecordSettings& settings) {
   std::uint64_t messages = 0;
   for (const auto& t : counts) messages += t.written;
   auto files = rec.files();
-  fmt::print(stderr, "recorded {} messages on {} topics, {} in {:.1f} s into {}\n", messages, counts.size(),
-             format_bytes(static_cast<double>(rec.bytes_written())), elapsed,
+  fmt::print(stderr, "recorded {} on {}, {} in {:.1f} s into {}\n", counted(messages, "message"),
+             counted(counts.size(), "topic"), format_bytes(static_cast<double>(rec.bytes_written())), elapsed,
              files.size() == 1 ? files[0] : fmt::format("{} files ({} ... {})", files.size(), files.front(), files.back()));
   for (const auto& t : counts) {
     fmt::print(stderr, "  {}: {} written, {} received, {} lost ({} missed by the tap, {} dropped: disk behind)\n",
                t.topic, t.written, t.received, t.lost(), t.missed, t.dropped);
   }
-  if (said > 0) fmt::print(stderr, "  could not record {} topic(s): see above\n", said);
+  if (said > 0) fmt::print(stderr, "  could not record {}: see above\n", counted(said, "topic"));
   if (!finished.ok()) throw Exit{kExitFailure, finished.message()};
   if (counts.empty() && said > 0) throw Exit{kExitFailure, "nothing was recorded"};
   if (int code = finished_exit_code(); code != kExitOk) throw Exit{code, {}};
