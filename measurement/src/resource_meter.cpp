@@ -2,11 +2,16 @@
 
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <unistd.h>
 
 namespace cerulion::measurement {
 
-std::uint64_t process_cpu_ns(pid_t pid) {
+namespace {
+
+/// utime + stime from /proc/PID/stat: whole clock ticks (10 ms at the usual 100 Hz), so a run of a
+/// few milliseconds reads 0 there however hard the process worked.
+std::uint64_t process_cpu_ticks_ns(pid_t pid) {
   char path[64];
   std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
   FILE* f = std::fopen(path, "r");
@@ -21,6 +26,19 @@ std::uint64_t process_cpu_ns(pid_t pid) {
   // Fields after ')': state(3) ... utime(14) stime(15).
   if (std::sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime) != 2) return 0;
   return (utime + stime) * (1'000'000'000ull / static_cast<std::uint64_t>(sysconf(_SC_CLK_TCK)));
+}
+
+}  // namespace
+
+std::uint64_t process_cpu_ns(pid_t pid) {
+  // The process's CPU clock counts the scheduler's nanoseconds; /proc is the fallback where the
+  // clock cannot be had.
+  clockid_t clock{};
+  timespec ts{};
+  if (clock_getcpuclockid(pid, &clock) == 0 && clock_gettime(clock, &ts) == 0) {
+    return std::uint64_t(ts.tv_sec) * 1'000'000'000ull + std::uint64_t(ts.tv_nsec);
+  }
+  return process_cpu_ticks_ns(pid);
 }
 
 std::uint64_t process_peak_rss(pid_t pid) {

@@ -14,6 +14,15 @@ double percentile_type7(const std::vector<double>& sorted, double p) {
   return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
 }
 
+std::size_t samples_to_quote(double p) {
+  if (!(p > 0 && p < 1)) return 0;
+  // Rounded to 1e-9 first: 1 - 0.9 is 0.09999999999999998, which would ask for 201.
+  const double needed = static_cast<double>(kTailSamples) / (1 - p);
+  return static_cast<std::size_t>(std::ceil(std::round(needed * 1e9) / 1e9));
+}
+
+bool quotable(std::size_t count, double p) { return count >= samples_to_quote(p); }
+
 Summary summarize(std::vector<double> values) {
   Summary s;
   if (values.empty()) return s;

@@ -1,6 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <csignal>
+#include <sys/wait.h>
 #include <thread>
+#include <unistd.h>
 
 #include "cerulion/core/discovery.hpp"
 #include "cerulion/measurement/ping.hpp"
@@ -134,4 +137,33 @@ TEST_CASE("The CPU meter of the calling thread counts its own work", "[measureme
   CHECK(process_peak_rss(getpid()) > 0);
   CHECK(process_cpu_ns(getpid()) > 0);
   CHECK(CpuMeter().percent(1000) == 0);
+}
+
+TEST_CASE("The CPU meter of another process sees a few milliseconds of its work, below the clock tick", "[measurement][resources]") {
+  // /proc/PID/stat counts 10 ms ticks: a child spinning 3 ms there reads as 0 % most of the time.
+  int go[2];
+  REQUIRE(::pipe(go) == 0);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    char c;
+    if (::read(go[0], &c, 1) != 1) ::_exit(1);
+    const auto t0 = monotonic_ns();
+    volatile std::uint64_t x = 0;
+    while (monotonic_ns() - t0 < 3'000'000) x = x + 1;
+    ::pause();
+    ::_exit(0);
+  }
+  CpuMeter m = CpuMeter::process(child);
+  m.start();
+  const auto t0 = monotonic_ns();
+  REQUIRE(::write(go[1], "x", 1) == 1);
+  std::this_thread::sleep_for(20ms);
+  const double pct = m.percent(monotonic_ns() - t0);
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  ::close(go[0]);
+  ::close(go[1]);
+  CHECK(pct > 1);  // 3 ms of 20 ms is 15 %; the tick counter says 0 or 50
+  CHECK(pct < 105);
 }

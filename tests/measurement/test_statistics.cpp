@@ -65,3 +65,13 @@ TEST_CASE("Pooled percentiles take every repetition's samples together", "[measu
   CHECK(s.max == 4);
   CHECK(s.mean == Approx(2.5));
 }
+
+TEST_CASE("A tail percentile is quotable once 20 samples lie beyond it", "[measurement][statistics]") {
+  CHECK(samples_to_quote(0.99) == 2000);
+  CHECK(samples_to_quote(0.9) == 200);
+  CHECK(samples_to_quote(0.999) == 20000);
+  CHECK_FALSE(quotable(1999, 0.99));
+  CHECK(quotable(2000, 0.99));
+  CHECK_FALSE(quotable(3, 0.9));
+  CHECK(quotable(200, 0.9));
+}

@@ -1,6 +1,7 @@
 #pragma once
 // What a measurement costs: CPU time of a thread or a process over the measured phase, and peak
-// resident memory. Processes are read from /proc, so another pid namespace reads as 0.
+// resident memory. A process's CPU time comes from its CPU clock (nanoseconds, where /proc/PID/stat
+// counts 10 ms ticks), its memory from /proc: a process in another pid namespace reads as 0.
 
 #include <cstdint>
 #include <ctime>
@@ -9,7 +10,11 @@
 
 namespace cerulion::measurement {
 
-/// utime + stime of a process in ns (0 when unreadable).
+/// Below this, another process's CPU time is not worth quoting: while it runs without a context
+/// switch the kernel updates it once a scheduler tick (4 ms at 250 Hz, 10 ms at 100 Hz).
+inline constexpr std::uint64_t kOtherProcessCpuResolutionNs = 100'000'000;
+
+/// CPU time (user + system) a process has used so far, in ns (0 when unreadable).
 [[nodiscard]] std::uint64_t process_cpu_ns(pid_t pid);
 /// Peak resident memory of a process in bytes (VmHWM), 0 if unknown.
 [[nodiscard]] std::uint64_t process_peak_rss(pid_t pid);

@@ -12,6 +12,15 @@ namespace cerulion::measurement {
 /// closest ranks at h = (n - 1) p. `p` in [0, 1]; 0 for no values.
 [[nodiscard]] double percentile_type7(const std::vector<double>& sorted, double p);
 
+/// Samples that must lie beyond a tail percentile before it is quoted (benchmark-method.md): with
+/// fewer, the "p99" of a handful of samples is only their largest.
+inline constexpr std::size_t kTailSamples = 20;
+/// The fewest samples for which percentile `p` (in (0, 1)) has kTailSamples beyond it: 2000 for
+/// the 99th, 200 for the 90th.
+[[nodiscard]] std::size_t samples_to_quote(double p);
+/// Whether `count` samples are enough to quote percentile `p`.
+[[nodiscard]] bool quotable(std::size_t count, double p);
+
 /// min/median/mean/p90/p99/max of a sample set, in the samples' unit.
 struct Summary {
   std::size_t count = 0;
