@@ -74,10 +74,12 @@ void run_info(const InfoSettings& s) {
     for (const auto& [id, ch] : sum.channels) {
       auto f = figures[id];
       auto schema = sum.schemas.find(ch.schema_id);
+      const bool has_schema = schema != sum.schemas.end();
       channels.push_back({{"id", id},
                           {"topic", ch.topic},
                           {"message_encoding", ch.message_encoding},
-                          {"schema", schema == sum.schemas.end() ? "" : schema->second.name},
+                          {"schema", has_schema ? schema->second.name : ""},
+                          {"schema_encoding", has_schema ? schema->second.encoding : ""},
                           {"message_count", f.messages},
                           {"bytes", f.bytes},
                           {"rate_hz", duration_s > 0 ? static_cast<double>(f.messages) / duration_s : 0.0},
@@ -124,8 +126,13 @@ void run_info(const InfoSettings& s) {
   for (const auto& [id, ch] : sum.channels) {
     auto f = figures[id];
     double rate = duration_s > 0 ? static_cast<double>(f.messages) / duration_s : 0.0;
-    fmt::print("  ({:>2}) {:<{}}  {:>9} msgs  {:>9.2f} Hz  {:>10}  [{}]\n", id, ch.topic, width, f.messages, rate,
-               format_bytes(static_cast<double>(f.bytes)), ch.message_encoding);
+    auto schema = sum.schemas.find(ch.schema_id);
+    const std::string schema_text = schema == sum.schemas.end()
+                                        ? "no schema"
+                                        : fmt::format("schema {}{}", schema->second.name,
+                                                      schema->second.encoding.empty() ? "" : " (" + schema->second.encoding + ")");
+    fmt::print("  ({:>2}) {:<{}}  {:>9} msgs  {:>9.2f} Hz  {:>10}  [{}]  {}\n", id, ch.topic, width, f.messages, rate,
+               format_bytes(static_cast<double>(f.bytes)), ch.message_encoding, schema_text);
   }
   fmt::print("attachments: {}\n", std::max<std::uint64_t>(sum.attachment_indexes.size(), st.attachment_count));
   fmt::print("metadata:    {}\n", std::max<std::uint64_t>(sum.metadata_indexes.size(), st.metadata_count));

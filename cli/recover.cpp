@@ -51,10 +51,12 @@ void run_recover(const RecoverSettings& s) {
     return;
   }
   for (const auto& p : r.problems) fmt::print(stderr, "dropped: {}\n", p);
-  fmt::print("Recovered {} messages, {} attachments, and {} metadata records ({} channels, {} schemas) into {}.\n",
-             r.messages, r.attachments, r.metadata, r.channels, r.schemas, s.output);
-  fmt::print("Kept {} chunks; dropped {} damaged chunks, {} messages without a channel, {} unreadable bytes at the end.\n",
-             r.chunks_kept, r.chunks_dropped, r.messages_dropped, r.bytes_ignored);
+  fmt::print("Recovered {}, {}, and {} ({}, {}) into {}.\n", counted(r.messages, "message"),
+             counted(r.attachments, "attachment"), counted(r.metadata, "metadata record"), counted(r.channels, "channel"),
+             counted(r.schemas, "schema"), s.output);
+  fmt::print("Kept {}; dropped {}, {} without a channel, {} at the end.\n", counted(r.chunks_kept, "chunk"),
+             counted(r.chunks_dropped, "damaged chunk"), counted(r.messages_dropped, "message"),
+             counted(r.bytes_ignored, "unreadable byte"));
 }
 
 void add_recover_command(CLI::App& app) {

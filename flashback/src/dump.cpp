@@ -51,7 +51,6 @@ Result<DumpSummary> dump(const Store& store, std::unique_ptr<recorder::ByteSink>
   DumpSummary summary;
   summary.path = sink ? sink->name() : "";
   recorder::WriterOptions writer_options;
-  writer_options.library = std::string("cerulion ") + CERULION_FLASHBACK_VERSION;
   auto writer = recorder::Writer::create(std::move(sink), writer_options);
   if (!writer) return writer.status();
   auto fail = [&](Status st) -> Result<DumpSummary> {

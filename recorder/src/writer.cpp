@@ -20,6 +20,8 @@
 
 namespace cerulion::recorder {
 
+std::string library() { return std::string("cerulion ") + CERULION_RECORDER_VERSION; }
+
 const char* to_string(Compression c) noexcept { return c == Compression::Zstd ? "zstd" : "none"; }
 
 namespace detail {
@@ -40,9 +42,7 @@ class WriterImpl {
   Status start() {
     emit(kMagic, kMagicSize);
     ByteVector rec;
-    Header h{options_.profile, options_.library.empty()
-                                   ? std::string("cerulion-recorder ") + CERULION_RECORDER_VERSION
-                                   : options_.library};
+    Header h{options_.profile, options_.library.empty() ? library() : options_.library};
     append_record(rec, h);
     emit(rec.data(), rec.size());
     return flush_os();

@@ -39,7 +39,6 @@ Status McapConsumer::open_next_file() {
   if (!sink) return sink.status();
   std::string name = (*sink)->name();
   recorder::WriterOptions o = options_.writer;
-  if (o.library.empty()) o.library = std::string("cerulion ") + CERULION_RECORDING_VERSION;
   auto writer = recorder::Writer::create(std::move(sink.value()), o);
   if (!writer) return writer.status();
   writer_.emplace(std::move(writer.value()));

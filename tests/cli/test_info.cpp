@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cerulion/recorder/writer.hpp"
 #include "process.hpp"
 #include "test_record_helpers.hpp"
 
@@ -94,4 +95,32 @@ TEST_CASE("info survives a flipped bit and a lying length field", "[cli][info]")
   CHECK(r.exit_code == 0);
   CHECK_FALSE(r.timed_out);
   CHECK(r.err.find("claims") != std::string::npos);
+}
+
+TEST_CASE("info names each channel's schema, or says it has none", "[cli][info]") {
+  auto path = record_temp_path("schemas.mcap");
+  {
+    auto w = cerulion::recorder::Writer::create(path);
+    REQUIRE(w.ok());
+    const std::string text = "float64 x";
+    auto schema = w->add_schema("geometry/Point", "ros2msg", std::as_bytes(std::span(text)));
+    REQUIRE(schema.ok());
+    auto typed = w->add_channel("/point", "cdr", *schema);
+    auto bare = w->add_channel("/bytes", "x-cerulion-bytes");
+    REQUIRE(typed.ok());
+    REQUIRE(bare.ok());
+    const std::byte payload[1] = {std::byte{1}};
+    REQUIRE(w->write(*typed, 0, 100, 100, payload).ok());
+    REQUIRE(w->write(*bare, 0, 200, 200, payload).ok());
+    REQUIRE(w->close().ok());
+  }
+  auto text = run_cerulion({"info", path});
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("[cdr]  schema geometry/Point (ros2msg)") != std::string::npos);
+  CHECK(text.out.find("[x-cerulion-bytes]  no schema") != std::string::npos);
+  auto j = info_json(path);
+  std::map<std::string, std::pair<std::string, std::string>> schemas;
+  for (const auto& c : j["channels"]) schemas[c["topic"]] = {c["schema"], c["schema_encoding"]};
+  CHECK(schemas["/point"] == std::pair<std::string, std::string>("geometry/Point", "ros2msg"));
+  CHECK(schemas["/bytes"] == std::pair<std::string, std::string>("", ""));
 }

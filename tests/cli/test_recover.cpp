@@ -108,3 +108,29 @@ TEST_CASE("recover keeps a channel without messages that only the intact summary
   CHECK(r.out.find("2 channels") != std::string::npos);
   CHECK(topics_of(out) == both);
 }
+
+TEST_CASE("recover counts in words that agree with the number and names its library as a recording does",
+          "[cli][recover]") {
+  auto path = record_temp_path("one-chunk.mcap");
+  {
+    auto w = cerulion::recorder::Writer::create(path);
+    REQUIRE(w.ok());
+    auto ch = w->add_channel("/only", "x");
+    REQUIRE(ch.ok());
+    const std::byte payload[1] = {std::byte{1}};
+    REQUIRE(w->write(*ch, 0, 100, 100, payload).ok());
+    REQUIRE(w->close().ok());
+  }
+  auto out = record_temp_path("one-chunk-recovered.mcap");
+  auto r = run_cerulion({"recover", path, "-o", out});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("Recovered 1 message, 0 attachments, and 0 metadata records (1 channel, 0 schemas)") !=
+        std::string::npos);
+  CHECK(r.out.find("Kept 1 chunk; dropped 0 damaged chunks, 0 messages without a channel, 0 unreadable bytes") !=
+        std::string::npos);
+  // `cerulion record` and flashback dumps write this library too: one name, whoever wrote the file.
+  const std::string library = cerulion::recorder::library();
+  CHECK(library.rfind("cerulion ", 0) == 0);
+  CHECK(info_json(path)["library"] == library);
+  CHECK(info_json(out)["library"] == library);
+}

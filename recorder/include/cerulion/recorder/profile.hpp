@@ -2,6 +2,7 @@
 // The cerulion MCAP profile: how a cerulion recording (and a flashback dump) describes topics and
 // what it counted. Defined once here; record, flashback, play and info all use it.
 //
+// - The Header's library is "cerulion <version>" (recorder::library()), whoever wrote the file.
 // - Every channel has message encoding "x-cerulion-bytes" (payloads are the publisher's bytes), no
 //   schema, and metadata keys "domain", "mode" ("lockstep"/"free-run"), "depth" and "max_payload".
 // - A recording closes with a Metadata record "cerulion.recording": "host", "cerulion_version",

@@ -27,6 +27,10 @@ enum class Compression : std::uint8_t { None = 0, Zstd = 1 };
 /// "none" / "zstd".
 const char* to_string(Compression c) noexcept;
 
+/// Header.library of every file cerulion writes, recorded, dumped or recovered alike:
+/// "cerulion <version>".
+[[nodiscard]] std::string library();
+
 /// Writer settings; the defaults are the recommended setup.
 struct WriterOptions {
   /// zstd (default) or none. A chunk that does not shrink is stored uncompressed either way.
@@ -37,7 +41,7 @@ struct WriterOptions {
   std::uint64_t chunk_size = 1u << 20;
   /// Header.profile ("" by default; "ros2" for rosbag2 files).
   std::string profile;
-  /// Header.library; default "cerulion-recorder <version>".
+  /// Header.library; empty: library(), "cerulion <version>".
   std::string library;
   /// Replace an existing file instead of failing with InvalidArgument (create(path) only).
   bool overwrite = false;
