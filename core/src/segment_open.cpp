@@ -1,9 +1,11 @@
 // Opening a topic segment: building a new one completely before it gets its name, and checking an
 // existing one (what it is, who owns it, its header) before mapping any of it.
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <optional>
+#include <vector>
 #include <unistd.h>
 
 #include "cerulion/core/names.hpp"
@@ -87,9 +89,25 @@ Result<std::shared_ptr<TopicSegment>> TopicSegment::from_file(ShmFile file, cons
     }
   }
   // Everything is checked on a private copy before any page is mapped.
+  // Zeros are a segment whose header was never written; anything else that fails the checks is
+  // not a cerulion segment (or one damaged past reading), and saying "never initialized" of it
+  // would send the user looking for a crashed creator.
   Config cfg {};
   if (!read_unmapped(fd, &cfg, sizeof cfg, 0)) {
-    return Status(ErrorCode::Corrupted, what + ": " + path + " is too short to be a topic segment");
+    const auto size = static_cast<std::size_t>(st.st_size);
+    std::vector<char> head(size);
+    const bool zeros = read_unmapped(fd, head.data(), size, 0) &&
+                       std::all_of(head.begin(), head.end(), [](char c) { return c == 0; });
+    if (zeros) {
+      return Status(ErrorCode::Corrupted, what + ": " + path + " was never initialized (" + std::to_string(size) +
+                                              " bytes, all zero)");
+    }
+    return Status(ErrorCode::Corrupted, what + ": " + path + " is not a cerulion segment (" + std::to_string(size) +
+                                            " bytes: too short for its header)");
+  }
+  const auto* cfg_bytes = reinterpret_cast<const char*>(&cfg);
+  if (std::all_of(cfg_bytes, cfg_bytes + sizeof cfg, [](char c) { return c == 0; })) {
+    return Status(ErrorCode::Corrupted, what + ": " + path + " was never initialized (its header is all zero)");
   }
   if (Status valid = validate_config(cfg, static_cast<std::uint64_t>(st.st_size), what); !valid.ok()) return valid;
   std::uint32_t initialized = 0;

@@ -2,6 +2,8 @@
 // `clean` removes what dead processes left behind, and nothing a live process uses.
 
 #include <csignal>
+#include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -98,4 +100,42 @@ TEST_CASE("TheLastParticipantsNormalExitUnlinksTheSegment", "[cli][clean]") {
   REQUIRE(run_cerulion({"pub", topic, "bye", "--once", "--wait-subscribers", "1", "--timeout", "20"}).exit_code == 0);
   REQUIRE(echo.wait().exit_code == 0);
   CHECK(count_shm_entries(shm_file(topic)) == 0);
+}
+
+TEST_CASE("clean calls a zero-filled segment never initialized and a random-filled one not a cerulion segment",
+          "[cli][clean]") {
+  const std::string domain = unique_domain("clean_garbage");
+  const std::string zeros = unique_topic("zeros");
+  const std::string short_zeros = unique_topic("short_zeros");
+  const std::string garbage = unique_topic("garbage");
+  auto fill = [&](const std::string& topic, std::size_t size, bool random) {
+    std::string bytes(size, '\0');
+    std::uint32_t x = 2463534242u;  // xorshift: garbage that never starts with the magic
+    for (auto& c : bytes) {
+      if (!random) break;
+      x ^= x << 13;
+      x ^= x >> 17;
+      x ^= x << 5;
+      c = static_cast<char>(x);
+    }
+    std::ofstream("/dev/shm/" + shm_file(topic, domain), std::ios::binary) << bytes;
+  };
+  fill(zeros, 4096, false);
+  fill(short_zeros, 16, false);
+  fill(garbage, 4096, true);
+  auto dry = run_cerulion(in_domain(domain, {"clean", "--dry-run", "--json"}));
+  REQUIRE(dry.exit_code == 0);
+  std::map<std::string, std::string> reasons;
+  for (const auto& s : json::parse(dry.out)["segments"]) reasons[s["topic"]] = s["reason"];
+  REQUIRE(reasons.size() == 3);
+  CHECK(reasons[zeros].find("never initialized") != std::string::npos);
+  CHECK(reasons[short_zeros].find("never initialized") != std::string::npos);
+  CHECK(reasons[garbage].find("not a cerulion segment") != std::string::npos);
+  for (const auto& [topic, reason] : reasons) {
+    INFO(reason);
+    CHECK(reason.find("cerulion clean") == std::string::npos);  // no advice to run what is running
+  }
+  auto cleaned = run_cerulion(in_domain(domain, {"clean"}));
+  CHECK(cleaned.exit_code == 0);
+  for (const auto& topic : {zeros, short_zeros, garbage}) CHECK(count_shm_entries(shm_file(topic, domain)) == 0);
 }

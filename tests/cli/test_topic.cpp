@@ -147,3 +147,20 @@ TEST_CASE("TopicHzReportsTheRateAsATapThatHoldsNobodyBack", "[cli][topic]") {
   pub.signal(SIGINT);
   CHECK(pub.wait().exit_code == 130);
 }
+
+TEST_CASE("topic info tells the sparse segment size ls shows from the memory du shows, in words that agree with the count",
+          "[cli][topic]") {
+  const std::string topic = unique_topic("info_sizes");
+  BackgroundProcess echo({cerulion_binary(), "echo", topic});
+  REQUIRE(eventually([&] { return live_readers(topic_snapshot(topic), "subscriber") == 1; }));
+  REQUIRE(run_cerulion({"pub", topic, "m", "--once", "--wait-subscribers", "1", "--timeout", "20"}).exit_code == 0);
+  REQUIRE(eventually([&] { return topic_snapshot(topic)["published"] == 1; }));
+  auto text = run_cerulion({"topic", "info", topic});
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("of address space (sparse: the size `ls -l` shows)") != std::string::npos);
+  CHECK(text.out.find("of /dev/shm (what `du` shows)") != std::string::npos);
+  CHECK(text.out.find("1 message,") != std::string::npos);
+  CHECK(text.out.find("1 messages") == std::string::npos);
+  echo.signal(SIGINT);
+  (void)echo.wait();
+}
