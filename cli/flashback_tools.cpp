@@ -57,10 +57,10 @@ void run_dump(const DumpSettings& s) {
   check_flashback(dumped.status(), "cannot dump");
   fmt::print("{}\n", dumped->path);
   std::string left_out = dumped->chunks_left_out
-                             ? fmt::format(", {} chunks left out (evicted while copied, or damaged)", dumped->chunks_left_out)
+                             ? fmt::format(", {} left out (evicted while copied, or damaged)", counted(dumped->chunks_left_out, "chunk"))
                              : "";
-  fmt::print(stderr, "dumped {} messages on {} topic{}, {:.1f} s, {}{}\n", dumped->messages, dumped->topics.size(),
-             dumped->topics.size() == 1 ? "" : "s",
+  fmt::print(stderr, "dumped {} on {}, {:.1f} s, {}{}\n", counted(dumped->messages, "message"),
+             counted(dumped->topics.size(), "topic"),
              seconds(dumped->window_end_ns - dumped->window_start_ns), format_bytes(static_cast<double>(dumped->file_bytes)),
              left_out);
 }
@@ -109,17 +109,17 @@ void run_status(const std::string& name, bool json) {
                         : fmt::format("pid {}, not running", st.keeper_pid));
   fmt::print("store:   {}\n", st.path);
   fmt::print("window:  {:.1f} s covered (limit {:g} s)\n", j["window_s"].get<double>(), st.window_limit_s);
-  fmt::print("memory:  {} of {}{}, compression {:.2f}x, {} chunks, {} messages\n",
+  fmt::print("memory:  {} of {}{}, compression {:.2f}x, {}, {}\n",
              format_bytes(static_cast<double>(st.memory_bytes)), format_bytes(static_cast<double>(st.memory_limit_bytes)),
              st.memory_usable_bytes < st.memory_limit_bytes
                  ? fmt::format(" (only {} usable: /dev/shm ran out)", format_bytes(static_cast<double>(st.memory_usable_bytes)))
                  : "",
-             st.compression_ratio, st.chunks, st.messages);
+             st.compression_ratio, counted(st.chunks, "chunk"), counted(st.messages, "message"));
   fmt::print("dumps:   {} made, {} refused\n", st.dumps, st.dumps_refused);
   if (st.topics.empty()) return;
   fmt::print("topics:\n");
   for (const auto& t : st.topics) {
-    fmt::print("  {}: {} messages, {:.1f} Hz, {}, {} lost\n", t.topic, t.messages, st.alive ? t.rate_hz : 0.0,
+    fmt::print("  {}: {}, {:.1f} Hz, {}, {} lost\n", t.topic, counted(t.messages, "message"), st.alive ? t.rate_hz : 0.0,
                format_bytes(static_cast<double>(t.bytes)), t.lost);
   }
 }

@@ -2,6 +2,7 @@
 // in time are merged, as the mcap CLI and Foxglove play them), paced by the recorded log times.
 // --lockstep makes each message wait until every subscriber has released the previous one.
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <regex>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "cerulion/core/discovery.hpp"
@@ -88,7 +90,27 @@ Publisher open_publisher(const recorder::Channel& ch, const PlaySettings& s, con
     options.topic.depth.reset();
     pub = Publisher::create(ch.topic, options);
   }
-  return take(std::move(pub), fmt::format("cannot publish on '{}'", ch.topic));
+  auto publisher = take(std::move(pub), fmt::format("cannot publish on '{}'", ch.topic));
+  if (s.lockstep && publisher.mode() != Mode::Lockstep) {
+    // A topic's mode is fixed by whoever created it; silence would promise a replay it is not.
+    fmt::print(stderr, "warning: '{}' already runs in {} mode, which wins over --lockstep: a slow subscriber may lose messages\n",
+               ch.topic, to_string(publisher.mode()));
+  }
+  return publisher;
+}
+
+// The recording's topics in one line, or their count when they would not fit one.
+std::string topics_hint(const recorder::Reader& reader, const std::string& file) {
+  std::vector<std::string> topics;
+  for (const auto& [id, ch] : reader.summary().channels) topics.push_back(ch.topic);
+  std::sort(topics.begin(), topics.end());
+  topics.erase(std::unique(topics.begin(), topics.end()), topics.end());
+  if (topics.empty()) return "it has no topics";
+  constexpr std::size_t kListed = 6;
+  if (topics.size() > kListed) return fmt::format("it has {}: `cerulion info {}` lists them", counted(topics.size(), "topic"), file);
+  std::string list;
+  for (const auto& t : topics) list += (list.empty() ? "" : ", ") + t;
+  return "its topics: " + list;
 }
 
 void run_play(const PlaySettings& s) {
@@ -120,6 +142,16 @@ void run_play(const PlaySettings& s) {
     for (const auto& re : res) if (std::regex_search(ch.topic, re)) return true;
     return false;
   };
+  if (!wanted.empty() || !res.empty()) {
+    bool any = false;
+    for (const auto& [id, ch] : reader->summary().channels) any = any || selected(ch);
+    if (!any) {
+      std::string asked;
+      if (!s.topics.empty()) asked = fmt::format("--topics {}", fmt::join(s.topics, " "));
+      for (const auto& p : s.regex) asked += fmt::format("{}-e '{}'", asked.empty() ? "" : " ", p);
+      throw Exit{kExitFailure, fmt::format("nothing in {} matches {} ({})", s.file, asked, topics_hint(*reader, s.file))};
+    }
+  }
   const auto& stats = reader->summary().statistics;
   recorder::ReadMessagesOptions ro;
   ro.channel_filter = selected;
@@ -185,7 +217,8 @@ void run_play(const PlaySettings& s) {
     j["topics"] = topics;
     fmt::print("{}\n", j.dump(2));
   } else {
-    fmt::print(stderr, "played {} messages on {} topics in {:.1f} s\n", published, publishers.size(), elapsed);
+    fmt::print(stderr, "played {} on {} in {:.1f} s\n", counted(published, "message"),
+               counted(publishers.size(), "topic"), elapsed);
   }
   // Ctrl-C is how a --loop ends; a SIGTERM or SIGHUP still shows in the exit code.
   if (int code = finished_exit_code(); code != kExitOk) throw Exit{code, {}};

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cerulion/core/publisher.hpp"
 #include "cerulion/recorder/reader.hpp"
 #include "everyday_helpers.hpp"
 #include "overlapping_mcap.hpp"
@@ -67,9 +68,6 @@ TEST_CASE("play republishes every recorded message in order", "[cli][play]") {
 TEST_CASE("play honours --topics, --start-offset and --rate", "[cli][play]") {
   auto topic = unique_topic("play_filter");
   auto file = make_recording(topic, 40);  // about 0.2 s at 200 Hz
-  auto none = run_cerulion({"play", file, "--json", "--topics", "/not/there"}, {}, 20s);
-  REQUIRE(none.exit_code == 0);
-  CHECK(nlohmann::json::parse(none.out)["messages_published"] == 0);
   auto later = run_cerulion({"play", file, "--json", "--start-offset", "0.1"}, {}, 20s);
   REQUIRE(later.exit_code == 0);
   auto n = nlohmann::json::parse(later.out)["messages_published"].get<int>();
@@ -149,4 +147,44 @@ TEST_CASE("play prints each warning about a damaged file exactly once", "[cli][p
   REQUIRE(looped.exit_code == 0);
   REQUIRE(nlohmann::json::parse(looped.out)["loops"].get<int>() >= 2);
   check_each_warning_once(looped.err);
+}
+
+TEST_CASE("play says when --topics or --regex match nothing in the recording, names its topics, and exits 1",
+          "[cli][play]") {
+  auto a = unique_topic("play_none_a");
+  auto b = unique_topic("play_none_b");
+  auto file = record_temp_path("play-none.mcap");
+  REQUIRE(write_overlapping_chunks(file, {a, b}, 1, 4, 1'700'000'000'000'000'000, 1'000'000).ok());
+  auto none = run_cerulion({"play", file, "--json", "--topics", "/not/there"}, {}, 20s);
+  CHECK(none.exit_code == 1);
+  CHECK(none.out.empty());
+  CHECK(text_lines(none.err).size() == 1);
+  CHECK(none.err.find("nothing in " + file + " matches --topics /not/there") != std::string::npos);
+  CHECK(none.err.find(a) != std::string::npos);
+  CHECK(none.err.find(b) != std::string::npos);
+  auto regex = run_cerulion({"play", file, "-e", "^/nowhere"}, {}, 20s);
+  CHECK(regex.exit_code == 1);
+  CHECK(regex.err.find("matches -e '^/nowhere'") != std::string::npos);
+  // One topic that matches is enough: it plays.
+  auto some = run_cerulion({"play", file, "--json", "--topics", "/not/there", a}, {}, 20s);
+  CHECK(some.exit_code == 0);
+  CHECK(some.err.find("nothing in") == std::string::npos);
+}
+
+TEST_CASE("play --lockstep into a topic that already runs free says the topic's mode wins", "[cli][play]") {
+  auto topic = unique_topic("play_free");
+  auto file = record_temp_path("play-free.mcap");
+  REQUIRE(write_overlapping_chunks(file, {topic}, 1, 3, 1'700'000'000'000'000'000, 1'000'000).ok());
+  cerulion::PublisherOptions options;
+  options.topic.mode = cerulion::Mode::FreeRun;
+  auto free_run = cerulion::Publisher::create(topic, options);
+  REQUIRE(free_run.ok());
+  auto lockstep = run_cerulion({"play", file, "--lockstep"}, {}, 20s);
+  CHECK(lockstep.exit_code == 0);
+  CHECK(lockstep.err.find("warning: '" + topic + "' already runs in free-run mode, which wins over --lockstep") !=
+        std::string::npos);
+  CHECK(lockstep.err.find("played 3 messages on 1 topic in") != std::string::npos);
+  auto plain = run_cerulion({"play", file}, {}, 20s);
+  CHECK(plain.exit_code == 0);
+  CHECK(plain.err.find("wins over") == std::string::npos);
 }
