@@ -15,7 +15,8 @@ namespace cerulion::cli {
 namespace {
 
 Result<pid_t> spawn_pong(const measurement::PingOptions& o) {
-  std::vector<std::string> args{"/proc/self/exe", "--domain", o.domain, "pong", "--topic", o.prefix,
+  // argv[0] is what `ps` shows: the command, not the path it was run by.
+  std::vector<std::string> args{"cerulion", "--domain", o.domain, "pong", "--topic", o.prefix,
                                 "--wait", to_string(o.wait), "--mode", to_string(o.mode), "--once",
                                 "--transport", o.transport, "--max-size", std::to_string(o.size)};
   if (o.cpus.pong) args.insert(args.end(), {"--cpu", std::to_string(*o.cpus.pong)});

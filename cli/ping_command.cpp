@@ -1,5 +1,7 @@
 // The command line of `cerulion ping`: options, ping(8)-like output, --json.
 
+#include <cmath>
+
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
@@ -32,6 +34,20 @@ struct PingArgs {
   std::string transport = "native";
 };
 
+// A tail percentile of too few round trips is only their largest: it is left out ("-" in text,
+// null in JSON) and the text says how many it needs.
+constexpr double kP90 = 0.90, kP99 = 0.99;
+
+std::string percentile_text(double value_us, std::size_t count, double p) {
+  return measurement::quotable(count, p) ? fmt::format("{:.3f}", value_us) : "-";
+}
+
+/// Microseconds to the nanosecond, percentages to a hundredth: what the measurement resolves.
+double rounded(double value, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(value * scale) / scale;
+}
+
 void print_human(const PingRun& run, const Summary& s) {
   const auto& r = run.report;
   const auto& o = r.options;
@@ -42,10 +58,18 @@ void print_human(const PingRun& run, const Summary& s) {
   fmt::print("--- ping statistics ---\n");
   fmt::print("{} round trips, {} lost, {} skipped slots\n", s.count, r.lost, r.skipped);
   if (s.count > 0) {
-    fmt::print("rtt min/median/p99/max = {:.3f}/{:.3f}/{:.3f}/{:.3f} µs\n", s.min, s.median, s.p99, s.max);
+    const std::string note = measurement::quotable(s.count, kP99)
+                                 ? std::string()
+                                 : fmt::format(" (p99 needs at least {} round trips)", measurement::samples_to_quote(kP99));
+    fmt::print("rtt min/median/p99/max = {:.3f}/{:.3f}/{}/{:.3f} µs{}\n", s.min, s.median,
+               percentile_text(s.p99, s.count, kP99), s.max, note);
   }
-  fmt::print("cpu ping {:.1f}%, pong {:.1f}% of the run; peak rss ping {}, pong {}\n", r.cpu_pct_ping,
-             r.cpu_pct_pong, format_bytes(static_cast<double>(r.rss_ping)),
+  const std::string cpu = r.cpu_pong_resolved
+                              ? fmt::format("cpu ping {:.1f}%, pong {:.1f}% of the run", r.cpu_pct_ping, r.cpu_pct_pong)
+                              : fmt::format("cpu ping {:.1f}% of the run, pong - ({:.1f} ms is too short to read "
+                                            "another process's CPU)",
+                                            r.cpu_pct_ping, static_cast<double>(r.measured_wall_ns) / 1e6);
+  fmt::print("{}; peak rss ping {}, pong {}\n", cpu, format_bytes(static_cast<double>(r.rss_ping)),
              format_bytes(static_cast<double>(r.rss_pong)));
   if (run.flashback) {
     fmt::print("flashback keeper: cpu {:.1f}%, peak rss {}, took {} messages ({} lost), held {} (compression {:.2f}x)\n",
@@ -71,16 +95,19 @@ void print_json(const PingRun& run, const Summary& s) {
   j["wait"] = to_string(o.wait);
   j["cpus"] = {{"ping", o.cpus.ping ? nlohmann::json(*o.cpus.ping) : nlohmann::json()},
                {"pong", o.cpus.pong ? nlohmann::json(*o.cpus.pong) : nlohmann::json()}};
-  j["rtt_us"] = {{"min", s.min}, {"median", s.median}, {"mean", s.mean},
-                 {"p90", s.p90}, {"p99", s.p99},       {"max", s.max}};
-  j["cpu_pct"] = {{"ping", r.cpu_pct_ping}, {"pong", r.cpu_pct_pong}};
+  auto us = [](double v) { return rounded(v, 3); };
+  auto tail = [&](double v, double p) { return measurement::quotable(s.count, p) ? nlohmann::json(us(v)) : nlohmann::json(); };
+  j["rtt_us"] = {{"min", us(s.min)},      {"median", us(s.median)}, {"mean", us(s.mean)},
+                 {"p90", tail(s.p90, kP90)}, {"p99", tail(s.p99, kP99)}, {"max", us(s.max)}};
+  j["cpu_pct"] = {{"ping", rounded(r.cpu_pct_ping, 2)}, {"pong", rounded(r.cpu_pct_pong, 2)}};
+  j["cpu_pong_resolved"] = r.cpu_pong_resolved;
   j["rss_bytes"] = {{"ping", r.rss_ping}, {"pong", r.rss_pong}};
   j["pong_gone"] = r.responder_gone;
   j["flashback"] = run.flashback;
   if (run.flashback) {
-    j["keeper"] = {{"cpu_pct", run.keeper.cpu_pct},        {"rss_bytes", run.keeper.rss_bytes},
+    j["keeper"] = {{"cpu_pct", rounded(run.keeper.cpu_pct, 2)},        {"rss_bytes", run.keeper.rss_bytes},
                    {"messages", run.keeper.messages},      {"lost", run.keeper.lost},
-                   {"memory_bytes", run.keeper.memory_bytes}, {"compression_ratio", run.keeper.compression_ratio}};
+                   {"memory_bytes", run.keeper.memory_bytes}, {"compression_ratio", rounded(run.keeper.compression_ratio, 2)}};
   }
   fmt::print("{}\n", j.dump());
 }

@@ -35,7 +35,7 @@ Status PingKeeper::start(const std::string& domain, const std::string& prefix, d
   domain_ = domain;
   name_ = fmt::format("ping-{}", ::getpid());
   const std::string dir = std::filesystem::temp_directory_path().string();
-  std::vector<std::string> args{"/proc/self/exe", "--domain", domain,  "flashback", "start",
+  std::vector<std::string> args{"cerulion", "--domain", domain,  "flashback", "start",
                                 request_topic(prefix), reply_topic(prefix), "--name", name_,
                                 "--memory", "256MiB", "--dir", dir};
   const pid_t parent = ::getpid();
