@@ -61,7 +61,7 @@ TEST_CASE("PubTimesOutWaitingForSubscribersThatNeverCome", "[cli][pub][faults]")
   const std::string topic = unique_topic("no_subscriber");
   auto result = run_cerulion({"pub", topic, "x", "--once", "--wait-subscribers", "1", "--timeout", "0.2"});
   CHECK(result.exit_code == 1);
-  CHECK(result.err == "cerulion: timed out after 0.2 s waiting for 1 subscriber(s) on '" + topic +
+  CHECK(result.err == "cerulion: timed out after 0.2 s waiting for 1 subscriber on '" + topic +
                          "' (0 attached)\n");
   CHECK(count_shm_entries(shm_file(topic)) == 0);
 }

@@ -132,8 +132,8 @@ TEST_CASE("FreeRunWithASlowedSubscriberReportsTheExactLostCount", "[cli][pub][ec
   CHECK(lines.size() + lost == static_cast<std::size_t>(published));
   CHECK(lost > 0);  // a subscriber sleeping 50 ms per message cannot keep up with a burst of 300
   CHECK(lines.back()["data"] == std::to_string(published));  // the newest message is never the one lost
-  CHECK(echoed.err.find("lost " + std::to_string(lost) + " message(s) in total, received " +
-                        std::to_string(lines.size())) != std::string::npos);
+  CHECK(echoed.err.find("lost " + std::to_string(lost) + (lost == 1 ? " message" : " messages") +
+                        " in total, received " + std::to_string(lines.size())) != std::string::npos);
 }
 
 TEST_CASE("TextModeShowsTextAsItIsAndBinaryAsAHexPreview", "[cli][pub][echo]") {
@@ -232,4 +232,64 @@ TEST_CASE("KillingAPublisherMidStreamLeavesEchoRunningAndTheNextPubWorks", "[cli
   for (std::size_t i = 0; i + 3 < lines.size(); ++i) CHECK(lines[i]["data"] == "first");
   for (std::size_t i = lines.size() - 3; i < lines.size(); ++i) CHECK(lines[i]["data"] == "second");
   for (std::size_t i = 1; i < lines.size(); ++i) CHECK(lines[i]["seq"] == lines[i - 1]["seq"].get<int>() + 1);
+}
+
+TEST_CASE("A message with a newline is one line in text mode", "[cli][echo]") {
+  const std::string topic = unique_topic("text_escapes");
+  auto echo = start_echo(topic, {"-n", "2", "-l", "0"});
+  auto pub = run_cerulion({"pub", topic, "--stdin", "null", "--wait-subscribers", "1", "--timeout", "20"},
+                          std::string("line one\nline two\r\n") + '\0' + "tab\there, back\\slash");
+  REQUIRE(pub.exit_code == 0);
+  auto echoed = echo.wait();
+  REQUIRE(echoed.exit_code == 0);
+  CHECK(echoed.out == "line one\\nline two\\r\\n\ntab\\there, back\\\\slash\n");
+}
+
+TEST_CASE("A cut message in text mode is still one line, its escapes whole", "[cli][echo]") {
+  const std::string topic = unique_topic("text_escapes_cut");
+  auto echo = start_echo(topic, {"-n", "1", "-l", "3"});
+  auto pub = run_cerulion({"pub", topic, "--stdin", "whole", "--wait-subscribers", "1", "--timeout", "20"},
+                          "a\nb\nc\n");
+  REQUIRE(pub.exit_code == 0);
+  auto echoed = echo.wait();
+  REQUIRE(echoed.exit_code == 0);
+  CHECK(echoed.out == "a\\nb... [6 B]\n");
+}
+
+TEST_CASE("Raw output keeps a message's newlines and adds none", "[cli][echo]") {
+  const std::string topic = unique_topic("raw_newlines");
+  auto echo = start_echo(topic, {"--raw", "-n", "1"});
+  auto pub = run_cerulion({"pub", topic, "--stdin", "whole", "--wait-subscribers", "1", "--timeout", "20"},
+                          "a\r\nb\\n\n");
+  REQUIRE(pub.exit_code == 0);
+  auto echoed = echo.wait();
+  REQUIRE(echoed.exit_code == 0);
+  CHECK(echoed.out == "a\r\nb\\n\n");
+}
+
+TEST_CASE("Lines piped into pub come back as lines from echo, raw with a newline separator or as text",
+          "[cli][pub][echo]") {
+  const std::string topic = unique_topic("lines_back");
+  const std::string count = "20000";
+  BackgroundProcess raw_lines({"sh", "-c", "'" + bin() + "' echo " + topic + " --raw --separator '\\n' -n " + count});
+  BackgroundProcess raw_count(
+      {"sh", "-c", "'" + bin() + "' echo " + topic + " --raw --separator '\\n' -n " + count + " | wc -l"});
+  BackgroundProcess text_count({"sh", "-c", "'" + bin() + "' echo " + topic + " -n " + count + " | wc -l"});
+  auto pub = run_process({"sh", "-c", "seq 1 " + count + " | '" + bin() + "' pub " + topic +
+                                          " --wait-subscribers 3 --timeout 20"},
+                         {}, std::chrono::seconds(120));
+  REQUIRE(pub.exit_code == 0);
+  auto lines = raw_lines.wait(std::chrono::seconds(120));
+  REQUIRE(lines.exit_code == 0);
+  auto seq = run_process({"seq", "1", count});
+  CHECK(lines.out == seq.out);  // byte for byte what went into pub
+  CHECK(raw_count.wait(std::chrono::seconds(120)).out == count + "\n");
+  CHECK(text_count.wait(std::chrono::seconds(120)).out == count + "\n");
+}
+
+TEST_CASE("Verbose pub says 1 byte for a one-byte message", "[cli][pub]") {
+  const std::string topic = unique_topic("verbose_one_byte");
+  auto pub = run_cerulion({"pub", topic, "x", "--once", "-v"});
+  REQUIRE(pub.exit_code == 0);
+  CHECK(pub.out == "published #0 (1 byte)\n");
 }
