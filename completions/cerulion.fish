@@ -3,8 +3,33 @@
 function __cerulion_topics
     set -l domain default
     set -q CERULION_DOMAIN; and set domain $CERULION_DOMAIN
+    set -l words (commandline -opc)
+    set -l i (contains -i -- --domain $words)
+    and set -q words[(math $i + 1)]
+    and set domain $words[(math $i + 1)]
     for f in /dev/shm/cerulion.$domain:*
         string replace -a ':' '/' (string replace "/dev/shm/cerulion.$domain" '' $f)
+    end
+end
+
+# The topics of the recording `play` was given, asked of the cerulion being completed.
+function __cerulion_recording_topics
+    set -l words (commandline -opc)
+    set -l prog $words[1]
+    string match -q 'cerulion-*' -- (basename -- $prog); and set prog (dirname -- $prog)/cerulion
+    set -l skip 0
+    set -l many 0
+    for w in $words[2..-1]
+        if test $skip = 1
+            set skip 0
+        else if contains -- $w -r --rate -e --regex --start-offset --domain
+            set skip 1
+        else if string match -q -- '-*' $w
+            set many (string match -q -- '--topics' $w; and echo 1; or echo 0)
+        else if test $many = 0; and test $w != play
+            $prog completion --topics-in $w 2>/dev/null
+            return
+        end
     end
 end
 
@@ -24,7 +49,7 @@ complete -c cerulion -n '__fish_use_subcommand' -a flashback -d 'Keep the last s
 complete -c cerulion -n '__fish_use_subcommand' -a help -d 'Show the help of cerulion or of a command (cerulion help topic hz)'
 complete -c cerulion -n '__fish_use_subcommand' -s h -l help -d 'Print this help message and exit'
 complete -c cerulion -n '__fish_use_subcommand' -s V -l version -d 'Display program version information and exit'
-complete -c cerulion -n '__fish_use_subcommand' -l domain -r -d 'Domain the topics live in (env CERULION_DOMAIN, default '\''default'\'')'
+complete -c cerulion -n '__fish_use_subcommand' -l domain -r -d 'Domain the topics live in: 1 to 64 of A-Z a-z 0-9 _ - (env CERULION_DOMAIN, default '\''default'\'')'
 complete -c cerulion -n '__fish_seen_subcommand_from pub' -s h -l help -d 'Print this help message and exit'
 complete -c cerulion -n '__fish_seen_subcommand_from pub' -l stdin -r -a 'lines null whole' -d 'How stdin splits into messages: lines (default, newline stripped), null (NUL separated), whole (all of stdin is one message)'
 complete -c cerulion -n '__fish_seen_subcommand_from pub' -l file -r -F -d 'Publish the bytes of a file as one message'
@@ -36,23 +61,23 @@ complete -c cerulion -n '__fish_seen_subcommand_from pub' -s 1 -l once -d 'Publi
 complete -c cerulion -n '__fish_seen_subcommand_from pub' -l wait-subscribers -r -d 'Wait for N subscribers before the first message'
 complete -c cerulion -n '__fish_seen_subcommand_from pub' -l timeout -r -d 'Give up (exit 1) after SEC waiting for subscribers or for lockstep room'
 complete -c cerulion -n '__fish_seen_subcommand_from pub' -l mode -r -a 'lockstep free-run' -d 'Topic mode: lockstep (default) or free-run'
-complete -c cerulion -n '__fish_seen_subcommand_from pub' -l depth -r -d 'Ring depth of a new topic (messages)'
+complete -c cerulion -n '__fish_seen_subcommand_from pub' -l depth -r -d 'Ring depth of a new topic (messages, default 16)'
 complete -c cerulion -n '__fish_seen_subcommand_from pub' -l max-payload -r -d 'Payload ceiling of a new topic (default 1GiB, at most 1TiB)'
 complete -c cerulion -n '__fish_seen_subcommand_from pub' -l group -r -d 'Share a new topic with this group (mode 0660); an existing topic must be shared with it'
-complete -c cerulion -n '__fish_seen_subcommand_from pub' -s v -l verbose -d 'Print '\''published #SEQ (B bytes)'\'' for every message'
+complete -c cerulion -n '__fish_seen_subcommand_from pub' -s v -l verbose -d 'Print '\''published #SEQ (N bytes)'\'' for every message'
 complete -c cerulion -n '__fish_seen_subcommand_from pub' -a '(__cerulion_topics)'
 complete -c cerulion -n '__fish_seen_subcommand_from echo' -s h -l help -d 'Print this help message and exit'
 complete -c cerulion -n '__fish_seen_subcommand_from echo' -s n -l count -r -d 'Exit after N messages'
 complete -c cerulion -n '__fish_seen_subcommand_from echo' -l timeout -r -d 'Stop after SEC without a message; exit 1 if nothing (or fewer than -n) arrived'
 complete -c cerulion -n '__fish_seen_subcommand_from echo' -s l -l truncate-length -r -d 'Text mode: show at most N bytes of a message (default 128, 0 = all)'
 complete -c cerulion -n '__fish_seen_subcommand_from echo' -l json -d 'One JSON object per message: topic, seq, publish_time_ns, receive_time_ns, size, lost_before, and data (UTF-8) or data_base64'
-complete -c cerulion -n '__fish_seen_subcommand_from echo' -l raw -d 'Write the exact message bytes and nothing else'
-complete -c cerulion -n '__fish_seen_subcommand_from echo' -l separator -r -d 'With --raw: written after every message; C escapes allowed ('\''\n'\'', '\''\0'\'')'
+complete -c cerulion -n '__fish_seen_subcommand_from echo' -l raw -d 'Write the exact message bytes and nothing else (no newline: see --separator)'
+complete -c cerulion -n '__fish_seen_subcommand_from echo' -l separator -r -d 'With --raw: written after every message, e.g. '\''\n'\'' for one message per line or '\''\0'\''; C escapes allowed'
 complete -c cerulion -n '__fish_seen_subcommand_from echo' -l lost -d 'Report messages lost in free run (and a total) on stderr'
 complete -c cerulion -n '__fish_seen_subcommand_from echo' -l tap -d 'Attach as a tap: never hold a lockstep publisher back (may lose messages)'
 complete -c cerulion -n '__fish_seen_subcommand_from echo' -l delay -r -d 'Sleep SEC after each message (simulates a slow consumer)'
 complete -c cerulion -n '__fish_seen_subcommand_from echo' -l mode -r -a 'lockstep free-run' -d 'Mode if echo creates the topic: lockstep or free-run'
-complete -c cerulion -n '__fish_seen_subcommand_from echo' -l depth -r -d 'Ring depth if echo creates the topic'
+complete -c cerulion -n '__fish_seen_subcommand_from echo' -l depth -r -d 'Ring depth if echo creates the topic (messages, default 16)'
 complete -c cerulion -n '__fish_seen_subcommand_from echo' -l group -r -d 'Share the topic with this group if echo creates it (mode 0660); an existing topic must be shared with it'
 complete -c cerulion -n '__fish_seen_subcommand_from echo' -a '(__cerulion_topics)'
 complete -c cerulion -n '__fish_seen_subcommand_from topic; and not __fish_seen_subcommand_from list info hz' -a list -d 'Every topic of the domain: participants, messages, rate, mode'
@@ -109,11 +134,11 @@ complete -c cerulion -n '__fish_seen_subcommand_from bench' -l rate -r -d 'Nomin
 complete -c cerulion -n '__fish_seen_subcommand_from bench' -l wait -r -a 'adaptive spin block' -d 'Wait strategy of the native lanes'
 complete -c cerulion -n '__fish_seen_subcommand_from bench' -l no-flashback -d 'No flashback keeper on the native lanes'
 complete -c cerulion -n '__fish_seen_subcommand_from bench' -l headline-size -r -d 'Payload of the headline table and chart (default 64)'
-complete -c cerulion -n '__fish_seen_subcommand_from bench' -l json -r -d 'Write every cell as JSON to FILE'
-complete -c cerulion -n '__fish_seen_subcommand_from bench' -l markdown -r -d 'Write the tables as Markdown to FILE'
-complete -c cerulion -n '__fish_seen_subcommand_from bench' -l html -r -d 'Write a self-contained HTML page with the charts to FILE'
-complete -c cerulion -n '__fish_seen_subcommand_from bench' -l samples-dir -r -d 'Keep raw round trips (u64 ns, little-endian), one file per cell and repetition'
-complete -c cerulion -n '__fish_seen_subcommand_from bench' -l baseline -r -d 'Compare with an earlier run'\''s --json FILE; exit 1 if a cerulion lane got slower'
+complete -c cerulion -n '__fish_seen_subcommand_from bench' -l json -r -F -d 'Write every cell as JSON to FILE'
+complete -c cerulion -n '__fish_seen_subcommand_from bench' -l markdown -r -F -d 'Write the tables as Markdown to FILE'
+complete -c cerulion -n '__fish_seen_subcommand_from bench' -l html -r -F -d 'Write a self-contained HTML page with the charts to FILE'
+complete -c cerulion -n '__fish_seen_subcommand_from bench' -l samples-dir -r -a '(__fish_complete_directories)' -d 'Keep raw round trips (u64 ns, little-endian), one file per cell and repetition'
+complete -c cerulion -n '__fish_seen_subcommand_from bench' -l baseline -r -F -d 'Compare with an earlier run'\''s --json FILE; exit 1 if a cerulion lane got slower'
 complete -c cerulion -n '__fish_seen_subcommand_from bench' -l tolerance -r -d 'Slowdown allowed against --baseline (default 1.25)'
 complete -c cerulion -n '__fish_seen_subcommand_from record' -s h -l help -d 'Print this help message and exit'
 complete -c cerulion -n '__fish_seen_subcommand_from record' -s o -l output -r -F -d 'Output file, e.g. run.mcap (numbered run_0.mcap... when splitting)'
@@ -132,7 +157,7 @@ complete -c cerulion -n '__fish_seen_subcommand_from record' -a '(__cerulion_top
 complete -c cerulion -n '__fish_seen_subcommand_from play' -s h -l help -d 'Print this help message and exit'
 complete -c cerulion -n '__fish_seen_subcommand_from play' -s r -l rate -r -d 'Speed factor (default 1.0; 2 = twice as fast)'
 complete -c cerulion -n '__fish_seen_subcommand_from play' -s l -l loop -d 'Start over at the end until Ctrl-C'
-complete -c cerulion -n '__fish_seen_subcommand_from play' -l topics -r -d 'Only these topics'
+complete -c cerulion -n '__fish_seen_subcommand_from play' -l topics -r -a '(__cerulion_recording_topics)' -d 'Only these topics'
 complete -c cerulion -n '__fish_seen_subcommand_from play' -s e -l regex -r -d 'Only topics matching this regular expression (repeatable)'
 complete -c cerulion -n '__fish_seen_subcommand_from play' -l start-offset -r -d 'Skip the first SEC seconds of the recording'
 complete -c cerulion -n '__fish_seen_subcommand_from play' -l lockstep -d 'Each message waits until every subscriber has released the previous one (deterministic replay)'
@@ -159,11 +184,11 @@ complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from start' -l window -r -d 'Seconds of history to keep (default 30)'
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from start' -l memory -r -d 'Shared memory for the history (default 512MiB)'
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from start' -l name -r -d 'Keeper (and store) name (default: default)'
-complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from start' -l dir -r -d 'Where dumps go (default $CERULION_FLASHBACK_DIR or the current directory)'
+complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from start' -l dir -r -a '(__fish_complete_directories)' -d 'Where dumps go (default $CERULION_FLASHBACK_DIR or the current directory)'
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from start' -l post -r -d 'Seconds after a trigger to include before dumping (default 0)'
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from start' -l on-death -d 'Dump when a process that published on a kept topic dies'
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from start' -l on-stall -r -d 'Dump when a steady topic is silent for SEC seconds'
-complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from start' -l trigger-topic -r -d 'Dump on every message published on this topic (its text is the note)'
+complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from start' -l trigger-topic -r -a '(__cerulion_topics)' -d 'Dump on every message published on this topic (its text is the note)'
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from start' -l max-dumps -r -d 'Automatic dumps allowed per hour (default 20)'
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from start' -l max-disk -r -d 'Refuse automatic dumps once those in --dir take this much (default 2GiB)'
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from start' -l lockstep -d 'Join as a lockstep subscriber: publishers wait for the keeper instead of it missing messages'
@@ -171,7 +196,7 @@ complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from start' -a '(__cerulion_topics)'
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from dump' -s h -l help -d 'Print this help message and exit'
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from dump' -s o -l output -r -F -d 'Output file (default flashback-<domain>-<UTC time>.mcap in --dir)'
-complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from dump' -l dir -r -d 'Directory of the default output (default $CERULION_FLASHBACK_DIR or .)'
+complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from dump' -l dir -r -a '(__fish_complete_directories)' -d 'Directory of the default output (default $CERULION_FLASHBACK_DIR or .)'
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from dump' -l last -r -d 'Only the last SEC seconds (whole chunks)'
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from dump' -l note -r -d 'A note stored in the file'\''s flashback metadata'
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from dump' -l post -r -d 'Wait SEC seconds first, to include what comes after now (needs a live keeper)'
@@ -182,4 +207,7 @@ complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from stop' -s h -l help -d 'Print this help message and exit'
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from stop' -l name -r -d 'Keeper (and store) name (default: default)'
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from stop' -l discard -d 'Also remove the store (its history is lost)'
+complete -c cerulion -n '__fish_seen_subcommand_from completion' -s h -l help -d 'Print this help message and exit'
+complete -c cerulion -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'
 complete -c cerulion -n '__fish_seen_subcommand_from help' -s h -l help -d 'Print this help message and exit'
+complete -c cerulion -n '__fish_seen_subcommand_from help' -a 'pub echo topic clean ping pong bench record play info recover flashback help'

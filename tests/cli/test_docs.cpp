@@ -1,0 +1,130 @@
+// The documentation says the same things everywhere: every man page and every command's --help
+// shows examples, and every man page carries the same date and the program's version.
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "process.hpp"
+
+using namespace cerulion::test;
+
+namespace {
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::filesystem::path> man_pages() {
+  std::vector<std::filesystem::path> pages;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(CERULION_SOURCE_DIR) + "/man")) {
+    if (entry.path().extension() == ".1") pages.push_back(entry.path());
+  }
+  std::sort(pages.begin(), pages.end());
+  return pages;
+}
+
+// The subcommands a --help lists (CLI11: a "SUBCOMMANDS:" heading, then "  name  description").
+std::vector<std::string> subcommands_in(const std::string& help) {
+  std::vector<std::string> names;
+  std::istringstream in(help);
+  std::string line;
+  bool listing = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("SUBCOMMANDS:", 0) == 0 || line.rfind("Subcommands:", 0) == 0) {
+      listing = true;
+    } else if (listing) {
+      if (line.empty() || line[0] != ' ') break;
+      std::istringstream words(line);
+      std::string name;
+      words >> name;
+      if (!name.empty()) names.push_back(name);
+    }
+  }
+  return names;
+}
+
+// Every command path, `cerulion --help` down: {"pub"}, {"topic", "list"}...
+void command_paths(const std::vector<std::string>& path, std::vector<std::vector<std::string>>& out) {
+  std::vector<std::string> args = path;
+  args.emplace_back("--help");
+  auto r = run_cerulion(args);
+  REQUIRE(r.exit_code == 0);
+  for (const auto& name : subcommands_in(r.out)) {
+    auto child = path;
+    child.push_back(name);
+    out.push_back(child);
+    command_paths(child, out);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("Every man page has an EXAMPLES section", "[docs]") {
+  const auto pages = man_pages();
+  REQUIRE(pages.size() >= 13);
+  for (const auto& page : pages) {
+    INFO(page.filename().string());
+    const std::string text = read_text(page);
+    const auto at = text.find("\n.SH EXAMPLES\n");
+    REQUIRE(at != std::string::npos);
+    // with at least two example lines before the next section
+    const auto end = text.find("\n.SH ", at + 1);
+    const std::string section = text.substr(at, end - at);
+    CHECK(std::count(section.begin(), section.end(), '\n') >= 4);
+  }
+}
+
+TEST_CASE("Every man page carries the same date and the program's version", "[docs]") {
+  auto version = run_cerulion({"--version"});
+  REQUIRE(version.exit_code == 0);
+  std::string v = version.out.substr(0, version.out.find('\n'));  // "cerulion 0.1.0"
+  std::string th_date;
+  for (const auto& page : man_pages()) {
+    INFO(page.filename().string());
+    const std::string text = read_text(page);
+    const std::string th = text.substr(0, text.find('\n'));
+    REQUIRE(th.rfind(".TH ", 0) == 0);
+    CHECK(th.find("\"" + v + "\"") != std::string::npos);
+    const auto q1 = th.find('"');
+    const std::string date = th.substr(q1, th.find('"', q1 + 1) - q1 + 1);
+    if (th_date.empty()) th_date = date;
+    CHECK(date == th_date);
+  }
+}
+
+TEST_CASE("Every command's help ends with examples", "[docs]") {
+  std::vector<std::vector<std::string>> paths;
+  command_paths({}, paths);
+  REQUIRE(paths.size() >= 19);  // 13 commands, topic's 3, flashback's 4
+  for (const auto& path : paths) {
+    std::string name;
+    for (const auto& word : path) name += " " + word;
+    INFO("cerulion" + name + " --help");
+    auto args = path;
+    args.emplace_back("--help");
+    auto r = run_cerulion(args);
+    REQUIRE(r.exit_code == 0);
+    const auto at = r.out.rfind("Examples:");
+    REQUIRE(at != std::string::npos);
+    CHECK(r.out.find("cerulion ", at) != std::string::npos);  // an example follows it
+  }
+}
+
+TEST_CASE("Every command has a man page", "[docs]") {
+  std::vector<std::vector<std::string>> paths;
+  command_paths({}, paths);
+  for (const auto& path : paths) {
+    if (path.size() != 1 || path[0] == "help") continue;  // help is in cerulion(1)
+    INFO(path[0]);
+    CHECK(std::filesystem::exists(std::string(CERULION_SOURCE_DIR) + "/man/cerulion-" + path[0] + ".1"));
+  }
+}
