@@ -126,7 +126,8 @@ TEST_CASE("clean calls a zero-filled segment never initialized and a random-fill
   auto dry = run_cerulion(in_domain(domain, {"clean", "--dry-run", "--json"}));
   REQUIRE(dry.exit_code == 0);
   std::map<std::string, std::string> reasons;
-  for (const auto& s : json::parse(dry.out)["segments"]) reasons[s["topic"]] = s["reason"];
+  const json listed = json::parse(dry.out);  // named: a range-for over a temporary's member dangles
+  for (const auto& s : listed["segments"]) reasons[s["topic"]] = s["reason"];
   REQUIRE(reasons.size() == 3);
   CHECK(reasons[zeros].find("never initialized") != std::string::npos);
   CHECK(reasons[short_zeros].find("never initialized") != std::string::npos);
