@@ -11,6 +11,7 @@
 #include <fmt/core.h>
 
 #include "cerulion/core/names.hpp"
+#include "cerulion/core/stop.hpp"
 #include "command.hpp"
 
 namespace cerulion::cli {
@@ -23,14 +24,6 @@ struct Entry {
 std::vector<Entry>& registry() {
   static std::vector<Entry> entries;
   return entries;
-}
-
-std::atomic<bool> g_stop{false};
-std::atomic<int> g_stop_signal{0};
-
-extern "C" void on_stop_signal(int sig) {
-  g_stop_signal.store(sig);
-  g_stop.store(true);
 }
 
 // A word from the command line, fit for one line of an error message.
@@ -69,9 +62,10 @@ GlobalOptions& globals() {
   static GlobalOptions options;
   return options;
 }
-const std::atomic<bool>* stop_flag() { return &g_stop; }
-bool stop_requested() { return g_stop.load(std::memory_order_relaxed); }
-int stop_signal() { return g_stop_signal.load(); }
+// The flag lives in core (stop.hpp), where a user's own node gets the same behaviour.
+const std::atomic<bool>* stop_flag() { return cerulion::stop_flag(); }
+bool stop_requested() { return cerulion::stop_requested(); }
+int stop_signal() { return cerulion::stop_signal(); }
 int stop_exit_code() {
   int sig = stop_signal();
   return sig != 0 ? 128 + sig : kExitInterrupted;
@@ -81,15 +75,7 @@ int finished_exit_code() {
   return sig == 0 || sig == SIGINT ? kExitOk : stop_exit_code();
 }
 
-void install_stop_handlers() {
-  struct sigaction sa {};
-  sa.sa_handler = on_stop_signal;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = 0;  // no SA_RESTART: a futex wait returns EINTR and notices the flag at once
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-  sigaction(SIGHUP, &sa, nullptr);
-}
+void install_stop_handlers() { (void)cerulion::stop_on_signals(); }
 
 }  // namespace cerulion::cli
 

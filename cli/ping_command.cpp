@@ -32,6 +32,7 @@ struct PingArgs {
   std::string cpus = "auto";
   bool flashback = false;
   std::string transport = "native";
+  std::uint32_t wait_set = 0;
 };
 
 // A tail percentile of too few round trips is only their largest: it is left out ("-" in text,
@@ -157,6 +158,10 @@ void add_ping_command(CLI::App& app) {
                   "Pin ping and pong to CPUs PING,PONG; auto: the first two this process may use "
                   "(as the floor benchmark does); none: leave them to the scheduler")
       ->capture_default_str();
+  cmd->add_option("--wait-set", a->wait_set,
+                  "Both sides wait through a wait set of N topics (theirs and N-1 idle ones), as a node "
+                  "listening to several topics in one thread does (native only; 0 = on the topic itself)")
+      ->check(count_in(0, 64));
   cmd->add_flag("--flashback", a->flashback,
                 "Run a flashback keeper (a separate process) on the ping topics during the measurement");
   (void)peer;
@@ -175,6 +180,10 @@ void add_ping_command(CLI::App& app) {
     o.wait = parse_wait(a->wait).value_or(WaitStrategy::Adaptive);
     o.peer = a->peer;
     o.transport = a->transport;
+    if (a->wait_set > 0 && o.transport != "native") {
+      throw CLI::ValidationError("--wait-set", "applies to the native transport only");
+    }
+    o.wait_set_members = a->wait_set;
     o.cpus = parse_cpu_plan(a->cpus);
     if (o.peer) o.cpus.pong.reset();  // that pong was started elsewhere: `cerulion pong --cpu N` pins it
     o.timeout = std::chrono::nanoseconds(static_cast<std::int64_t>(a->timeout * 1e9));

@@ -24,6 +24,7 @@ void add_pong_command(CLI::App& app) {
     int cpu = -1;
     std::string transport = "native";
     std::string max_size = "64";
+    std::uint32_t wait_set = 0;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("--topic", args->prefix, "Topic prefix: requests on PREFIX/ping, replies on PREFIX/pong")
@@ -36,6 +37,8 @@ void add_pong_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--max-size", args->max_size, "Largest request to expect (transports that size buffers up front)")
       ->transform(size_at_most(kLargestPayload))->capture_default_str();
+  cmd->add_option("--wait-set", args->wait_set, "Wait through a wait set of N topics (as `ping --wait-set`)")
+      ->check(count_in(0, 64));
   cmd->add_flag("--once", args->once, "Exit when the ping that started this pong says it is done");
   cmd->add_option("--cpu", args->cpu, "Pin the pong to this CPU (as `ping --cpus` does with the pong it starts)")
       ->check(count_in(0, 4095));
@@ -49,6 +52,7 @@ void add_pong_command(CLI::App& app) {
     if (!args->mode.empty()) options.transport_options.mode = parse_mode(args->mode);
     options.transport_options.wait = parse_wait(args->wait).value_or(WaitStrategy::Adaptive);
     options.transport_options.stop_on_request = args->once;
+    options.transport_options.wait_set_members = args->wait_set;
     options.transport_options.cancel = stop_flag();
     if (args->cpu >= 0) {
       require_allowed_cpu(args->cpu, "--cpu");
