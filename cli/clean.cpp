@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `cerulion clean`: removes the segments that only dead processes were using, and says so.
 
 #include <memory>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `cerulion completion bash|zsh|fish`: shell completion scripts generated from the very option
 // definitions the parser uses, so they cannot drift from the program. The files in completions/
 // are this command's output (a test compares them). What a word means (a flag, an option and its

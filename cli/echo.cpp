@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `cerulion echo TOPIC`: prints what a topic carries, as text for people, JSON lines for tools, or
 // the exact bytes for files and pipes.
 

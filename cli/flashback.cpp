@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `cerulion flashback start [TOPIC...]`: runs the keeper in the foreground, one line per dump on
 // stderr; SIGUSR1 asks it for a dump, SIGINT/SIGTERM stop it (its store stays, for later dumps).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `cerulion flashback dump|status|stop`: work on a store whether or not its keeper still runs.
 
 #include <csignal>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `cerulion help [COMMAND...]`: the --help of the program or of a command, as git and ros2 users
 // type it.
 

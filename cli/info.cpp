@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `cerulion info FILE`: what a recording holds, like `mcap info`. Reads the summary when the file
 // has one; on a file that was not finalized it says so and reports what the complete chunks hold.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The multi-call entry point: `cerulion <cmd> ...` and `cerulion-<cmd> ...` (a symlink) are the same.
 // This is the only place exceptions are caught and turned into exit codes.
 

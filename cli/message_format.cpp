@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Text renderings and stdout plumbing shared by pub, echo, topic and clean.
 
 #include "message_format.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // How pub/echo/topic turn bytes, durations and participants into text, and how they write to
 // stdout without SIGPIPE noise. Shared by the everyday subcommands (pub, echo, topic, clean).

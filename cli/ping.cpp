@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `cerulion ping`'s run: the library measures; this file starts the pong process (`cerulion pong
 // --once` from this very binary), runs the flashback keeper and turns errors into exit codes.
 

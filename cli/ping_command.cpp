@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The command line of `cerulion ping`: options, ping(8)-like output, --json.
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ping_flashback.hpp"
 
 #include <chrono>

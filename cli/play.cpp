@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `cerulion play FILE`: republishes a recording on its topics in log-time order (chunks that overlap
 // in time are merged, as the mcap CLI and Foxglove play them), paced by the recorded log times.
 // --lockstep makes each message wait until every subscriber has released the previous one.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `cerulion pong`: the echo side of `cerulion ping` (measurement/responder.hpp does the answering).
 
 #include <fmt/core.h>

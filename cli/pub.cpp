@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `cerulion pub TOPIC [MESSAGE...]`: publishes arguments, a file, synthetic payloads or stdin.
 // Quiet by default so it sits in pipelines; every message goes out whole or not at all.
 

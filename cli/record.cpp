@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `cerulion record [TOPIC...] -o FILE.mcap`: taps topics (never holding a publisher back) and writes
 // what they carry into MCAP files, with progress on stderr and a per-topic summary at the end.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `cerulion recover FILE -o OUT`: rebuilds a complete, indexed recording from a truncated or damaged
 // one (like `mcap recover`), and says what it kept and what it dropped.
 

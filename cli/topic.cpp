@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `cerulion topic list | info TOPIC | hz TOPIC`: what runs in a domain, without holding anyone back.
 
 #include <algorithm>

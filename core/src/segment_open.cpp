@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Opening a topic segment: building a new one completely before it gets its name, and checking an
 // existing one (what it is, who owns it, its header) before mapping any of it.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One measurement: the requester here, a responder beside it, the measured loop between them.
 
 #include "cerulion/measurement/ping.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The native transport: cerulion topics with zero-copy loans. Declared here (not only in its .cpp)
 // so round_trip.cpp can run a loop compiled for NativeRequester: `final` lets the compiler call

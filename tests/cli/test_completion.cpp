@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shipped completion scripts are exactly what the parser generates: they cannot drift.
 
 #include <catch2/catch.hpp>

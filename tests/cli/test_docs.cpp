@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The documentation says the same things everywhere: every man page and every command's --help
 // shows examples, and every man page carries the same date and the program's version.
 

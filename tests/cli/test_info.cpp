@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `cerulion info` on finished, cut-short and bad files, through the real binary.
 
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `cerulion play` end to end: a recording made by `record` is republished in order.
 
 #include <catch2/catch.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // pub and echo through the real binary, in shell pipelines, as a person would use them.
 
 #include <csignal>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bad topic and domain names on the command line: one usage line that names the name once, with
 // every byte that is not printable ASCII in hex, and nothing created.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Topic and domain names, and how they map onto POSIX shared-memory segment names.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One latency measurement as benchmark-method.md defines it: a requester (this thread) and a
 // responder (a thread, a process it starts, or a peer already running), warm-up and N round trips

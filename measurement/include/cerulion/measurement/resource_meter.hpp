@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What a measurement costs: CPU time of a thread or a process over the measured phase, and peak
 // resident memory. A process's CPU time comes from its CPU clock (nanoseconds, where /proc/PID/stat

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Statistics of round-trip samples as benchmark-method.md defines them: Hyndman-Fan type 7
 // percentiles (numpy's default), a summary, and the aggregates of a campaign's repetitions.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The round trip's transport: what carries a request from the requester (ping) to the responder
 // (pong) and the reply back. The measurement engine (ping.hpp) owns pacing, timing and

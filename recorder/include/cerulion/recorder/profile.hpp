@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The cerulion MCAP profile: how a cerulion recording (and a flashback dump) describes topics and
 // what it counted. Defined once here; record, flashback, play and info all use it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Writing MCAP files: Header, chunked messages with message indexes, schemas and channels,
 // attachments and metadata, then on close() the DataEnd, a summary (schemas, channels, statistics,
