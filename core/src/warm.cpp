@@ -7,11 +7,10 @@ namespace cerulion {
 namespace detail {
 namespace {
 
-/// Reads a byte of every line of the message path's code. Reads, not prefetches: measured on a
-/// KVM guest, a prefetch that misses the TLB does nothing, and code not run for 10 ms misses it.
-/// The read brings the page's translation and the line into the shared caches, so the iTLB miss
-/// and the instruction fetch that follow are short: the floor ping-pong made to run 8 more code
-/// pages per side took 2.5-3.6 µs at 100 Hz, 0.9-1.4 µs with those pages read this way.
+/// Reads a byte of every line of the message path's code. Reads, not prefetches: on a VM a
+/// prefetch that misses the TLB does nothing, and code left idle between messages misses it. The
+/// read brings the page's translation and the line into the shared caches, so the iTLB miss and
+/// the instruction fetch that follow are short (figures in docs/performance.md).
 /// (GCC ignores the section attribute on template instantiations: the Waiter's futex sleep stays
 /// outside, which only the adaptive and block strategies run, after a sleep anyway.)
 CERULION_HOT_PATH void warm_hot_code() noexcept {
