@@ -84,6 +84,13 @@ TopicInfo describe(TopicSegment& seg, std::string_view domain) {
     info.participants.push_back(pi);
   }
   info.damage = seg.inconsistency();
+  auto type = seg.declared_type();
+  if (type) {
+    info.type = type->value_or(TopicType{});
+    info.type_declared = type->has_value();
+  } else if (info.damage.empty()) {
+    info.damage = type.status().message();
+  }
   return info;
 }
 

@@ -23,7 +23,8 @@ LayoutPlan plan_layout(std::uint32_t depth, std::uint64_t max_payload) {
   plan.slots_offset = off;
   off += std::uint64_t(plan.slot_count) * sizeof(SlotControl);
   plan.data_offset = round_up(off, kPageBytes);
-  plan.total_bytes = plan.data_offset + std::uint64_t(plan.slot_count) * plan.stride;
+  plan.type_offset = plan.data_offset + std::uint64_t(plan.slot_count) * plan.stride;
+  plan.total_bytes = plan.type_offset + kTypeCapacity;
   return plan;
 }
 
@@ -52,6 +53,7 @@ Config make_config(const LayoutPlan& plan, std::uint64_t max_payload, std::strin
   cfg.log_offset = plan.log_offset;
   cfg.slots_offset = plan.slots_offset;
   cfg.data_offset = plan.data_offset;
+  cfg.type_offset = plan.type_offset;
   cfg.total_bytes = plan.total_bytes;
   cfg.created_realtime_ns = realtime_ns();
   cfg.creator_pid = static_cast<std::uint32_t>(::getpid());
@@ -79,6 +81,7 @@ Status validate_config(const Config& c, std::uint64_t file_bytes, std::string_vi
   if (plan.slot_count != c.slot_count || plan.hot_slots != c.hot_slots || plan.stride != c.slot_stride ||
       plan.participants_offset != c.participants_offset || plan.log_offset != c.log_offset ||
       plan.slots_offset != c.slots_offset || plan.data_offset != c.data_offset ||
+      plan.type_offset != c.type_offset ||
       plan.total_bytes != c.total_bytes) {
     return bad("header describes an inconsistent layout");
   }

@@ -4,7 +4,8 @@
 // read from it is bounds-checked before use, because the segment is shared and may be damaged.
 //
 //   [ Config (immutable, checksummed) | Control | Participant x32 | LogEntry x depth |
-//     SlotControl x slot_count | padding to a page | payload slots x slot_count (stride each) ]
+//     SlotControl x slot_count | padding to a page | payload slots x slot_count (stride each) |
+//     topic type (kTypeCapacity) ]
 //
 // The payload area is sparse: each slot has address space for the topic's ceiling, but only the
 // pages its largest payload so far needs are committed (reserved with fallocate as the slot grows,
@@ -17,13 +18,14 @@
 #include <cstdint>
 
 #include "cerulion/core/options.hpp"
+#include "cerulion/core/topic_type.hpp"
 #include "futex.hpp"
 
 namespace cerulion::detail {
 
 inline constexpr std::uint64_t kSegmentMagic = 0x4E4F494C55524543ull;  // "CERULION" little-endian
 /// Bump whenever any struct below changes: a process of another version refuses the segment.
-inline constexpr std::uint32_t kLayoutVersion = 3;
+inline constexpr std::uint32_t kLayoutVersion = 4;
 inline constexpr std::size_t kTopicNameCapacity = 216;
 
 static_assert(kMaxParticipants <= 32, "participant bits must fit the 32-bit holder mask of a slot");
@@ -43,6 +45,7 @@ struct alignas(64) Config {
   std::uint64_t log_offset;
   std::uint64_t slots_offset;
   std::uint64_t data_offset;
+  std::uint64_t type_offset;  ///< the declared TopicType, serialized (see Control::type_state)
   std::uint64_t total_bytes;
   std::uint64_t created_realtime_ns;
   std::uint32_t creator_pid;
@@ -93,12 +96,21 @@ struct alignas(64) Control {
   std::atomic<std::uint32_t> unlinked;  ///< set by the last participant before shm_unlink
   std::atomic<std::uint32_t> initialized;
   std::atomic<std::uint64_t> largest_payload;
+  /// 0: no type declared (raw bytes); 1: type_bytes bytes at Config::type_offset, checksummed by
+  /// type_crc, hold the declared TopicType. Written once, under the topic lock: the bytes first,
+  /// then the state (release), so a declarer that dies half-way leaves the topic undeclared.
+  std::atomic<std::uint32_t> type_state;
+  std::uint32_t type_bytes;
+  std::uint32_t type_crc;
   alignas(64) WakeChannel room;     ///< lockstep publishers sleep here for a subscriber to move on
   alignas(64) WakeChannel members;  ///< anyone waiting for participants to join
 };
 static_assert(offsetof(Control, mode) == 64, "the publish line (lock .. data channel) must fit one cache line");
 
 inline constexpr std::uint64_t kPageBytes = 4096;
+/// Room for a serialized TopicType: four length-prefixed strings around the largest schema. Never
+/// mapped (read and written with pread/pwrite), and committed only as far as a type uses it.
+inline constexpr std::uint64_t kTypeCapacity = kMaxSchemaBytes + 4 * kPageBytes;
 constexpr std::uint64_t round_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
 /// Where Control starts.
 inline constexpr std::uint64_t kControlOffset = round_up(sizeof(Config), 64);

@@ -308,6 +308,9 @@ Result<Publisher> Publisher::create(std::string_view topic, PublisherOptions opt
   auto name = normalize_topic_name(topic);
   if (!name) return name.status();
   if (Status st = validate_domain(options.topic.domain); !st.ok()) return st;
+  if (options.topic.type) {
+    if (Status st = check_topic_type(*options.topic.type); !st.ok()) return st;
+  }
   const detail::TopicSegment::OpenRequest request{*name, options.topic, detail::TopicSegment::Access::Publish};
   auto joined = detail::TopicSegment::join(request, Role::Publisher, options.topic.mode, options.topic.depth);
   if (!joined) return joined.status();
@@ -344,5 +347,11 @@ const std::string& Publisher::topic() const noexcept { return impl_->segment().t
 Mode Publisher::mode() const noexcept { return impl_->mode(); }
 std::uint32_t Publisher::depth() const noexcept { return impl_->segment().depth(); }
 std::uint64_t Publisher::max_payload() const noexcept { return impl_->segment().max_payload(); }
+
+Result<TopicType> Publisher::type() const {
+  auto declared = impl_->segment().declared_type();
+  if (!declared) return declared.status();
+  return declared->value_or(TopicType{});
+}
 
 }  // namespace cerulion

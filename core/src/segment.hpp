@@ -22,7 +22,7 @@ struct LayoutPlan {
   std::uint32_t slot_count;
   std::uint32_t hot_slots;
   std::uint64_t stride;
-  std::uint64_t participants_offset, log_offset, slots_offset, data_offset, total_bytes;
+  std::uint64_t participants_offset, log_offset, slots_offset, data_offset, type_offset, total_bytes;
 };
 LayoutPlan plan_layout(std::uint32_t depth, std::uint64_t max_payload);
 
@@ -80,6 +80,13 @@ class TopicSegment {
   /// Commits the memory of slot `index`'s payload bytes [from, to) before anyone writes them, so a
   /// full /dev/shm is an OutOfMemory error here and never a SIGBUS later (in any participant).
   Status reserve_payload(std::uint32_t index, std::uint64_t from, std::uint64_t to);
+
+  /// The type a participant declared for the topic; nullopt while none has (raw bytes). Corrupted
+  /// when the stored type fails its checksum.
+  Result<std::optional<TopicType>> declared_type() const;
+  /// Declares the topic's type (check_topic_type() first): Ok if it is undeclared (then it is
+  /// `type` from now on) or already `type`; Incompatible if it carries another. Takes the lock.
+  Status declare_type(const TopicType& type);
 
   /// Takes the topic lock (recovering it, and repairing the ring, if its holder died). A segment
   /// belongs to the process that opened it: the lock records that process's identity.

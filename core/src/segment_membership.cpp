@@ -72,6 +72,9 @@ Result<TopicSegment::Membership> TopicSegment::join(const OpenRequest& request, 
   for (int attempt = 0; attempt < 100; ++attempt) {
     auto segment = open(request);
     if (!segment) return segment.status();
+    if (request.options.type) {
+      if (Status st = (*segment)->declare_type(*request.options.type); !st.ok()) return st;
+    }
     auto index = (*segment)->attach(role, explicit_mode, explicit_depth, start);
     if (index) return Membership{std::move(*segment), *index};
     if (index.code() != ErrorCode::NotFound) return index.status();

@@ -122,7 +122,7 @@ Result<std::shared_ptr<TopicSegment>> TopicSegment::from_file(ShmFile file, cons
   if (!header) return header.status();
   mapping->header = std::move(*header);
   if (joins(request.access)) {
-    auto payloads = MappedRegion::map(fd, cfg.data_offset, cfg.total_bytes - cfg.data_offset,
+    auto payloads = MappedRegion::map(fd, cfg.data_offset, cfg.type_offset - cfg.data_offset,
                                       request.access == Access::Publish, what);
     if (!payloads) return payloads.status();
     mapping->payloads = std::move(*payloads);

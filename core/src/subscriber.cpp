@@ -168,6 +168,9 @@ Result<Subscriber> Subscriber::create(std::string_view topic, SubscriberOptions 
   if (!name) return name.status();
   if (Status st = validate_domain(options.topic.domain); !st.ok()) return st;
   if (options.role == Role::Publisher) return Status(ErrorCode::InvalidArgument, "a subscriber's role is subscriber or tap");
+  if (options.topic.type) {
+    if (Status st = check_topic_type(*options.topic.type); !st.ok()) return st;
+  }
   const detail::TopicSegment::OpenRequest request{*name, options.topic, detail::TopicSegment::Access::Subscribe};
   auto joined = detail::TopicSegment::join(request, options.role, std::nullopt, std::nullopt, options.start);
   if (!joined) return joined.status();
@@ -190,5 +193,11 @@ std::uint32_t Subscriber::publisher_count() const noexcept { return impl_->segme
 const std::string& Subscriber::topic() const noexcept { return impl_->segment().topic(); }
 Mode Subscriber::mode() const noexcept { return impl_->mode(); }
 Role Subscriber::role() const noexcept { return impl_->role(); }
+
+Result<TopicType> Subscriber::type() const {
+  auto declared = impl_->segment().declared_type();
+  if (!declared) return declared.status();
+  return declared->value_or(TopicType{});
+}
 
 }  // namespace cerulion

@@ -33,6 +33,8 @@ struct TopicInfo {
   bool mode_fixed = false;       ///< false while only subscribers have set it (provisional).
   std::uint32_t depth = 0;
   std::uint32_t slot_count = 0;
+  TopicType type;                ///< what its messages are (raw bytes until declared)
+  bool type_declared = false;    ///< false: nobody declared a type (raw bytes)
   std::uint64_t max_payload = 0; ///< Payload ceiling, bytes.
   std::uint64_t largest_payload = 0;  ///< Largest payload published so far, bytes.
   std::uint64_t published = 0;   ///< Messages published so far.

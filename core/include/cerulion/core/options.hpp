@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cerulion/core/names.hpp"
+#include "cerulion/core/topic_type.hpp"
 
 namespace cerulion {
 
@@ -81,6 +82,10 @@ struct TopicOptions {
   /// that group (mode 0660; this process must be a member), and an existing topic must be shared
   /// with it. Members of a topic's group may join it either way.
   std::string group;
+  /// What the topic's messages are (message encoding and schema); nullopt (default) takes what the
+  /// topic carries. A topic takes the first type declared for it (raw bytes until then); declaring
+  /// another is refused (Incompatible).
+  std::optional<TopicType> type;
 };
 
 /// How a participant waits, and what can cut a wait short.

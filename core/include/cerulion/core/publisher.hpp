@@ -138,6 +138,9 @@ class Publisher {
   Mode mode() const noexcept;
   std::uint32_t depth() const noexcept;
   std::uint64_t max_payload() const noexcept;
+  /// What the topic's messages are (raw bytes until someone declares a type; see TopicOptions).
+  /// Corrupted if the stored type is damaged.
+  Result<TopicType> type() const;
 
  private:
   explicit Publisher(std::unique_ptr<detail::PublisherImpl> impl);

@@ -114,6 +114,9 @@ class Subscriber {
   const std::string& topic() const noexcept;
   Mode mode() const noexcept;
   Role role() const noexcept;
+  /// What the topic's messages are (raw bytes until someone declares a type; see TopicOptions).
+  /// Read afresh on each call: a subscriber may join before the publisher that declares it.
+  Result<TopicType> type() const;
 
  private:
   friend class detail::WaitSetImpl;

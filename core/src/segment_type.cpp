@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+// A topic's declared TopicType: four length-prefixed strings after the payload slots, written once
+// under the topic lock and read (checksum first) by anyone who asks. Never on the message path.
+
+#include <cerrno>
+#include <cstring>
+#include <unistd.h>
+
+#include "segment.hpp"
+
+namespace cerulion::detail {
+namespace {
+
+std::uint32_t checksum(const std::string& bytes) {
+  std::uint32_t hash = 2166136261u;
+  for (unsigned char c : bytes) {
+    hash ^= c;
+    hash *= 16777619u;
+  }
+  return hash;
+}
+
+void put(std::string& out, const std::string& field) {
+  const auto size = static_cast<std::uint32_t>(field.size());
+  out.append(reinterpret_cast<const char*>(&size), sizeof size);
+  out += field;
+}
+
+bool take(std::string_view& in, std::string& field) {
+  std::uint32_t size = 0;
+  if (in.size() < sizeof size) return false;
+  std::memcpy(&size, in.data(), sizeof size);
+  in.remove_prefix(sizeof size);
+  if (in.size() < size) return false;
+  field.assign(in.substr(0, size));
+  in.remove_prefix(size);
+  return true;
+}
+
+std::string serialize(const TopicType& type) {
+  std::string out;
+  put(out, type.message_encoding);
+  put(out, type.schema.name);
+  put(out, type.schema.encoding);
+  put(out, type.schema.data);
+  return out;
+}
+
+bool write_all(int fd, const std::string& bytes, std::uint64_t offset) {
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::pwrite(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<std::optional<TopicType>> TopicSegment::declared_type() const {
+  if (control_->type_state.load(std::memory_order_acquire) == 0) return std::optional<TopicType>{};
+  const std::uint32_t size = control_->type_bytes;
+  const std::string what = "topic '" + topic_ + "'";
+  if (size > kTypeCapacity) return Status(ErrorCode::Corrupted, what + ": its declared type is out of bounds (damaged)");
+  std::string bytes(size, '\0');
+  if (!read_unmapped(fd(), bytes.data(), size, config_->type_offset) || checksum(bytes) != control_->type_crc) {
+    return Status(ErrorCode::Corrupted, what + ": its declared type fails its checksum (damaged)");
+  }
+  TopicType type;
+  std::string_view in = bytes;
+  if (!take(in, type.message_encoding) || !take(in, type.schema.name) || !take(in, type.schema.encoding) ||
+      !take(in, type.schema.data) || !in.empty()) {
+    return Status(ErrorCode::Corrupted, what + ": its declared type does not read back (damaged)");
+  }
+  return std::optional<TopicType>(std::move(type));
+}
+
+Status TopicSegment::declare_type(const TopicType& type) {
+  const std::string what = "topic '" + topic_ + "'";
+  if (Status st = lock(); !st.ok()) return st;
+  struct Unlock {
+    TopicSegment* segment;
+    ~Unlock() { segment->unlock(); }
+  } unlock_on_return{this};
+  auto current = declared_type();
+  if (!current) return current.status();
+  if (*current) {
+    if (**current == type) return Status::success();
+    return Status(ErrorCode::Incompatible, what + " carries " + describe(**current) + ", not " + describe(type));
+  }
+  const std::string bytes = serialize(type);
+  if (bytes.size() > kTypeCapacity) {
+    return Status(ErrorCode::InvalidArgument, what + ": its type takes " + std::to_string(bytes.size()) +
+                                                  " bytes, more than a topic holds");
+  }
+  if (Status st = reserve(fd(), config_->type_offset, bytes.size(), what + ": cannot store its type"); !st.ok()) {
+    return st;
+  }
+  if (!write_all(fd(), bytes, config_->type_offset)) return system_error(what + ": cannot store its type", errno);
+  control_->type_bytes = static_cast<std::uint32_t>(bytes.size());
+  control_->type_crc = checksum(bytes);
+  control_->type_state.store(1, std::memory_order_release);
+  return Status::success();
+}
+
+}  // namespace cerulion::detail
