@@ -66,6 +66,8 @@ class [[nodiscard]] Result {
   T* operator->() { return &std::get<T>(storage_); }
   const T* operator->() const { return &std::get<T>(storage_); }
   T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+  T&& operator*() && { return std::move(*this).value(); }
 
   /// The error; only meaningful when !ok().
   const Status& status() const {
