@@ -42,12 +42,14 @@ int main(int argc, char** argv) {
     f.height = 1080;
     for (std::size_t y = 0; y < 1080; ++y) std::memset(f.rgb[y], static_cast<int>((y + n) & 0xff), sizeof f.rgb[y]);
 
+    // A camera delivers frames on its own clock: the frame is published at its tick, however long
+    // filling it took (here a memset, on a real camera the driver's DMA).
+    next += period;
+    std::this_thread::sleep_until(next);
     if (auto sent = pub->publish(std::move(*frame)); !sent) {
       std::fprintf(stderr, "camera_publisher: %s\n", sent.message().c_str());
       return 1;
     }
-    next += period;
-    std::this_thread::sleep_until(next);
   }
   return 0;
 }

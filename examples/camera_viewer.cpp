@@ -3,6 +3,7 @@
 // the publisher's publish() to this process holding the frame (both on CLOCK_MONOTONIC).
 #include <algorithm>
 #include <cstdio>
+#include <vector>
 
 #include <cerulion/core/stop.hpp>
 #include <cerulion/core/subscriber.hpp>
@@ -22,14 +23,16 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  std::uint64_t frames = 0, lost = 0, latency_sum = 0, latency_max = 0, index = 0;
-  std::uint64_t window_start = 0;
+  std::uint64_t lost = 0, index = 0, window_start = 0;
+  std::vector<std::uint64_t> latencies;  // this second's, ns
   auto report = [&](std::uint64_t now) {
     const double seconds = static_cast<double>(now - window_start) / 1e9;
-    std::printf("%.1f fps, latency mean %.0f us, max %.0f us, %llu lost, last frame %llu\n", frames / seconds,
-                latency_sum / 1e3 / frames, latency_max / 1e3, static_cast<unsigned long long>(lost),
-                static_cast<unsigned long long>(index));
-    frames = lost = latency_sum = latency_max = 0;
+    std::sort(latencies.begin(), latencies.end());
+    std::printf("%.1f fps, latency median %.1f us, max %.1f us, %llu lost, last frame %llu\n",
+                static_cast<double>(latencies.size()) / seconds, latencies[latencies.size() / 2] / 1e3,
+                latencies.back() / 1e3, static_cast<unsigned long long>(lost), static_cast<unsigned long long>(index));
+    latencies.clear();
+    lost = 0;
     window_start = now;
   };
 
@@ -50,12 +53,10 @@ int main(int argc, char** argv) {
       return 1;
     }
     index = (*frame)->index;
-    ++frames;
     lost += sample->lost_before();
-    latency_sum += now - sample->publish_time_ns();
-    latency_max = std::max(latency_max, now - sample->publish_time_ns());
+    latencies.push_back(now - sample->publish_time_ns());
     if (now - window_start >= 1'000'000'000) report(now);
   }
-  if (frames > 1) report(cerulion::monotonic_ns());
+  if (latencies.size() > 1) report(cerulion::monotonic_ns());
   return 0;
 }

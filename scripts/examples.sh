@@ -73,7 +73,7 @@ settle
 start camera_publisher --seconds 1.2
 finish camera_viewer
 finish camera_publisher
-expect camera_viewer '^[0-9.]* fps, latency mean [0-9]* us'
+expect camera_viewer '^[0-9.]* fps, latency median [0-9.]* us'
 
 step "imu_publisher and imu_listener"
 start imu_listener --count 20 --seconds 10
