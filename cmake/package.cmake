@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # What `cmake --install` gives a C++ program of your own: the public headers, the static libraries
-# core, recorder and recording, an exported CMake package (find_package(cerulion)) and cerulion.pc.
+# core, recorder and recording, an exported CMake package (find_package(cerulion)) and pkg-config files cerulion (core),
+# cerulion-recorder and cerulion-recording.
 
 include(CMakePackageConfigHelpers)
 
@@ -39,5 +40,7 @@ foreach(dir LIBDIR INCLUDEDIR)
     set(CERULION_PC_${dir} "\${prefix}/${CMAKE_INSTALL_${dir}}")
   endif()
 endforeach()
-configure_file(${CMAKE_CURRENT_LIST_DIR}/cerulion.pc.in ${PROJECT_BINARY_DIR}/cerulion.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/cerulion.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+foreach(pc cerulion cerulion-recorder cerulion-recording)
+  configure_file(${CMAKE_CURRENT_LIST_DIR}/${pc}.pc.in ${PROJECT_BINARY_DIR}/${pc}.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/${pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endforeach()

@@ -137,5 +137,20 @@ flags=$(PKG_CONFIG_PATH="$(dirname "$pc")" pkg-config --cflags --libs cerulion)
 ${CXX:-c++} -std=c++20 hello.cpp -o hello $flags || fail "hello.cpp did not build with: $flags"
 ./hello >hello.out 2>&1 || fail "the pkg-config program failed"
 expect hello "^cerulion [0-9.]*: published 1"
+cat >channels.cpp <<'CPP'
+#include <cerulion/recorder/reader.hpp>
+#include <cerulion/recording/recording.hpp>
+#include <cstdio>
+
+int main() {
+  auto reader = cerulion::recorder::Reader::open("chatter.mcap");
+  if (!reader) return std::puts(reader.message().c_str()), 1;
+  for (const auto& [id, channel] : reader->summary().channels) std::printf("channel %s\n", channel.topic.c_str());
+}
+CPP
+flags=$(PKG_CONFIG_PATH="$(dirname "$pc")" pkg-config --cflags --libs cerulion-recording)
+${CXX:-c++} -std=c++20 channels.cpp -o channels $flags || fail "channels.cpp did not build with: $flags"
+./channels >channels.out 2>&1 || fail "the pkg-config recording program failed"
+expect channels "^channel /chatter"
 
 step "the examples passed in $(($(date +%s) - started)) s"
