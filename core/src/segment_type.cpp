@@ -6,6 +6,7 @@
 #include <cstring>
 #include <unistd.h>
 
+#include "cerulion/core/detail/topic_type_bytes.hpp"
 #include "segment.hpp"
 
 namespace cerulion::detail {
@@ -18,32 +19,6 @@ std::uint32_t checksum(const std::string& bytes) {
     hash *= 16777619u;
   }
   return hash;
-}
-
-void put(std::string& out, const std::string& field) {
-  const auto size = static_cast<std::uint32_t>(field.size());
-  out.append(reinterpret_cast<const char*>(&size), sizeof size);
-  out += field;
-}
-
-bool take(std::string_view& in, std::string& field) {
-  std::uint32_t size = 0;
-  if (in.size() < sizeof size) return false;
-  std::memcpy(&size, in.data(), sizeof size);
-  in.remove_prefix(sizeof size);
-  if (in.size() < size) return false;
-  field.assign(in.substr(0, size));
-  in.remove_prefix(size);
-  return true;
-}
-
-std::string serialize(const TopicType& type) {
-  std::string out;
-  put(out, type.message_encoding);
-  put(out, type.schema.name);
-  put(out, type.schema.encoding);
-  put(out, type.schema.data);
-  return out;
 }
 
 bool write_all(int fd, const std::string& bytes, std::uint64_t offset) {
@@ -68,13 +43,9 @@ Result<std::optional<TopicType>> TopicSegment::declared_type() const {
   if (!read_unmapped(fd(), bytes.data(), size, config_->type_offset) || checksum(bytes) != control_->type_crc) {
     return Status(ErrorCode::Corrupted, what + ": its declared type fails its checksum (damaged)");
   }
-  TopicType type;
-  std::string_view in = bytes;
-  if (!take(in, type.message_encoding) || !take(in, type.schema.name) || !take(in, type.schema.encoding) ||
-      !take(in, type.schema.data) || !in.empty()) {
-    return Status(ErrorCode::Corrupted, what + ": its declared type does not read back (damaged)");
-  }
-  return std::optional<TopicType>(std::move(type));
+  auto type = decode_topic_type(bytes);
+  if (!type) return Status(ErrorCode::Corrupted, what + ": its declared type does not read back (damaged)");
+  return type;
 }
 
 Status TopicSegment::declare_type(const TopicType& type) {
@@ -90,7 +61,7 @@ Status TopicSegment::declare_type(const TopicType& type) {
     if (**current == type) return Status::success();
     return Status(ErrorCode::Incompatible, what + " carries " + describe(**current) + ", not " + describe(type));
   }
-  const std::string bytes = serialize(type);
+  const std::string bytes = encode_topic_type(type);
   if (bytes.size() > kTypeCapacity) {
     return Status(ErrorCode::InvalidArgument, what + ": its type takes " + std::to_string(bytes.size()) +
                                                   " bytes, more than a topic holds");
