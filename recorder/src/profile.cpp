@@ -76,6 +76,41 @@ Status expect_name(const Metadata& metadata, std::string_view name) {
 
 }  // namespace
 
+ChannelType channel_type(const cerulion::TopicType& type) {
+  ChannelType out;
+  out.message_encoding = type.message_encoding.empty() ? std::string(kMessageEncoding) : type.message_encoding;
+  if (!type.schema.empty()) {
+    Schema schema;
+    schema.name = type.schema.name;
+    schema.encoding = type.schema.encoding;
+    const auto* bytes = reinterpret_cast<const std::byte*>(type.schema.data.data());
+    schema.data.assign(bytes, bytes + type.schema.data.size());
+    out.schema = std::move(schema);
+  }
+  return out;
+}
+
+cerulion::TopicType topic_type(const Channel& channel, const Schema* schema) {
+  cerulion::TopicType type;
+  if (channel.message_encoding != kMessageEncoding) type.message_encoding = channel.message_encoding;
+  if (schema) {
+    type.schema.name = schema->name;
+    type.schema.encoding = schema->encoding;
+    type.schema.data.assign(reinterpret_cast<const char*>(schema->data.data()), schema->data.size());
+  }
+  return type;
+}
+
+Result<std::uint16_t> schema_id(Writer& writer, SchemaIds& ids, const std::optional<Schema>& schema) {
+  if (!schema) return std::uint16_t{0};
+  auto key = std::make_tuple(schema->name, schema->encoding, schema->data);
+  if (auto it = ids.find(key); it != ids.end()) return it->second;
+  auto id = writer.add_schema(schema->name, schema->encoding, schema->data);
+  if (!id) return id.status();
+  ids.emplace(std::move(key), *id);
+  return *id;
+}
+
 KeyValueMap channel_metadata(const TopicSettings& settings) {
   KeyValueMap md;
   if (!settings.domain.empty()) md["domain"] = settings.domain;
