@@ -44,6 +44,7 @@ Status McapConsumer::open_next_file() {
   if (!writer) return writer.status();
   writer_.emplace(std::move(writer.value()));
   channel_of_topic_.clear();
+  schema_ids_.clear();
   file_started_ns_ = realtime_ns();
   std::lock_guard lock(mutex_);
   files_.push_back(std::move(name));
@@ -97,7 +98,10 @@ Status McapConsumer::consume(QueuedSample& sample) {
   if (channel == channel_of_topic_.end()) {
     const TopicDescription& topic = topics_[sample.topic_index];
     profile::TopicSettings settings{topic.domain, to_string(topic.mode), topic.depth, topic.max_payload};
-    auto id = writer_->add_channel(topic.topic, profile::kMessageEncoding, 0, profile::channel_metadata(settings));
+    const profile::ChannelType type = profile::channel_type(topic.type);
+    auto schema = profile::schema_id(*writer_, schema_ids_, type.schema);
+    if (!schema) return count_failure(schema.status());
+    auto id = writer_->add_channel(topic.topic, type.message_encoding, *schema, profile::channel_metadata(settings));
     if (!id) return count_failure(id.status());
     channel = channel_of_topic_.emplace(sample.topic_index, *id).first;
   }

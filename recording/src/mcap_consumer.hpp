@@ -62,6 +62,7 @@ class McapConsumer final : public SampleConsumer {
   std::optional<recorder::Writer> writer_;
   std::map<std::size_t, TopicDescription> topics_;
   std::map<std::size_t, std::uint16_t> channel_of_topic_;
+  recorder::profile::SchemaIds schema_ids_;  // of the current file
   std::uint64_t file_started_ns_ = 0;
   std::size_t file_index_ = 0;
 

@@ -89,6 +89,12 @@ void TapSetImpl::announce(Tap& tap) {
     d.depth = info->depth;
     d.max_payload = info->max_payload;
   }
+  // A publisher declares the type before it publishes, so by the first sample it is known.
+  if (auto type = tap.subscriber.type(); type.ok()) {
+    d.type = std::move(*type);
+  } else {
+    report(d.topic + "\ntype", "'" + d.topic + "': " + type.message() + ": its messages are taken as raw bytes");
+  }
   {
     std::lock_guard lock(mutex_);
     descriptions_[tap.index] = d;

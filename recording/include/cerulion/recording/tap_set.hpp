@@ -57,6 +57,8 @@ struct TopicDescription {
   Mode mode = Mode::Lockstep;
   std::uint32_t depth = 0;
   std::uint64_t max_payload = 0;
+  /// What its messages are, as declared when its first sample was read (raw bytes until then).
+  TopicType type;
 };
 
 /// One sample, valid during the call.
