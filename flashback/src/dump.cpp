@@ -6,6 +6,7 @@
 
 #include <fmt/core.h>
 
+#include "cerulion/core/discovery.hpp"
 #include "cerulion/core/options.hpp"
 #include "cerulion/recorder/chunk.hpp"
 #include "cerulion/recorder/writer.hpp"
@@ -34,6 +35,16 @@ std::vector<std::byte> records_since(const std::vector<std::byte>& records, std:
     at += whole;
   }
   return out;
+}
+
+// The type a channel's messages have: as the keeper kept it, or, when it did not fit the store, as
+// the topic says if it is still there.
+Result<TopicType> topic_type_of(const detail::StoreImpl& impl, const TopicStatus& channel, const std::string& domain) {
+  auto kept = impl.channel_type(channel.channel_id);
+  if (!kept) return kept.status();
+  if (*kept) return std::move(**kept);
+  if (auto info = inspect_topic(channel.topic, domain); info.ok()) return info->type;
+  return TopicType{};
 }
 
 }  // namespace
@@ -65,11 +76,18 @@ Result<DumpSummary> dump(const Store& store, std::unique_ptr<recorder::ByteSink>
   const auto channels = impl.channels();
   const std::string domain = store.status().domain;
   std::map<std::uint16_t, std::uint64_t> counts;
+  recorder::profile::SchemaIds schema_ids;
   for (const auto& c : channels) {
+    auto type = topic_type_of(impl, c, domain);
+    if (!type) return fail(type.status());
+    const auto channel_type = recorder::profile::channel_type(*type);
+    auto schema = recorder::profile::schema_id(*writer, schema_ids, channel_type.schema);
+    if (!schema) return fail(schema.status());
     recorder::Channel channel;
     channel.id = c.channel_id;
+    channel.schema_id = *schema;
     channel.topic = c.topic;
-    channel.message_encoding = std::string(recorder::profile::kMessageEncoding);
+    channel.message_encoding = channel_type.message_encoding;
     channel.metadata = recorder::profile::channel_metadata({domain, c.mode, c.depth, c.max_payload});
     if (auto st = writer->add_channel(channel); !st) return fail(st);
   }

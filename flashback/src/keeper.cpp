@@ -18,7 +18,7 @@ constexpr std::uint64_t kChunkIntervalNs = 1'000'000'000ull;
 }  // namespace
 
 Status StoreConsumer::on_topic(const recording::TopicDescription& topic) {
-  auto id = store_.channel_for(topic.topic, to_string(topic.mode), topic.depth, topic.max_payload);
+  auto id = store_.channel_for(topic.topic, to_string(topic.mode), topic.depth, topic.max_payload, topic.type);
   std::lock_guard lock(mutex_);
   if (channels_.size() <= topic.index) channels_.resize(topic.index + 1);
   channels_[topic.index] = id;

@@ -80,7 +80,8 @@ Result<std::unique_ptr<StoreImpl>> create_store(std::string_view domain, std::st
   const std::uint64_t open_offset = round_to_page(slots_offset + kChunkSlots * sizeof(ChunkSlot));
   const std::uint64_t data_offset = open_offset + open_capacity;
   const std::uint64_t data_capacity = round_to_page(limits.memory_bytes);
-  const std::uint64_t total = data_offset + data_capacity;
+  const std::uint64_t types_offset = data_offset + data_capacity;
+  const std::uint64_t total = types_offset + kTypesCapacity;
 
   auto file = ShmFile::create_unnamed(0600, what);
   if (!file) return file.status();
@@ -101,6 +102,8 @@ Result<std::unique_ptr<StoreImpl>> create_store(std::string_view domain, std::st
   h->open_capacity = open_capacity;
   h->data_offset = data_offset;
   h->data_capacity = data_capacity;
+  h->types_offset = types_offset;
+  h->types_capacity = kTypesCapacity;
   h->max_channels = kMaxChannels;
   h->chunk_slots = kChunkSlots;
   copy_name(h->domain, domain);
@@ -154,7 +157,8 @@ std::string detail::check_layout(const StoreHeader& h, std::uint64_t file_size) 
   if (h.channels_offset < kStorePage ||
       h.slots_offset < h.channels_offset + std::uint64_t(h.max_channels) * sizeof(ChannelEntry) ||
       h.open_offset < h.slots_offset + std::uint64_t(h.chunk_slots) * sizeof(ChunkSlot) ||
-      h.data_offset < h.open_offset + h.open_capacity || h.data_offset + h.data_capacity != h.total_bytes) {
+      h.data_offset < h.open_offset + h.open_capacity || h.types_offset != h.data_offset + h.data_capacity ||
+      h.types_offset + h.types_capacity != h.total_bytes) {
     return "its areas overlap or run past the end";
   }
   const auto head = h.head.load(), tail = h.tail.load();
@@ -165,6 +169,9 @@ std::string detail::check_layout(const StoreHeader& h, std::uint64_t file_size) 
     return "its data positions run past the data area";
   }
   if (h.open_length.load() > h.open_capacity) return "its open chunk runs past its area";
+  if (h.types_length.load() > h.types_reserved.load() || h.types_reserved.load() > h.types_capacity) {
+    return "its topic types run past their area";
+  }
   if (h.open_generation.load() > head + 1) return "its open chunk is ahead of the chunks";
   if (h.channel_count.load() > h.max_channels) return "more channels than the table holds";
   return "";

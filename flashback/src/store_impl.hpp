@@ -3,11 +3,13 @@
 // The mapped store and what its keeper and its readers do with it.
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "cerulion/core/detail/shm_file.hpp"
+#include "cerulion/core/topic_type.hpp"
 #include "cerulion/flashback/store.hpp"
 #include "cerulion/recorder/chunk.hpp"
 #include "store_layout.hpp"
@@ -44,6 +46,7 @@ class StoreImpl {
   }
   std::byte* open_area() const { return base() + header().open_offset; }
   std::byte* data_area() const { return base() + header().data_offset; }
+  std::byte* types_area() const { return base() + header().types_offset; }
   std::byte* base() const { return static_cast<std::byte*>(map_.address()); }
 
   // Reading (any process).
@@ -56,11 +59,14 @@ class StoreImpl {
   bool copy_chunk(std::uint64_t number, CopiedChunk& out) const;
   StoreStatus status() const;
   bool keeper_alive() const;
+  /// The type of channel `id`: raw bytes when none was declared, nullopt when it did not fit the
+  /// types area (store_layout.hpp), Corrupted when its record is damaged.
+  Result<std::optional<TopicType>> channel_type(std::uint16_t id) const;
 
   // Writing (the keeper only).
   /// The channel id of a topic, registering it on first use; nullopt when the table is full.
   std::optional<std::uint16_t> channel_for(const std::string& topic, const std::string& mode, std::uint32_t depth,
-                                           std::uint64_t max_payload);
+                                           std::uint64_t max_payload, const TopicType& type = {});
   /// Appends one message to the open chunk (closing it first when full).
   [[nodiscard]] Status append(std::uint16_t channel, std::uint32_t sequence, std::uint64_t log_time,
                               std::uint64_t publish_time, std::span<const std::byte> data);
@@ -81,6 +87,10 @@ class StoreImpl {
   Status commit_chunk(std::span<const std::byte> encoded, std::uint64_t start_ns, std::uint64_t end_ns,
                       std::uint64_t messages, std::uint64_t uncompressed);
   bool make_room(std::uint64_t offset, std::uint64_t length);
+  /// The type_ref of `type`, appending its record unless an identical one is kept already;
+  /// kTypeNotKept when the types area (or /dev/shm) is full.
+  std::uint64_t keep_type(const TopicType& type);
+  Result<TopicType> type_at(std::uint64_t offset) const;
 
   cerulion::detail::ShmFile file_;
   cerulion::detail::MappedRegion map_;

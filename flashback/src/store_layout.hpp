@@ -3,7 +3,8 @@
 // The flashback store as it lies in shared memory. One keeper writes it; any number of readers
 // (dumps, status) copy from it without locks and without ever holding the keeper back:
 //
-//   [StoreHeader | ChannelEntry x max_channels | ChunkSlot x chunk_slots | open chunk | chunk data]
+//   [StoreHeader | ChannelEntry x max_channels | ChunkSlot x chunk_slots | open chunk | chunk data
+//    | topic types]
 //
 // Closed chunks are encoded MCAP chunks (Chunk record + MessageIndex records, zstd-compressed) in
 // a ring of bytes; each has a slot whose `state` is 2n+1 while chunk n is written and 2n+2 once it
@@ -15,6 +16,13 @@
 // becomes chunk number `open_generation` when it closes: the keeper commits it (head = g+1), then
 // empties it, then moves the generation to g+1. A reader that saw the same generation before and
 // after copying it, and no head beyond it, has a consistent picture: chunks [tail, g) + the copy.
+//
+// Topic types (message encoding and schema, a schema up to 16 MiB) are records appended to their
+// own area and never changed: [u32 length | u32 crc | core's encode_topic_type() bytes].
+// `types_length` covers whole records only and is published after their bytes; a channel names its
+// type by `type_ref` (offset + 1; 0 = raw bytes), stored after the record is. Identical types share
+// a record. Like the data area, the types area is committed in /dev/shm only as it fills, so its
+// size is address space, not memory.
 
 #include <atomic>
 #include <cstdint>
@@ -22,11 +30,15 @@
 namespace cerulion::flashback::detail {
 
 inline constexpr char kStoreMagic[8] = {'C', 'R', 'L', 'N', 'F', 'L', 'B', 'K'};
-inline constexpr std::uint32_t kStoreVersion = 1;
+inline constexpr std::uint32_t kStoreVersion = 2;  // 2: topic types
 inline constexpr std::uint32_t kMaxChannels = 1024;
 inline constexpr std::uint32_t kChunkSlots = 16384;
 inline constexpr std::size_t kTopicCapacity = 256;   // topic names are at most 200 characters
 inline constexpr std::uint64_t kStorePage = 4096;
+/// Room for topic types: four schemas of the largest size a topic holds, or thousands of small ones.
+inline constexpr std::uint64_t kTypesCapacity = 64ull << 20;
+/// A channel's `type_ref` when its type did not fit the types area: a dump asks the topic itself.
+inline constexpr std::uint64_t kTypeNotKept = ~0ull;
 
 constexpr std::uint64_t round_to_page(std::uint64_t n) { return (n + kStorePage - 1) / kStorePage * kStorePage; }
 
@@ -42,6 +54,8 @@ struct StoreHeader {
   std::uint64_t open_capacity;
   std::uint64_t data_offset;
   std::uint64_t data_capacity;
+  std::uint64_t types_offset;
+  std::uint64_t types_capacity;
   std::uint32_t max_channels;
   std::uint32_t chunk_slots;
   char domain[72];
@@ -80,6 +94,10 @@ struct StoreHeader {
   std::atomic<std::uint64_t> chunks_evicted;
   std::atomic<std::uint64_t> chunks_dropped;    // did not fit at all
   std::atomic<std::uint64_t> messages_dropped;  // more topics than channels
+
+  // The types area.
+  std::atomic<std::uint64_t> types_length;    // whole records written
+  std::atomic<std::uint64_t> types_reserved;  // committed in /dev/shm
 };
 
 struct ChannelEntry {
@@ -93,6 +111,7 @@ struct ChannelEntry {
   std::atomic<std::uint64_t> lost;      // missed by the tap plus dropped on the way
   std::atomic<std::uint64_t> last_realtime_ns;
   std::atomic<std::uint64_t> rate_millihertz;  // recent rate, as the keeper measured it
+  std::atomic<std::uint64_t> type_ref;  // its type's record in the types area (see above)
 };
 
 struct ChunkSlot {

@@ -71,7 +71,8 @@ Status StoreImpl::recover_after_keeper() {
 }
 
 std::optional<std::uint16_t> StoreImpl::channel_for(const std::string& topic, const std::string& mode,
-                                                    std::uint32_t depth, std::uint64_t max_payload) {
+                                                    std::uint32_t depth, std::uint64_t max_payload,
+                                                    const TopicType& type) {
   auto& h = header();
   const std::uint32_t count = h.channel_count.load();
   for (std::uint32_t id = 0; id < count; ++id) {
@@ -82,6 +83,7 @@ std::optional<std::uint16_t> StoreImpl::channel_for(const std::string& topic, co
       std::memcpy(c.mode, mode.data(), std::min(mode.size(), sizeof c.mode - 1));
       c.depth = depth;
       c.max_payload = max_payload;
+      c.type_ref.store(keep_type(type), std::memory_order_release);
       return static_cast<std::uint16_t>(id);
     }
   }
@@ -93,6 +95,7 @@ std::optional<std::uint16_t> StoreImpl::channel_for(const std::string& topic, co
   std::memcpy(c.mode, mode.data(), std::min(mode.size(), sizeof c.mode - 1));
   c.depth = depth;
   c.max_payload = max_payload;
+  c.type_ref.store(keep_type(type), std::memory_order_release);
   c.ready.store(1, std::memory_order_release);
   h.channel_count.store(count + 1, std::memory_order_release);
   return static_cast<std::uint16_t>(count);

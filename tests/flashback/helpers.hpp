@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Shared helpers of the flashback tests: a store of a test's own domain (removed afterwards),
-// messages with checkable payloads, and dumps read back from memory.
+// messages with checkable payloads, and dumps read back from memory (with each topic's type).
 
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "cerulion/core/options.hpp"
 #include "cerulion/flashback/dump.hpp"
 #include "cerulion/flashback/store.hpp"
+#include "cerulion/recorder/profile.hpp"
 #include "cerulion/recorder/reader.hpp"
 #include "cerulion/recorder/sink.hpp"
 #include "process.hpp"
@@ -56,6 +58,8 @@ struct ReadDump {
   std::vector<recorder::Metadata> metadata;
   std::vector<std::string> problems;
   flashback::DumpSummary summary;
+  std::map<std::string, TopicType> types;  ///< by topic, as the channels say
+  std::size_t schema_records = 0;
 };
 
 /// Dumps into memory and reads the file back, checking every CRC on the way.
@@ -68,6 +72,12 @@ inline ReadDump dump_and_read(const flashback::Store& store, const flashback::Du
   requireOk(recorder::stream_records_memory(file, [](const recorder::Record&) { return true; }, &out.problems));
   auto reader = recorder::Reader::open_memory(file);
   requireOk(reader.status());
+  const auto& schemas = reader->summary().schemas;
+  out.schema_records = schemas.size();
+  for (const auto& [id, ch] : reader->summary().channels) {
+    auto schema = schemas.find(ch.schema_id);
+    out.types[ch.topic] = recorder::profile::topic_type(ch, schema == schemas.end() ? nullptr : &schema->second);
+  }
   recorder::ReadMessagesOptions in_file_order;
   in_file_order.order = recorder::ReadOrder::File;
   requireOk(reader->read_messages(in_file_order, [&](const recorder::MessageView& m) {
