@@ -60,9 +60,26 @@ recorder::profile::TopicSettings recorded_settings(const recorder::Channel& ch) 
   return {};
 }
 
-Publisher open_publisher(const recorder::Channel& ch, const PlaySettings& s, const std::string& domain) {
+// The type a channel recorded, for its publisher to declare; nullopt for raw bytes. One that a topic
+// cannot declare (a foreign file's encoding cerulion does not know) is said once, and played raw.
+std::optional<TopicType> recorded_type(const recorder::Channel& ch, const recorder::FileSummary& summary) {
+  auto schema = summary.schemas.find(ch.schema_id);
+  const bool has_schema = ch.schema_id != 0 && schema != summary.schemas.end();
+  TopicType type = recorder::profile::topic_type(ch, has_schema ? &schema->second : nullptr);
+  if (type.raw()) return std::nullopt;
+  if (Status st = check_topic_type(type); !st) {
+    fmt::print(stderr, "warning: '{}': {}: its messages are played as raw bytes\n", ch.topic, st.message());
+    return std::nullopt;
+  }
+  return type;
+}
+
+Publisher open_publisher(const recorder::Channel& ch, const recorder::FileSummary& summary, const PlaySettings& s,
+                         const std::string& domain) {
   PublisherOptions options;
   options.topic.domain = domain;
+  // A topic that exists with another type refuses the publisher: Incompatible, said in one line.
+  options.topic.type = recorded_type(ch, summary);
   options.wait.cancel = stop_flag();
   const auto recorded = recorded_settings(ch);
   if (s.lockstep) {
@@ -173,7 +190,7 @@ void run_play(const PlaySettings& s) {
     Status st = reader->read_messages(ro, [&](const recorder::MessageView& m) {
       if (stop_requested()) return false;
       auto& slot = publishers[m.channel.id];
-      if (!slot) slot = std::make_unique<Playing>(Playing{open_publisher(m.channel, s, domain)});
+      if (!slot) slot = std::make_unique<Playing>(Playing{open_publisher(m.channel, reader->summary(), s, domain)});
       if (!first_log) first_log = m.message.log_time;
       auto offset_ns = m.message.log_time >= *first_log ? m.message.log_time - *first_log : 0;
       auto due = wall0 + std::chrono::nanoseconds(static_cast<std::int64_t>(static_cast<double>(offset_ns) / s.rate));
