@@ -2,17 +2,13 @@
 // `cerulion pub TOPIC [MESSAGE...]`: publishes arguments, a file, synthetic payloads or stdin.
 // Quiet by default so it sits in pipelines; every message goes out whole or not at all.
 
-#include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <random>
 #include <string>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
@@ -21,7 +17,9 @@
 #include "cerulion/core/names.hpp"
 #include "cerulion/core/publisher.hpp"
 #include "command.hpp"
+#include "encoding.hpp"
 #include "message_format.hpp"
+#include "pub_input.hpp"
 
 namespace cerulion::cli {
 namespace {
@@ -43,6 +41,8 @@ struct PubSettings {
   std::uint64_t max_payload = kDefaultMaxPayload;
   std::string group;
   bool verbose = false;
+  EncodingOptions type;
+  bool skip_invalid = false;
 
   CLI::Option* rate_option = nullptr;
   CLI::Option* times_option = nullptr;
@@ -129,102 +129,6 @@ class PacedPublisher {
   StdoutWriter verbose_out_{0};
 };
 
-std::vector<std::byte> read_whole_file(const std::string& path, std::uint64_t ceiling) {
-  std::ifstream in(path, std::ios::binary);
-  struct stat st {};
-  if (!in || ::stat(path.c_str(), &st) != 0) {
-    throw Exit{kExitFailure, fmt::format("cannot read '{}': {}", path, std::strerror(errno))};
-  }
-  if (S_ISDIR(st.st_mode)) throw Exit{kExitFailure, fmt::format("cannot read '{}': is a directory", path)};
-  if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > ceiling) {
-    throw Exit{kExitFailure, fmt::format("'{}' is {}, over the payload ceiling ({}); nothing published", path,
-                                         counted(static_cast<std::uint64_t>(st.st_size), "byte"),
-                                         counted(ceiling, "byte"))};
-  }
-  std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw Exit{kExitFailure, fmt::format("cannot read '{}': {}", path, std::strerror(errno))};
-  std::vector<std::byte> bytes(chars.size());
-  std::memcpy(bytes.data(), chars.data(), chars.size());
-  return bytes;
-}
-
-/// Splits stdin into messages without holding more than one message (plus a read) in memory.
-class StdinMessages {
- public:
-  StdinMessages(char delimiter, bool whole, std::uint64_t ceiling)
-      : delimiter_(delimiter), whole_(whole), ceiling_(ceiling) {}
-
-  /// The next message, or nullopt at the end of stdin. The view lives until the next call.
-  std::optional<std::span<const std::byte>> next() {
-    begin_ = consumed_;
-    for (;;) {
-      if (!whole_) {
-        auto* found = static_cast<const char*>(
-            std::memchr(buffer_.data() + scanned_, delimiter_, filled_ - scanned_));
-        if (found != nullptr) {
-          std::size_t end = static_cast<std::size_t>(found - buffer_.data());
-          consumed_ = scanned_ = end + 1;
-          return bytes(begin_, end);
-        }
-      }
-      scanned_ = filled_;
-      if (filled_ - begin_ > ceiling_) {
-        throw Exit{kExitFailure, fmt::format("stdin message #{} is longer than the payload ceiling ({}); "
-                                             "nothing of it was published", messages_ + 1, counted(ceiling_, "byte"))};
-      }
-      if (eof_) {
-        if (filled_ == begin_ && !(whole_ && messages_ == 0)) return std::nullopt;
-        consumed_ = scanned_ = filled_;
-        return bytes(begin_, filled_);  // the last message needs no delimiter
-      }
-      fill();
-    }
-  }
-
- private:
-  std::span<const std::byte> bytes(std::size_t begin, std::size_t end) {
-    ++messages_;
-    return {reinterpret_cast<const std::byte*>(buffer_.data()) + begin, end - begin};
-  }
-
-  void fill() {
-    // Move the unfinished message to the front, then read behind it.
-    if (begin_ > 0) {
-      std::memmove(buffer_.data(), buffer_.data() + begin_, filled_ - begin_);
-      filled_ -= begin_;
-      scanned_ -= begin_;
-      consumed_ -= begin_;
-      begin_ = 0;
-    }
-    if (buffer_.size() - filled_ < kReadSize) buffer_.resize(filled_ + kReadSize);
-    for (;;) {
-      ssize_t n = ::read(STDIN_FILENO, buffer_.data() + filled_, kReadSize);
-      if (n > 0) {
-        filled_ += static_cast<std::size_t>(n);
-        return;
-      }
-      if (n == 0) {
-        eof_ = true;
-        return;
-      }
-      if (errno == EINTR) {
-        if (stop_requested()) throw Exit{stop_exit_code(), {}};
-        continue;
-      }
-      throw Exit{kExitFailure, fmt::format("reading stdin: {}", std::strerror(errno))};
-    }
-  }
-
-  static constexpr std::size_t kReadSize = 256 * 1024;
-  char delimiter_;
-  bool whole_;
-  std::uint64_t ceiling_;
-  std::vector<char> buffer_;
-  std::size_t begin_ = 0, scanned_ = 0, consumed_ = 0, filled_ = 0;
-  std::uint64_t messages_ = 0;
-  bool eof_ = false;
-};
-
 void fill_payload(std::span<std::byte> out, const std::string& fill, std::uint64_t message_number,
                   std::mt19937_64& random) {
   if (fill == "zero") {
@@ -254,6 +158,28 @@ void wait_for_subscribers(Publisher& publisher, const PubSettings& settings) {
   check(status, publisher.topic());
 }
 
+/// Publishes stdin's messages, each checked against the topic's type first.
+void publish_stdin(PacedPublisher& out, PayloadCheck& payloads, const PubSettings& settings,
+                   std::optional<std::uint64_t> limit) {
+  bool whole = settings.stdin_framing == "whole";
+  StdinMessages input(settings.stdin_framing == "null" ? '\0' : '\n', whole, out.publisher().max_payload());
+  auto where = [&] {
+    if (whole) return std::string("stdin");
+    if (settings.stdin_framing == "null") return fmt::format("stdin message #{}", input.messages());
+    return fmt::format("stdin line {}", input.messages());
+  };
+  while (!limit || out.published() < *limit) {
+    auto message = input.next();
+    if (!message) break;
+    if (payloads.inspects() && !payloads.accept(*message, where(), "it and what follows were not published")) continue;
+    out.publish(*message);
+  }
+  payloads.report_skipped();
+  if (limit && out.published() < *limit) {
+    throw Exit{kExitFailure, fmt::format("stdin ended after {} of {}", out.published(), counted(*limit, "message"))};
+  }
+}
+
 void run_pub(const PubSettings& settings) {
   const std::string topic = checked_topic_name(settings.topic, globals().domain);
   bool from_stdin = settings.messages.empty() && settings.file.empty() && settings.size_option->count() == 0;
@@ -265,6 +191,7 @@ void run_pub(const PubSettings& settings) {
   if (settings.times_option->count() > 0) limit = settings.times;
   double rate_hz = settings.rate_option->count() > 0 ? settings.rate_hz : (from_stdin ? 0.0 : 1.0);
 
+  std::optional<TopicType> declared = type_from_options(settings.type, "pub");
   std::vector<std::byte> file_bytes;
   if (!settings.file.empty()) file_bytes = read_whole_file(settings.file, settings.max_payload);
 
@@ -275,23 +202,40 @@ void run_pub(const PubSettings& settings) {
   if (settings.depth_option->count() > 0) options.topic.depth = settings.depth;
   options.topic.max_payload = settings.max_payload;
   options.topic.group = settings.group;
+  options.topic.type = declared;
   options.wait.cancel = stop_flag();
-  PacedPublisher out(take(Publisher::create(topic, options), topic), settings, rate_hz);
-  wait_for_subscribers(out.publisher(), settings);
-
+  auto created = Publisher::create(topic, options);
+  // "topic '/x' carries json, not protobuf": the message names the topic already.
+  if (created.code() == ErrorCode::Incompatible) throw Exit{kExitFailure, created.status().message()};
+  PacedPublisher out(take(std::move(created), topic), settings, rate_hz);
+  // What the topic carries, declared by this pub or by whoever created the topic.
+  PayloadCheck payloads(take(out.publisher().type(), topic), settings.skip_invalid);
+  if (payloads.inspects() && settings.size_option->count() > 0) {
+    throw Exit{kExitFailure, fmt::format("topic '{}' carries {}: --size payloads are not {}; nothing published",
+                                         out.publisher().topic(), describe(payloads.type()),
+                                         payloads.type().message_encoding)};
+  }
   if (from_stdin) {
-    bool whole = settings.stdin_framing == "whole";
-    StdinMessages input(settings.stdin_framing == "null" ? '\0' : '\n', whole, out.publisher().max_payload());
-    while (!limit || out.published() < *limit) {
-      auto message = input.next();
-      if (!message) break;
-      out.publish(*message);
-    }
-    if (limit && out.published() < *limit) {
-      throw Exit{kExitFailure, fmt::format("stdin ended after {} of {}", out.published(), counted(*limit, "message"))};
-    }
+    wait_for_subscribers(out.publisher(), settings);
+    publish_stdin(out, payloads, settings, limit);
     return;
   }
+
+  // Fixed messages are checked once, before anything goes out.
+  std::vector<std::span<const std::byte>> fixed;
+  if (!settings.file.empty()) {
+    if (payloads.accept(file_bytes, fmt::format("file '{}'", settings.file), "nothing published")) fixed.push_back(file_bytes);
+  } else {
+    for (std::size_t i = 0; i < settings.messages.size(); ++i) {
+      auto bytes = std::as_bytes(std::span(settings.messages[i].data(), settings.messages[i].size()));
+      if (payloads.accept(bytes, fmt::format("argument {}", i + 1), "nothing published")) fixed.push_back(bytes);
+    }
+  }
+  payloads.report_skipped();
+  if (settings.size_option->count() == 0 && fixed.empty()) {
+    throw Exit{kExitFailure, "every message was invalid and skipped; nothing published"};
+  }
+  wait_for_subscribers(out.publisher(), settings);
 
   std::mt19937_64 random{std::random_device{}()};
   for (std::uint64_t round = 0; !limit || round < *limit; ++round) {
@@ -300,12 +244,8 @@ void run_pub(const PubSettings& settings) {
       out.publish_in_place(settings.size, [&](std::span<std::byte> payload) {
         fill_payload(payload, settings.fill, round, random);
       });
-    } else if (!settings.file.empty()) {
-      out.publish(file_bytes);
     } else {
-      for (const auto& message : settings.messages) {
-        out.publish(std::as_bytes(std::span(message.data(), message.size())));
-      }
+      for (auto message : fixed) out.publish(message);
     }
   }
 }
@@ -316,10 +256,16 @@ void add_pub_command(CLI::App& app) {
   cmd->footer(
       "Arguments and --file/--size repeat, one message a second (-r), until Ctrl-C unless -n/--once; stdin\n"
       "is published once, as fast as lockstep allows.\n"
+      "--encoding declares what the topic carries (MCAP message encoding, with --schema-file its schema);\n"
+      "the first declaration wins and another is refused. In a json topic, declared by this pub or by\n"
+      "the topic's creator, every message must be one JSON value: pub stops at the first that is not\n"
+      "(exit 1, naming it; the messages before it are published) unless --skip-invalid.\n"
       "Examples:\n"
       "  cerulion pub /chatter hello --once\n"
       "  seq 1 1000 | cerulion pub /numbers\n"
-      "  cerulion pub /blob --file image.png --once --wait-subscribers 1 --timeout 5");
+      "  cerulion pub /blob --file image.png --once --wait-subscribers 1 --timeout 5\n"
+      "  cerulion pub /imu --encoding json --schema-file Imu.json '{\"ax\": 0.1}' --once\n"
+      "  jq -c '.[]' readings.json | cerulion pub /imu --skip-invalid");
   cmd->add_option("topic", settings->topic, "Topic name, e.g. /robot/cmd")->required();
   auto* messages = cmd->add_option("message", settings->messages, "Messages, one per argument");
   settings->stdin_option =
@@ -360,6 +306,10 @@ void add_pub_command(CLI::App& app) {
                   "Share a new topic with this group (mode 0660); an existing topic must be shared with it")
       ->check(group_validator());
   cmd->add_flag("-v,--verbose", settings->verbose, "Print 'published #SEQ (N bytes)' for every message");
+  add_encoding_options(*cmd, settings->type);
+  cmd->add_flag("--skip-invalid", settings->skip_invalid,
+                "In a json topic, warn about a message that is not JSON and go on without it (default: exit 1 "
+                "at the first one; what came before it is published)");
 
   once->excludes(settings->times_option);
   messages->excludes(file)->excludes(settings->size_option)->excludes(settings->stdin_option);
