@@ -44,8 +44,27 @@ class MessagePrinter {
   MessagePrinter(const EchoSettings& settings, std::string separator)
       : settings_(settings), separator_(std::move(separator)) {}
 
+  /// Learns what the topic carries. A type, once declared, never changes; until then it is read
+  /// again for every message (after receiving it, so a publisher's declaration is seen).
+  void learn_type(const Subscriber& subscriber) {
+    if (!type_.raw()) return;
+    auto type = subscriber.type();
+    if (type) {
+      type_ = std::move(*type);
+    } else if (!type_warned_) {
+      type_warned_ = true;  // printed as raw bytes, never dropped
+      fmt::print(stderr, "cerulion: warning: {}; messages are printed as raw bytes\n", type.status().message());
+    }
+  }
+
   void print(const Sample& sample, const std::string& topic) {
     auto bytes = sample.data();
+    std::optional<nlohmann::ordered_json> value;
+    if (!settings_.raw && type_.message_encoding == "json") {
+      const auto* text = reinterpret_cast<const char*>(bytes.data());
+      value = nlohmann::ordered_json::parse(text, text + bytes.size(), nullptr, false);
+      if (value->is_discarded()) value.reset();
+    }
     if (settings_.raw) {
       out_.append(bytes);
       out_.append(separator_);
@@ -58,12 +77,18 @@ class MessagePrinter {
           {"size", sample.size()},
           {"lost_before", sample.lost_before()},
       };
-      if (is_valid_utf8(bytes)) {
+      if (value) {
+        line["data"] = std::move(*value);  // a json topic's message, as the JSON value it is
+      } else if (is_valid_utf8(bytes)) {
         line["data"] = std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
       } else {
         line["data_base64"] = base64_encode(bytes);
       }
+      if (type_.message_encoding == "json" && !value) line["json_error"] = check_payload(type_, bytes).message();
       out_.append(line.dump());
+      out_.append("\n");
+    } else if (value) {
+      out_.append(render_json_text(value->dump(), settings_.truncate_length));
       out_.append("\n");
     } else {
       out_.append(render_message_text(bytes, settings_.truncate_length));
@@ -77,6 +102,8 @@ class MessagePrinter {
   const EchoSettings& settings_;
   std::string separator_;
   StdoutWriter out_;
+  TopicType type_;
+  bool type_warned_ = false;
 };
 
 /// Reports free-run losses on stderr, one line per gap and a total at the end.
@@ -147,6 +174,7 @@ void run_echo(const EchoSettings& settings) {
     }
     ++received;
     report_lost(settings, *sample, lost);
+    printer.learn_type(subscriber);
     printer.print(*sample, subscriber.topic());
     sample->release();
     if (settings.delay_s > 0) {
@@ -168,9 +196,11 @@ void add_echo_command(CLI::App& app) {
       "Started before the first publisher, echo waits for it; started later, it prints messages from then on.\n"
       "Text mode prints one line per message (newlines, tabs and backslashes as \\n \\t \\\\); --raw adds\n"
       "nothing to the bytes, not even a newline: give --separator '\\n' for lines, as `pub` reads them.\n"
+      "A json topic's messages print as compact JSON; with --json each is a JSON value, not a string.\n"
       "Examples:\n"
       "  cerulion echo /chatter\n"
       "  cerulion echo /numbers --json -n 10\n"
+      "  cerulion echo /imu --json | jq .data.ax\n"
       "  cerulion echo /numbers --raw --separator '\\n' > numbers.txt\n"
       "  cerulion echo /blob --raw -n 1 > blob.bin");
   cmd->add_option("topic", settings->topic, "Topic name, e.g. /robot/cmd")->required();
@@ -185,7 +215,8 @@ void add_echo_command(CLI::App& app) {
       ->check(non_negative_count());
   auto* json = cmd->add_flag("--json", settings->json,
                              "One JSON object per message: topic, seq, publish_time_ns, receive_time_ns, size, "
-                             "lost_before, and data (UTF-8) or data_base64");
+                             "lost_before, and data (UTF-8) or data_base64; in a json topic data is the message's "
+                             "JSON value (a message that does not parse: its text, and json_error says why)");
   auto* raw = cmd->add_flag("--raw", settings->raw, "Write the exact message bytes and nothing else (no newline: see --separator)");
   auto* separator = cmd->add_option("--separator", settings->separator,
                                     "With --raw: written after every message, e.g. '\\n' for one message per line or '\\0'; C escapes allowed");

@@ -113,6 +113,13 @@ std::string render_message_text(std::span<const std::byte> bytes, std::size_t li
   return fmt::format("{}... [{} B]", escape_line_breaks(text.substr(0, cut)), bytes.size());
 }
 
+std::string render_json_text(std::string_view compact, std::size_t limit) {
+  if (limit == 0 || compact.size() <= limit) return std::string(compact);
+  std::size_t cut = limit;
+  while (cut > 0 && (static_cast<unsigned char>(compact[cut]) & 0xC0) == 0x80) --cut;
+  return fmt::format("{}... [{} B]", compact.substr(0, cut), compact.size());
+}
+
 std::string base64_encode(std::span<const std::byte> bytes) {
   static const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;

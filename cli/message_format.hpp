@@ -33,6 +33,10 @@ std::string hex_preview(std::span<const std::byte> bytes, std::size_t limit);
 /// no limit) is cut and says how long it was.
 std::string render_message_text(std::span<const std::byte> bytes, std::size_t limit);
 
+/// The human rendering of a JSON message, compact on one line (as nlohmann's dump() writes it;
+/// JSON escapes every line break), cut like render_message_text when longer than `limit` bytes.
+std::string render_json_text(std::string_view compact, std::size_t limit);
+
 /// Standard base64 (RFC 4648, with padding).
 std::string base64_encode(std::span<const std::byte> bytes);
 
