@@ -68,6 +68,17 @@ json participants_summary(const TopicInfo& info, Role role) {
   return {{"count", info.count(role)}, {"pids", pids}};
 }
 
+/// "json", "-" for raw bytes: the ENCODING column of `topic list`.
+std::string encoding_text(const TopicInfo& info) {
+  return info.type.message_encoding.empty() ? "-" : info.type.message_encoding;
+}
+
+/// The schema's name, encoding and size, or null when the topic has none.
+json schema_json(const Schema& schema) {
+  if (schema.empty()) return nullptr;
+  return {{"name", schema.name}, {"encoding", schema.encoding}, {"bytes", schema.data.size()}};
+}
+
 json topic_json(const TopicInfo& info, bool detailed) {
   json out = {
       {"name", info.name},
@@ -75,6 +86,9 @@ json topic_json(const TopicInfo& info, bool detailed) {
       {"segment", info.segment},
       {"mode", to_string(info.mode)},
       {"mode_fixed", info.mode_fixed},
+      {"message_encoding", info.type.message_encoding.empty() ? json(nullptr) : json(info.type.message_encoding)},
+      {"schema", schema_json(info.type.schema)},
+      {"type_declared", info.type_declared},
       {"depth", info.depth},
       {"slot_count", info.slot_count},
       {"max_payload", info.max_payload},
@@ -143,11 +157,11 @@ void run_list(bool as_json) {
     out.append(fmt::format("no topics in domain '{}'\n", globals().domain));
   } else {
     std::vector<std::vector<std::string>> rows{
-        {"TOPIC", "MODE", "SLOTS", "MAX PAYLOAD", "PUBLISHED", "RATE", "PUBLISHERS", "SUBSCRIBERS", "TAPS"}};
+        {"TOPIC", "ENCODING", "MODE", "SLOTS", "MAX PAYLOAD", "PUBLISHED", "RATE", "PUBLISHERS", "SUBSCRIBERS", "TAPS"}};
     bool provisional = false;
     for (const auto& info : listing.topics) {
       provisional = provisional || !info.mode_fixed;
-      rows.push_back({topic_label(info), mode_text(info), std::to_string(info.slot_count),
+      rows.push_back({topic_label(info), encoding_text(info), mode_text(info), std::to_string(info.slot_count),
                       format_bytes(static_cast<double>(info.max_payload)), std::to_string(info.published),
                       format_rate(info.rate_hz), participants_text(info, Role::Publisher),
                       participants_text(info, Role::Subscriber), participants_text(info, Role::Tap)});
@@ -181,6 +195,13 @@ void run_info(const std::string& topic, bool as_json) {
       {"domain:", info.domain},
       {"segment:", info.segment},
       {"mode:", std::string(to_string(info.mode)) + (info.mode_fixed ? "" : " (provisional: no publisher yet)")},
+      {"encoding:", info.type.message_encoding.empty()
+                        ? std::string(info.type_declared ? "raw bytes" : "raw bytes (no type declared)")
+                        : info.type.message_encoding},
+      {"schema:", info.type.schema.empty()
+                      ? std::string("none")
+                      : fmt::format("{} ({}, {})", info.type.schema.name, info.type.schema.encoding,
+                                    counted(info.type.schema.data.size(), "byte"))},
       {"depth:", fmt::format("{} ({})", counted(info.depth, "message"), counted(info.slot_count, "slot"))},
       {"max payload:", fmt::format("{} (largest so far {})", format_bytes(static_cast<double>(info.max_payload)),
                                    format_bytes(static_cast<double>(info.largest_payload)))},
@@ -314,12 +335,14 @@ void add_topic_command(CLI::App& app) {
   cmd->require_subcommand(1);
 
   auto list_json = std::make_shared<bool>(false);
-  auto* list = cmd->add_subcommand("list", "Every topic of the domain: participants, messages, rate, mode");
+  auto* list = cmd->add_subcommand("list", "Every topic of the domain: encoding, mode, participants, messages, rate");
   list->footer(
       "Examples:\n"
       "  cerulion topic list\n"
       "  cerulion --domain lab topic list --json");
-  list->add_flag("--json", *list_json, "One JSON object: {domain, topics: [...], problems: [...]}");
+  list->add_flag("--json", *list_json,
+                 "One JSON object: {domain, topics: [...], problems: [...]}; a topic's message_encoding and schema "
+                 "({name, encoding, bytes}) are null for raw bytes");
   list->callback([list_json] { run_list(*list_json); });
 
   auto info_topic = std::make_shared<std::string>();
@@ -330,7 +353,8 @@ void add_topic_command(CLI::App& app) {
       "  cerulion topic info /chatter\n"
       "  cerulion topic info /chatter --json");
   info->add_option("topic", *info_topic, "Topic name")->required();
-  info->add_flag("--json", *info_json, "One JSON object");
+  info->add_flag("--json", *info_json,
+                 "One JSON object; message_encoding and schema ({name, encoding, bytes}) are null for raw bytes");
   info->callback([info_topic, info_json] { run_info(*info_topic, *info_json); });
 
   struct HzSettings {
