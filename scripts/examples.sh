@@ -103,6 +103,26 @@ expect record_chatter '^recorded [1-9][0-9]* messages of /chatter into chatter.m
 "$tmp/prefix/bin/cerulion" info chatter.mcap >info.out 2>&1 || fail "cerulion info could not read chatter.mcap"
 expect info '/chatter'
 
+step "json_publisher: a JSON topic with a JSON Schema, recorded and echoed"
+cerulion="$tmp/prefix/bin/cerulion"
+timeout 20 "$cerulion" record /battery -o battery.mcap --duration 1.5 >record.out 2>&1 &
+recorder=$!
+pids="$pids $recorder"
+settle
+start json_publisher --seconds 2
+timeout 10 "$cerulion" echo /battery --json --count 3 >echo.out 2>&1 || fail "cerulion echo --json of /battery failed"
+wait "$recorder" || fail "cerulion record of /battery exited with status $?"
+finish json_publisher
+# echo --json gives the payload as a JSON object, not as a string holding it.
+expect echo '"data":{"index":[0-9]*,"voltage":'
+"$cerulion" info battery.mcap >info.out 2>&1 || fail "cerulion info could not read battery.mcap"
+expect info 'json.*schema Battery (jsonschema)'
+# Read as Foxglove reads it, where @mcap/core is at hand (never downloaded here).
+if [ -n "${CERULION_MCAP_JS_MODULES:-}" ] && command -v node >/dev/null; then
+  node "$root/scripts/check-mcap-js.mjs" battery.mcap >mcap-js.out 2>&1 || fail "@mcap/core found battery.mcap wrong"
+  expect mcap-js '"schema_encoding": *"jsonschema"'
+fi
+
 step "Ctrl-C and SIGTERM stop an example cleanly"
 for signal in INT TERM; do
   "$bin/listener" >signal.out 2>&1 &
