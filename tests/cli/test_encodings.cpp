@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: Apache-2.0
+// Encodings and schemas through the real binary: pub declares a topic's type, checks a json topic's
+// messages, and refuses what does not fit; echo and topic show what a topic carries.
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <fmt/core.h>
+
+#include "cerulion/core/publisher.hpp"
+#include "everyday_helpers.hpp"
+#include "process.hpp"
+#include "test_record_helpers.hpp"
+
+using namespace cerulion::test;
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kImuSchema = R"({"type": "object", "properties": {"ax": {"type": "number"}}})";
+
+/// `content` written to a file named `name` in a fresh temp folder (so its stem is `name`'s).
+std::string schema_file(const std::string& name, const std::string& content) {
+  const std::filesystem::path dir = record_temp_path("schemas");
+  std::filesystem::create_directories(dir);
+  const auto path = (dir / name).string();
+  std::ofstream(path, std::ios::binary) << content;
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("PubWithAJsonSchemaFileDeclaresTheTypeThatTopicInfoShows", "[cli][pub][encoding]") {
+  const std::string topic = unique_topic("typed_info");
+  const auto schema = schema_file("Imu.json", kImuSchema);
+  BackgroundProcess holder({cerulion_binary(), "pub", topic, R"({"ax": 0.5})", "--encoding", "json", "--schema-file",
+                            schema, "--wait-subscribers", "5", "--timeout", "60"});
+  REQUIRE(eventually([&] { return !topic_snapshot(topic).is_null(); }));
+
+  auto info = topic_snapshot(topic);
+  CHECK(info["message_encoding"] == "json");
+  CHECK(info["type_declared"] == true);
+  CHECK(info["schema"] == json{{"name", "Imu"}, {"encoding", "jsonschema"}, {"bytes", std::string(kImuSchema).size()}});
+
+  auto text = run_cerulion({"topic", "info", topic});
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("encoding:      json\n") != std::string::npos);
+  CHECK(text.out.find(fmt::format("schema:        Imu (jsonschema, {} bytes)\n", std::string(kImuSchema).size())) !=
+        std::string::npos);
+
+  auto listing = run_cerulion({"topic", "list", "--json"});
+  REQUIRE(listing.exit_code == 0);
+  bool listed = false;
+  const auto topics = json::parse(listing.out)["topics"];
+  for (const auto& entry : topics) {
+    if (entry["name"] != topic) continue;
+    listed = true;
+    CHECK(entry["message_encoding"] == "json");
+    CHECK(entry["schema"]["name"] == "Imu");
+  }
+  CHECK(listed);
+
+  SECTION("another encoding is refused with one line") {
+    const auto proto = schema_file("imu.desc", "not looked into");
+    auto refused = run_cerulion({"pub", topic, "x", "--once", "--encoding", "protobuf", "--schema-file", proto});
+    CHECK(refused.exit_code == 1);
+    CHECK(refused.err == fmt::format("cerulion: topic '{}' carries json, schema Imu (jsonschema, {} B), not protobuf, "
+                                     "schema imu (protobuf, 15 B)\n",
+                                     topic, std::string(kImuSchema).size()));
+  }
+  SECTION("a pub without --encoding checks the lines of the topic its creator declared json") {
+    auto refused = run_cerulion({"pub", topic}, "{\"ax\": 1}\nnot json\n");
+    CHECK(refused.exit_code == 1);
+    CHECK(text_lines(refused.err).size() == 1);
+    CHECK(refused.err.find("cerulion: stdin line 2: not JSON: ") == 0);
+  }
+  holder.signal(SIGINT);
+  holder.wait();
+}
+
+TEST_CASE("BadJsonLineExitsOneNamingItAfterPublishingTheLinesBeforeIt", "[cli][pub][echo][encoding]") {
+  const std::string topic = unique_topic("bad_json_line");
+  BackgroundProcess echo({cerulion_binary(), "echo", topic, "--json", "--timeout", "2"});
+  REQUIRE(eventually([&] { return live_readers(topic_snapshot(topic), "subscriber") == 1; }));
+
+  auto pub = run_cerulion({"pub", topic, "--encoding", "json", "--wait-subscribers", "1", "--timeout", "20"},
+                          "1\n{\"a\": [2, 3]}\nnope\n[4]\n");
+  CHECK(pub.exit_code == 1);
+  REQUIRE(text_lines(pub.err).size() == 1);
+  CHECK(pub.err.find("cerulion: stdin line 3: not JSON: parse error at line 1, column 2") == 0);
+  CHECK(pub.err.find("it and what follows were not published") != std::string::npos);
+
+  auto echoed = echo.wait();
+  CHECK(echoed.exit_code == 0);
+  auto received = json_lines(echoed.out);
+  REQUIRE(received.size() == 2);  // the lines before the bad one, as JSON values
+  CHECK(received[0]["data"] == 1);
+  CHECK(received[1]["data"].is_object());
+  CHECK(received[1]["data"] == json{{"a", {2, 3}}});
+  CHECK_FALSE(received[1].contains("json_error"));
+}
+
+TEST_CASE("SkipInvalidWarnsAboutEachBadLineGoesOnAndCountsThem", "[cli][pub][echo][encoding]") {
+  const std::string topic = unique_topic("skip_invalid");
+  BackgroundProcess echo({cerulion_binary(), "echo", topic, "-n", "3"});
+  REQUIRE(eventually([&] { return live_readers(topic_snapshot(topic), "subscriber") == 1; }));
+
+  auto pub = run_cerulion(
+      {"pub", topic, "--encoding", "json", "--skip-invalid", "--wait-subscribers", "1", "--timeout", "20"},
+      "{\"n\": 1}\nx\n[2]\n{\"broken\": \n\"three\"\n");
+  CHECK(pub.exit_code == 0);
+  auto warnings = text_lines(pub.err);
+  REQUIRE(warnings.size() == 3);
+  CHECK(warnings[0].find("cerulion: warning: stdin line 2: not JSON: ") == 0);
+  CHECK(warnings[1].find("cerulion: warning: stdin line 4: not JSON: ") == 0);
+  CHECK(warnings[2] == "cerulion: skipped 2 of 5 messages (not valid json)");
+
+  auto echoed = echo.wait();
+  CHECK(echoed.exit_code == 0);
+  CHECK(text_lines(echoed.out) == std::vector<std::string>{R"({"n":1})", "[2]", R"("three")"});  // compact JSON
+}
+
+TEST_CASE("EncodingMistakesAreOneLineAndTouchNoTopic", "[cli][pub][encoding][faults]") {
+  const std::string topic = unique_topic("encoding_mistakes");
+  auto unknown = run_cerulion({"pub", topic, "{}", "--once", "--encoding", "jsn"});
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err == "cerulion: --encoding: unknown message encoding 'jsn' (known: json, protobuf, cdr, flatbuffer, "
+                       "ros1, cbor, or a custom x-... name) (see 'cerulion pub --help')\n");
+
+  auto custom = run_cerulion({"pub", topic, "{}", "--once", "--encoding", "x-"});
+  CHECK(custom.exit_code == 2);
+
+  auto orphan = run_cerulion({"pub", topic, "{}", "--once", "--encoding", "json", "--schema-name", "Imu"});
+  CHECK(orphan.exit_code == 2);
+  CHECK(orphan.err == "cerulion: --schema-name requires --schema-file (see 'cerulion pub --help')\n");
+
+  const auto schema = schema_file("Pose.msg", "float64 x\n");
+  auto cdr = run_cerulion({"pub", topic, "x", "--once", "--encoding", "cdr", "--schema-file", schema});
+  CHECK(cdr.exit_code == 2);
+  CHECK(cdr.err == "cerulion: give --schema-encoding for a schema of message encoding 'cdr' (one of ros2msg, "
+                   "ros2idl, omgidl) (see 'cerulion pub --help')\n");
+
+  auto missing = run_cerulion({"pub", topic, "{}", "--once", "--encoding", "json", "--schema-file",
+                               "/nonexistent/Imu.json"});
+  CHECK(missing.exit_code == 1);
+  CHECK(missing.err == "cerulion: cannot read '/nonexistent/Imu.json': No such file or directory\n");
+
+  const auto broken = schema_file("Broken.json", "{\"type\": ");
+  auto unparsable = run_cerulion({"pub", topic, "{}", "--once", "--encoding", "json", "--schema-file", broken});
+  CHECK(unparsable.exit_code == 1);
+  REQUIRE(text_lines(unparsable.err).size() == 1);
+  CHECK(unparsable.err.find("cerulion: schema file '" + broken + "': JSON Schema 'Broken' does not parse: ") == 0);
+
+  auto bad_argument = run_cerulion({"pub", topic, "{}", "{nope", "--once", "--encoding", "json"});
+  CHECK(bad_argument.exit_code == 1);
+  CHECK(bad_argument.err.find("cerulion: argument 2: not JSON: ") == 0);
+  CHECK(count_shm_entries(shm_file(topic)) == 0);
+}
+
+TEST_CASE("EchoPrintsAJsonTopicMessageThatDoesNotParseAsTextSayingWhy", "[cli][echo][encoding]") {
+  const std::string topic = unique_topic("echo_not_json");
+  cerulion::PublisherOptions options;
+  options.topic.type = cerulion::TopicType{"json", {}};
+  auto publisher = cerulion::Publisher::create(topic, options);
+  REQUIRE(publisher.ok());
+  BackgroundProcess as_json({cerulion_binary(), "echo", topic, "--json", "-n", "2"});
+  BackgroundProcess as_text({cerulion_binary(), "echo", topic, "-n", "2"});
+  REQUIRE(publisher->wait_for_subscribers(2, std::chrono::seconds(20)).ok());
+  for (std::string message : {"not json", "{\"a\": 1}"}) {
+    REQUIRE(publisher->publish_copy(std::as_bytes(std::span(message.data(), message.size()))).ok());
+  }
+  auto json_out = as_json.wait();
+  REQUIRE(json_out.exit_code == 0);
+  auto lines = json_lines(json_out.out);
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0]["data"] == "not json");
+  CHECK(lines[0]["json_error"].get<std::string>().find("not JSON: parse error") == 0);
+  CHECK(lines[1]["data"] == json{{"a", 1}});
+  auto text_out = as_text.wait();
+  REQUIRE(text_out.exit_code == 0);
+  CHECK(text_lines(text_out.out) == std::vector<std::string>{"not json", R"({"a":1})"});
+}
