@@ -58,7 +58,7 @@ CLI::Validator message_encoding_name() {
         if (custom(input) || listed(known_message_encodings(), input)) return {};
         return check_topic_type(TopicType{input, {}}).message();
       },
-      "ENCODING", "message encoding");
+      fmt::format("{{{}}}", fmt::join(known_message_encodings(), ",")), "message encoding");
 }
 
 CLI::Validator schema_encoding_name() {
@@ -67,15 +67,14 @@ CLI::Validator schema_encoding_name() {
         if (custom(input) || listed(known_schema_encodings(), input)) return {};
         return check_topic_type(TopicType{"x-any", Schema{"s", input, {}}}).message();
       },
-      "ENCODING", "schema encoding");
+      fmt::format("{{{}}}", fmt::join(known_schema_encodings(), ",")), "schema encoding");
 }
 
 void add_encoding_options(CLI::App& cmd, EncodingOptions& options) {
   options.encoding_option =
       cmd.add_option("--encoding", options.encoding,
-                     fmt::format("Declare the topic's MCAP message encoding: {}, or a custom x-... name "
-                                 "(the topic's first declaration wins; another is refused)",
-                                 fmt::join(known_message_encodings(), ", ")))
+                     "Declare the topic's MCAP message encoding (or a custom x-... name); the topic's first "
+                     "declaration wins, another is refused")
           ->check(message_encoding_name());
   options.schema_file_option =
       cmd.add_option("--schema-file", options.schema_file,
