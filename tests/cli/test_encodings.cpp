@@ -24,20 +24,30 @@ namespace {
 
 constexpr const char* kImuSchema = R"({"type": "object", "properties": {"ax": {"type": "number"}}})";
 
-/// `content` written to a file named `name` in a fresh temp folder (so its stem is `name`'s).
-std::string schema_file(const std::string& name, const std::string& content) {
-  const std::filesystem::path dir = record_temp_path("schemas");
-  std::filesystem::create_directories(dir);
-  const auto path = (dir / name).string();
-  std::ofstream(path, std::ios::binary) << content;
-  return path;
-}
+/// A temp folder of schema files, removed with it.
+struct SchemaFiles {
+  std::filesystem::path dir = record_temp_path("schemas");
+  SchemaFiles() { std::filesystem::create_directories(dir); }
+  SchemaFiles(const SchemaFiles&) = delete;
+  SchemaFiles& operator=(const SchemaFiles&) = delete;
+  ~SchemaFiles() {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+  }
+  /// `content` written to a file named `name` (so the schema's default name is its stem).
+  std::string write(const std::string& name, const std::string& content) const {
+    const auto path = (dir / name).string();
+    std::ofstream(path, std::ios::binary) << content;
+    return path;
+  }
+};
 
 }  // namespace
 
 TEST_CASE("PubWithAJsonSchemaFileDeclaresTheTypeThatTopicInfoShows", "[cli][pub][encoding]") {
   const std::string topic = unique_topic("typed_info");
-  const auto schema = schema_file("Imu.json", kImuSchema);
+  const SchemaFiles files;
+  const auto schema = files.write("Imu.json", kImuSchema);
   BackgroundProcess holder({cerulion_binary(), "pub", topic, R"({"ax": 0.5})", "--encoding", "json", "--schema-file",
                             schema, "--wait-subscribers", "5", "--timeout", "60"});
   REQUIRE(eventually([&] { return !topic_snapshot(topic).is_null(); }));
@@ -66,7 +76,7 @@ TEST_CASE("PubWithAJsonSchemaFileDeclaresTheTypeThatTopicInfoShows", "[cli][pub]
   CHECK(listed);
 
   SECTION("another encoding is refused with one line") {
-    const auto proto = schema_file("imu.desc", "not looked into");
+    const auto proto = files.write("imu.desc", "not looked into");
     auto refused = run_cerulion({"pub", topic, "x", "--once", "--encoding", "protobuf", "--schema-file", proto});
     CHECK(refused.exit_code == 1);
     CHECK(refused.err == fmt::format("cerulion: topic '{}' carries json, schema Imu (jsonschema, {} B), not protobuf, "
@@ -139,7 +149,8 @@ TEST_CASE("EncodingMistakesAreOneLineAndTouchNoTopic", "[cli][pub][encoding][fau
   CHECK(orphan.exit_code == 2);
   CHECK(orphan.err == "cerulion: --schema-name requires --schema-file (see 'cerulion pub --help')\n");
 
-  const auto schema = schema_file("Pose.msg", "float64 x\n");
+  const SchemaFiles files;
+  const auto schema = files.write("Pose.msg", "float64 x\n");
   auto cdr = run_cerulion({"pub", topic, "x", "--once", "--encoding", "cdr", "--schema-file", schema});
   CHECK(cdr.exit_code == 2);
   CHECK(cdr.err == "cerulion: give --schema-encoding for a schema of message encoding 'cdr' (one of ros2msg, "
@@ -150,7 +161,7 @@ TEST_CASE("EncodingMistakesAreOneLineAndTouchNoTopic", "[cli][pub][encoding][fau
   CHECK(missing.exit_code == 1);
   CHECK(missing.err == "cerulion: cannot read '/nonexistent/Imu.json': No such file or directory\n");
 
-  const auto broken = schema_file("Broken.json", "{\"type\": ");
+  const auto broken = files.write("Broken.json", "{\"type\": ");
   auto unparsable = run_cerulion({"pub", topic, "{}", "--once", "--encoding", "json", "--schema-file", broken});
   CHECK(unparsable.exit_code == 1);
   REQUIRE(text_lines(unparsable.err).size() == 1);
