@@ -44,7 +44,7 @@ struct SchemaFiles {
 
 }  // namespace
 
-TEST_CASE("PubWithAJsonSchemaFileDeclaresTheTypeThatTopicInfoShows", "[cli][pub][encoding]") {
+TEST_CASE("pub with a JSON Schema file declares the type that topic info shows", "[cli][pub][encoding]") {
   const std::string topic = unique_topic("typed_info");
   const SchemaFiles files;
   const auto schema = files.write("Imu.json", kImuSchema);
@@ -93,7 +93,7 @@ TEST_CASE("PubWithAJsonSchemaFileDeclaresTheTypeThatTopicInfoShows", "[cli][pub]
   holder.wait();
 }
 
-TEST_CASE("BadJsonLineExitsOneNamingItAfterPublishingTheLinesBeforeIt", "[cli][pub][echo][encoding]") {
+TEST_CASE("A bad JSON line exits 1 naming it, after publishing the lines before it", "[cli][pub][echo][encoding]") {
   const std::string topic = unique_topic("bad_json_line");
   BackgroundProcess echo({cerulion_binary(), "echo", topic, "--json", "--timeout", "2"});
   REQUIRE(eventually([&] { return live_readers(topic_snapshot(topic), "subscriber") == 1; }));
@@ -115,7 +115,7 @@ TEST_CASE("BadJsonLineExitsOneNamingItAfterPublishingTheLinesBeforeIt", "[cli][p
   CHECK_FALSE(received[1].contains("json_error"));
 }
 
-TEST_CASE("SkipInvalidWarnsAboutEachBadLineGoesOnAndCountsThem", "[cli][pub][echo][encoding]") {
+TEST_CASE("--skip-invalid warns about each bad line, goes on and counts them", "[cli][pub][echo][encoding]") {
   const std::string topic = unique_topic("skip_invalid");
   BackgroundProcess echo({cerulion_binary(), "echo", topic, "-n", "3"});
   REQUIRE(eventually([&] { return live_readers(topic_snapshot(topic), "subscriber") == 1; }));
@@ -135,7 +135,7 @@ TEST_CASE("SkipInvalidWarnsAboutEachBadLineGoesOnAndCountsThem", "[cli][pub][ech
   CHECK(text_lines(echoed.out) == std::vector<std::string>{R"({"n":1})", "[2]", R"("three")"});  // compact JSON
 }
 
-TEST_CASE("EncodingMistakesAreOneLineAndTouchNoTopic", "[cli][pub][encoding][faults]") {
+TEST_CASE("Encoding mistakes are one line and touch no topic", "[cli][pub][encoding][faults]") {
   const std::string topic = unique_topic("encoding_mistakes");
   auto unknown = run_cerulion({"pub", topic, "{}", "--once", "--encoding", "jsn"});
   CHECK(unknown.exit_code == 2);
@@ -173,7 +173,7 @@ TEST_CASE("EncodingMistakesAreOneLineAndTouchNoTopic", "[cli][pub][encoding][fau
   CHECK(count_shm_entries(shm_file(topic)) == 0);
 }
 
-TEST_CASE("EchoPrintsAJsonTopicMessageThatDoesNotParseAsTextSayingWhy", "[cli][echo][encoding]") {
+TEST_CASE("echo prints a JSON topic's message that does not parse as text, saying why", "[cli][echo][encoding]") {
   const std::string topic = unique_topic("echo_not_json");
   cerulion::PublisherOptions options;
   options.topic.type = cerulion::TopicType{"json", {}};
