@@ -115,7 +115,7 @@ TEST_CASE("A bad JSON line exits 1 naming it, after publishing the lines before 
   CHECK_FALSE(received[1].contains("json_error"));
 }
 
-TEST_CASE("--skip-invalid warns about each bad line, goes on and counts them", "[cli][pub][echo][encoding]") {
+TEST_CASE("pub --skip-invalid warns about each bad line, goes on and counts them", "[cli][pub][echo][encoding]") {
   const std::string topic = unique_topic("skip_invalid");
   BackgroundProcess echo({cerulion_binary(), "echo", topic, "-n", "3"});
   REQUIRE(eventually([&] { return live_readers(topic_snapshot(topic), "subscriber") == 1; }));
