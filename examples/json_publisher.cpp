@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
     const int size = std::snprintf(json, sizeof json, R"({"index":%llu,"voltage":%.3f,"current":%.3f,"charge":%.3f})",
                                    static_cast<unsigned long long>(n), 22.2 + 2.0 * charge,
                                    -3.0 - std::sin(static_cast<double>(n) / 10.0), charge);
-    if (auto sent = pub->publish_copy(std::as_bytes(std::span(json, static_cast<std::size_t>(size)))); !sent) {
+    if (auto sent = pub->publish_text(std::string_view(json, static_cast<std::size_t>(size))); !sent) {
       if (sent.code() == cerulion::ErrorCode::Interrupted) break;
       std::fprintf(stderr, "json_publisher: %s\n", sent.message().c_str());
       return 1;

@@ -29,9 +29,9 @@ int main(int argc, char** argv) {
       return 1;
     }
     // The bytes are the publisher's own, in shared memory, until `sample` goes out of scope.
-    const auto text = sample->data();
-    std::printf("heard '%.*s' (message %llu)\n", static_cast<int>(text.size()),
-                reinterpret_cast<const char*>(text.data()), static_cast<unsigned long long>(sample->sequence()));
+    const std::string_view text = sample->text();
+    std::printf("heard '%.*s' (message %llu)\n", static_cast<int>(text.size()), text.data(),
+                static_cast<unsigned long long>(sample->sequence()));
   }
   return 0;
 }

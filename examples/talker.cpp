@@ -25,8 +25,8 @@ int main(int argc, char** argv) {
 
   for (std::uint64_t n = 0; !args.finished(n) && !cerulion::stop_requested(); ++n) {
     const std::string text = "hello world " + std::to_string(n);
-    // Text is no struct: it goes as bytes, copied into a slot of their size.
-    auto sent = pub->publish_copy(std::as_bytes(std::span(text)));
+    // Text is no struct: its characters are copied into a slot of their size.
+    auto sent = pub->publish_text(text);
     if (!sent) {
       if (sent.code() == cerulion::ErrorCode::Interrupted) break;
       std::fprintf(stderr, "talker: %s\n", sent.message().c_str());

@@ -150,7 +150,7 @@ cat >hello.cpp <<'CPP'
 int main() {
   auto pub = cerulion::Publisher::create("/hello");
   if (!pub) return std::puts(pub.message().c_str()), 1;
-  std::printf("cerulion %s: published %d\n", CERULION_VERSION_STRING, pub->publish_copy({}).ok());
+  std::printf("cerulion %s: published %d\n", CERULION_VERSION_STRING, pub->publish_text("hello").ok());
 }
 CPP
 flags=$(PKG_CONFIG_PATH="$(dirname "$pc")" pkg-config --cflags --libs cerulion)

@@ -91,3 +91,20 @@ TEST_CASE("A payload of another size is refused as the type, and nothing is read
   CHECK(imu.code() == ErrorCode::InvalidArgument);
   CHECK_THAT(imu.message(), Catch::Contains(std::to_string(sizeof(Imu)) + " bytes"));
 }
+
+TEST_CASE("Text is published from a string view and read back as one", "[typed]") {
+  const std::string topic = unique_topic("typed_text");
+  auto sub = Subscriber::create(topic);
+  REQUIRE(sub.ok());
+  auto pub = Publisher::create(topic);
+  REQUIRE(pub.ok());
+  REQUIRE(pub->publish_text(std::string_view("{\"x\": 1}")).ok());
+  REQUIRE(pub->publish_text("").ok());
+  auto first = sub->receive(std::chrono::seconds(2));
+  REQUIRE(first.ok());
+  CHECK(first->text() == "{\"x\": 1}");
+  CHECK(first->size() == 8);
+  auto empty = sub->receive(std::chrono::seconds(2));
+  REQUIRE(empty.ok());
+  CHECK(empty->text().empty());
+}

@@ -17,6 +17,7 @@
 #include <new>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "cerulion/core/message.hpp"
 #include "cerulion/core/options.hpp"
@@ -105,6 +106,10 @@ class Publisher {
 
   /// Loans, copies `bytes` and publishes: the convenient path for small messages.
   Result<std::uint64_t> publish_copy(std::span<const std::byte> bytes, Timeout timeout = std::nullopt);
+  /// Publishes a copy of `text` (its characters, no terminating zero): text and JSON messages.
+  Result<std::uint64_t> publish_text(std::string_view text, Timeout timeout = std::nullopt) {
+    return publish_copy(std::as_bytes(std::span(text.data(), text.size())), timeout);
+  }
 
   /// Lends a slot for one T (see TypedLoan). Slots are 64-byte aligned, so any T up to that
   /// alignment fits.

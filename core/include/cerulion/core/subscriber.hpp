@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "cerulion/core/message.hpp"
 #include "cerulion/core/options.hpp"
@@ -59,6 +60,8 @@ class Sample {
   /// for a reader that started at the topic's first message, those the ring no longer held.
   std::uint64_t lost_before() const noexcept { return lost_before_; }
   bool valid() const noexcept { return impl_ != nullptr; }
+  /// The payload as characters (text, JSON), valid while the Sample lives; not checked for UTF-8.
+  std::string_view text() const noexcept { return {reinterpret_cast<const char*>(data_), size_}; }
 
   /// The payload read as a T, valid while the Sample lives. InvalidArgument, and nothing read,
   /// when the payload is not exactly sizeof(T) bytes (a publisher of another type, or of text).
