@@ -23,19 +23,18 @@ bool listed(const std::vector<std::string_view>& names, const std::string& name)
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-/// A schema whose data core does not look into beyond its size: what fits is decided by the
-/// names alone (a JSON Schema's text is checked once the file is read).
-TopicType probe(const std::string& message_encoding, const std::string& schema_encoding) {
-  return TopicType{message_encoding, Schema{"probe", schema_encoding, "{}"}};
-}
-
-/// The schema encodings core accepts for `message_encoding`.
+/// The schema encodings MCAP pairs with `message_encoding`.
 std::vector<std::string> fitting_schema_encodings(const std::string& message_encoding) {
   std::vector<std::string> fits;
-  for (auto name : known_schema_encodings()) {
-    if (check_topic_type(probe(message_encoding, std::string(name))).ok()) fits.emplace_back(name);
-  }
+  for (auto name : schema_encodings_for(message_encoding)) fits.emplace_back(name);
   return fits;
+}
+
+/// "a", "a or b", "a, b or c".
+std::string one_of(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out;
 }
 
 [[noreturn]] void usage(const std::string& command, const std::string& problem) {
@@ -119,8 +118,12 @@ std::optional<TopicType> type_from_options(const EncodingOptions& options, const
                                type.message_encoding, fmt::join(fits, ", ")));
   }
   // What the names get wrong is a usage error; what the file holds is checked once it is read.
-  if (Status st = check_topic_type(probe(type.message_encoding, type.schema.encoding)); !st.ok()) {
-    usage(command, st.message());
+  if (auto fits = fitting_schema_encodings(type.message_encoding);
+      !custom(type.message_encoding) && std::find(fits.begin(), fits.end(), type.schema.encoding) == fits.end()) {
+    usage(command, fits.empty() ? fmt::format("message encoding '{}' takes no schema: leave --schema-file out",
+                                              type.message_encoding)
+                                : fmt::format("message encoding '{}' takes a schema of encoding {}, not '{}'",
+                                              type.message_encoding, one_of(fits), type.schema.encoding));
   }
   auto bytes = read_whole_file(options.schema_file, kMaxSchemaBytes, "the largest schema a topic carries");
   type.schema.data.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());

@@ -72,6 +72,11 @@ const std::vector<std::string_view>& known_schema_encodings() noexcept {
   return names;
 }
 
+std::vector<std::string_view> schema_encodings_for(std::string_view message_encoding) {
+  const Pairing* pairing = pairing_of(message_encoding);
+  return pairing == nullptr ? std::vector<std::string_view>{} : pairing->schema_encodings;
+}
+
 Status check_topic_type(const TopicType& type) {
   const std::string& enc = type.message_encoding;
   const Schema& schema = type.schema;

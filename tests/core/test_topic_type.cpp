@@ -176,3 +176,13 @@ TEST_CASE("A damaged type is reported as damage, never read past its bounds", "[
   REQUIRE(info.ok());
   CHECK_THAT(info->damage, Catch::Contains("its declared type"));
 }
+
+TEST_CASE("Each message encoding names the schema encodings MCAP pairs with it", "[topic_type]") {
+  using Names = std::vector<std::string_view>;
+  CHECK(schema_encodings_for("json") == Names{"jsonschema"});
+  CHECK(schema_encodings_for("cdr") == Names{"ros2msg", "ros2idl", "omgidl"});
+  CHECK(schema_encodings_for("protobuf") == Names{"protobuf"});
+  CHECK(schema_encodings_for("cbor").empty());
+  CHECK(schema_encodings_for("x-mine").empty());
+  CHECK(schema_encodings_for("jason").empty());
+}

@@ -45,6 +45,10 @@ inline constexpr std::size_t kMaxSchemaBytes = 16u << 20;
 const std::vector<std::string_view>& known_message_encodings() noexcept;
 /// The schema encodings MCAP defines.
 const std::vector<std::string_view>& known_schema_encodings() noexcept;
+/// The schema encodings MCAP's registry pairs with `message_encoding` ("json": jsonschema; "cdr":
+/// ros2msg, ros2idl, omgidl...); empty for one that takes no schema (cbor), a custom x-... name
+/// (any schema encoding fits it) and an unknown one.
+std::vector<std::string_view> schema_encodings_for(std::string_view message_encoding);
 
 /// Ok when `type` is something a topic may declare: a known (or "x-" custom) message encoding, a
 /// schema whose encoding fits it as MCAP's registry says (protobuf needs a protobuf schema, cdr a
