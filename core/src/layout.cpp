@@ -28,15 +28,17 @@ LayoutPlan plan_layout(std::uint32_t depth, std::uint64_t max_payload) {
   return plan;
 }
 
-std::uint32_t config_checksum(const Config& config) {
-  const auto* bytes = reinterpret_cast<const unsigned char*>(&config);
+std::uint32_t fnv1a(const void* data, std::size_t size) {
+  const auto* bytes = static_cast<const unsigned char*>(data);
   std::uint32_t hash = 2166136261u;
-  for (std::size_t i = 0; i < offsetof(Config, config_crc); ++i) {
+  for (std::size_t i = 0; i < size; ++i) {
     hash ^= bytes[i];
     hash *= 16777619u;
   }
   return hash;
 }
+
+std::uint32_t config_checksum(const Config& config) { return fnv1a(&config, offsetof(Config, config_crc)); }
 
 Config make_config(const LayoutPlan& plan, std::uint64_t max_payload, std::string_view topic) {
   Config cfg {};

@@ -26,6 +26,8 @@ struct LayoutPlan {
 };
 LayoutPlan plan_layout(std::uint32_t depth, std::uint64_t max_payload);
 
+/// FNV-1a: the checksum of what the segment keeps immutable (its configuration, its declared type).
+std::uint32_t fnv1a(const void* data, std::size_t size);
 /// Checksum of the immutable configuration (FNV-1a over the bytes before config_crc).
 std::uint32_t config_checksum(const Config& config);
 

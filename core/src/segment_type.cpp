@@ -12,14 +12,7 @@
 namespace cerulion::detail {
 namespace {
 
-std::uint32_t checksum(const std::string& bytes) {
-  std::uint32_t hash = 2166136261u;
-  for (unsigned char c : bytes) {
-    hash ^= c;
-    hash *= 16777619u;
-  }
-  return hash;
-}
+std::uint32_t checksum(const std::string& bytes) { return fnv1a(bytes.data(), bytes.size()); }
 
 bool write_all(int fd, const std::string& bytes, std::uint64_t offset) {
   std::size_t done = 0;
