@@ -226,26 +226,26 @@ CERULION_HOT_PATH Result<WaitSetReady> WaitSetImpl::wait(Timeout timeout) {
   // learns its publisher's rhythm as messages are taken). Members with nothing learnt wake the
   // set through their channel; a timer bounds the sleep by its due time.
   Waiter::tighten_timer_slack();
-  Waiter::AdaptivePlan plan{0, start + kDuePollNs};
-  Waiter* planner = nullptr;
+  AdaptivePlanner::Plan plan{0, start + adaptive::kUnlearntPollNs};
+  AdaptivePlanner* planner = nullptr;
   for (const auto& m : members_) {
-    Waiter& w = m.impl->waiter();
-    if (w.predicted_next_ns() == 0) continue;
-    const Waiter::AdaptivePlan p = w.plan_adaptive(start);
-    if (planner == nullptr || p.wake_at < plan.wake_at) {
-      plan = p;
-      planner = &w;
+    AdaptivePlanner& p = m.impl->waiter().planner();
+    if (p.predicted_next_ns() == 0) continue;
+    const AdaptivePlanner::Plan candidate = p.plan(start);
+    if (planner == nullptr || candidate.wake_at < plan.wake_at) {
+      plan = candidate;
+      planner = &p;
     }
   }
   if (planner == nullptr && !timers_.empty()) plan = {next_timer_due_, next_timer_due_};
-  if (plan.wake_at > start + kShortestSleepNs) {
+  if (plan.wake_at > start + adaptive::kShortestSleepNs) {
     Status st = block(deadline, plan.wake_at, became_ready);
     if (!st.ok()) return st;
     if (became_ready) return ready_;
     if (planner != nullptr) planner->note_oversleep(monotonic_ns() - plan.wake_at);
   }
   std::uint64_t now = monotonic_ns();
-  const std::uint64_t poll_until = std::max(plan.poll_after, now + 20'000);
+  const std::uint64_t poll_until = std::max(plan.poll_until, now + 20'000);
   warm.warm();
   std::uint64_t next_warm = now + kWarmCachesIntervalNs;
   for (std::uint32_t i = 1; now < poll_until; ++i) {

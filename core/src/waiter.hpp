@@ -8,6 +8,7 @@
 #include <ctime>
 
 #include "cerulion/core/options.hpp"
+#include "adaptive_planner.hpp"
 #include "cerulion/core/status.hpp"
 #include "futex.hpp"
 #include "warm.hpp"
@@ -29,22 +30,14 @@ class alignas(64) Waiter {
   template <typename Ready, typename Housekeeping>
   Status wait(Ready&& ready, WakeChannel& channel, Timeout timeout, Housekeeping&& housekeeping);
 
-  /// Tells the adaptive strategy when the awaited event happened (CLOCK_MONOTONIC ns), so it can
-  /// predict the next one. Publish times are more exact than the moment the waiter noticed.
-  void record_arrival(std::uint64_t event_ns);
+  /// Tells the adaptive strategy when the awaited message was published (CLOCK_MONOTONIC ns), so
+  /// it can predict the next one.
+  void record_arrival(std::uint64_t event_ns) { planner_.record_arrival(event_ns); }
 
-  /// Predicted time of the next arrival, 0 if not learnt yet (for tests and diagnostics).
-  std::uint64_t predicted_next_ns() const;
+  /// What the adaptive strategy learnt; the wait set plans over several members' planners.
+  AdaptivePlanner& planner() { return planner_; }
+  const AdaptivePlanner& planner() const { return planner_; }
 
-  /// Where the adaptive strategy sleeps until and polls until, given the time now (wake_at 0:
-  /// do not sleep first). Public for the wait set, which plans over several members' waiters.
-  struct AdaptivePlan {
-    std::uint64_t wake_at;
-    std::uint64_t poll_after;
-  };
-  AdaptivePlan plan_adaptive(std::uint64_t now) const;
-  /// How late a timed sleep planned by plan_adaptive() ended (the next margins grow with it).
-  void note_oversleep(std::uint64_t late_ns);
   /// Timed sleeps of this thread end within ~1 µs of when asked (not the default 50 µs slack).
   static void tighten_timer_slack();
 
@@ -55,36 +48,21 @@ class alignas(64) Waiter {
   template <typename Ready, typename Housekeeping>
   Status block_until(Ready& ready, WakeChannel& channel, std::uint64_t deadline_ns, std::uint64_t sleep_until_ns,
                      Housekeeping& housekeeping, bool& became_ready);
-  double oversleep_high() const;
 
   template <typename Ready, typename Housekeeping>
   Status wait_passively(Ready& ready, std::uint64_t deadline_ns, Housekeeping& housekeeping);
   /// How long a passive waiter sleeps between checks: a quarter of the time the ring takes to fill.
   std::uint64_t passive_interval_ns() const;
 
-  // Taking a message updates the first two lines (record_arrival); the oversleep ring is read
-  // only while planning a sleep.
   WaitOptions options_;
   std::uint32_t bit_;
   std::uint32_t ring_depth_;
   bool passive_;
-  std::uint32_t arrivals_ = 0;
-  std::uint64_t last_arrival_ = 0;
-  std::uint64_t next_expected_ = 0;  ///< predicted time of the next arrival (0: not learnt)
-  double period_ = 0;      ///< smoothed inter-arrival period
-  double jitter_ = 0;      ///< smoothed |arrival - prediction|
-  std::uint32_t outliers_ = 0;
-  /// Recent lateness of timed futex wake-ups (ns), a ring: the margin uses a high quantile of
-  /// it, since a wake-up later than the margin costs a futex wake (tens of µs to ms on a VM).
-  static constexpr std::size_t kOversleepSamples = 32;
-  std::size_t oversleep_count_ = 0;
-  std::uint32_t oversleep_[kOversleepSamples] = {};
+  AdaptivePlanner planner_;
 };
 
 inline constexpr std::uint64_t kHousekeepingNs = 100'000'000;  // liveness checks: stall ≤ 1 s
 inline constexpr std::uint64_t kWaitForever = UINT64_MAX;
-inline constexpr std::uint64_t kShortestSleepNs = 300'000;
-inline constexpr std::uint64_t kDuePollNs = 100'000;
 
 template <typename Ready, typename Housekeeping>
 Status Waiter::block_until(Ready& ready, WakeChannel& channel, std::uint64_t deadline_ns,
@@ -173,15 +151,14 @@ Status Waiter::wait(Ready&& ready, WakeChannel& channel, Timeout timeout, Housek
   // Adaptive: sleep until shortly before the predicted arrival (a publisher wakes us if it comes
   // early), poll across the window where it is likely, then block if it still has not come.
   tighten_timer_slack();
-  AdaptivePlan plan = plan_adaptive(start);
-  // A timed sleep shorter than a VM's wake-up lateness would only add that lateness: poll instead.
-  if (plan.wake_at > start + kShortestSleepNs) {
+  const AdaptivePlanner::Plan plan = planner_.plan(start);
+  if (plan.wake_at > start + adaptive::kShortestSleepNs) {
     Status st = block_until(ready, channel, deadline, plan.wake_at, housekeeping, became_ready);
     if (!st.ok() || became_ready) return st;
-    note_oversleep(monotonic_ns() - plan.wake_at);
+    planner_.note_oversleep(monotonic_ns() - plan.wake_at);
   }
   std::uint64_t now = monotonic_ns();
-  const std::uint64_t poll_until = std::max(plan.poll_after, now + 20'000);
+  const std::uint64_t poll_until = std::max(plan.poll_until, now + 20'000);
   warm.warm();  // whatever this thread touches next went cold while it slept
   std::uint64_t next_warm = now + kWarmCachesIntervalNs;
   for (std::uint32_t i = 1; now < poll_until; ++i) {

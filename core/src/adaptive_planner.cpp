@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "adaptive_planner.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "cerulion/core/warm.hpp"
+
+namespace cerulion::detail {
+
+using namespace adaptive;
+
+void AdaptivePlanner::learn_again(std::uint64_t event_ns, double interval) {
+  // Start wide (a quarter period of jitter: long margins and polls) and narrow as arrivals come
+  // on time.
+  period_ = interval;
+  jitter_ = interval / 4;
+  off_grid_ = 0;
+  last_on_time_ = false;
+  next_expected_ = event_ns + static_cast<std::uint64_t>(period_);
+}
+
+CERULION_HOT_PATH void AdaptivePlanner::record_arrival(std::uint64_t event_ns) {
+  if (last_arrival_ == 0 || event_ns <= last_arrival_) {
+    if (last_arrival_ == 0) last_arrival_ = event_ns;
+    ++arrivals_;
+    return;
+  }
+  const double interval = static_cast<double>(event_ns - last_arrival_);
+  last_arrival_ = event_ns;
+  ++arrivals_;
+  if (period_ <= 0) {
+    learn_again(event_ns, interval);
+    return;
+  }
+  // The prediction stays on a grid of the learnt period. A late message (its publisher's timer
+  // fired late, or it waited for a wake-up of its own) does not move the grid: moving it would
+  // make the next prediction late too, and a waiter asleep past a message that came on time pays
+  // a futex wake-up for it. That was how one late message started a phase of hundreds of them.
+  const double error = static_cast<double>(event_ns) - static_cast<double>(next_expected_);
+  const double tolerance = std::max(jitter_ * kOnTimeJitters, kOnTimeMinNs);
+  if (std::fabs(error) <= tolerance) {
+    jitter_ += (std::fabs(error) - jitter_) * kSmoothing;
+    if (last_on_time_) period_ += (interval - period_) * kSmoothing;
+    off_grid_ = 0;
+    last_on_time_ = true;
+    next_expected_ = event_ns + static_cast<std::uint64_t>(period_);
+    return;
+  }
+  if (++off_grid_ >= kOffGridToRelearn) {
+    learn_again(event_ns, interval);
+    return;
+  }
+  last_on_time_ = false;
+  if (error < 0) {
+    // Early: predicting from it is the safe side (a waiter polls a little longer).
+    next_expected_ = event_ns + static_cast<std::uint64_t>(period_);
+  } else {
+    // Late: the next grid point after it. Several periods late (a pause) skips as many.
+    const auto periods_late = static_cast<std::uint64_t>(error / period_);
+    next_expected_ += (periods_late + 1) * static_cast<std::uint64_t>(period_);
+  }
+}
+
+std::uint64_t AdaptivePlanner::predicted_next_ns() const { return learnt() ? next_expected_ : 0; }
+
+void AdaptivePlanner::note_oversleep(std::uint64_t late_ns) { oversleep_.note(late_ns); }
+
+CERULION_HOT_PATH AdaptivePlanner::Plan AdaptivePlanner::plan(std::uint64_t now) const {
+  const std::uint64_t predicted = predicted_next_ns();
+  if (predicted == 0) return {0, now + kUnlearntPollNs};
+  const auto poll_past = static_cast<std::uint64_t>(std::clamp(
+      std::max(period_ * kPollPastShare, jitter_ * kPollPastJitters + kPollPastMinNs), kPollPastMinNs, kPollPastMaxNs));
+  // Already due (a reply to a request just sent, or a late message): poll, then block.
+  if (predicted <= now) return {0, now + poll_past};
+  const double margin = std::clamp(oversleep_.high(kAssumedOversleepNs, kOversleepSamplesToTrust) * kOversleepFactor + jitter_ * kMarginJitters + kMarginSlackNs,
+                                   kMarginMinNs, std::max(period_ * kMarginShare, kMarginMinNs));
+  const auto margin_ns = static_cast<std::uint64_t>(margin);
+  const std::uint64_t wake_at = predicted > margin_ns ? predicted - margin_ns : 0;
+  return {wake_at, predicted + poll_past};
+}
+
+}  // namespace cerulion::detail

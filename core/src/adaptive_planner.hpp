@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The adaptive wait strategy's planner: it learns when a topic's messages arrive and says how long
+// a waiter sleeps and how long it then polls. Arithmetic on times only, so it is tested on its own
+// (tests/core/test_adaptive_planner.cpp); why the numbers are what they are: docs/performance.md,
+// "How the adaptive strategy plans a wait".
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cerulion/core/detail/lateness.hpp"
+
+namespace cerulion::detail {
+
+/// The planner's tuning. Times in ns; shares are of the learnt period.
+namespace adaptive {
+/// Arrivals before a rate counts as learnt.
+inline constexpr std::uint32_t kArrivalsToLearn = 3;
+/// Arrivals off the learnt grid in a row that mean a new rate or phase, not noise.
+inline constexpr std::uint32_t kOffGridToRelearn = 4;
+/// An arrival within max(this, kOnTimeJitters x the learnt jitter) of its prediction is on time.
+inline constexpr double kOnTimeMinNs = 30'000;
+inline constexpr double kOnTimeJitters = 4;
+/// Weight of each on-time arrival in the smoothed period and jitter.
+inline constexpr double kSmoothing = 1.0 / 8;
+
+/// How early the sleep ends: the recent timed wake-ups' lateness (x kOversleepFactor) plus
+/// kMarginJitters x the jitter plus kMarginSlackNs, within [kMarginMinNs, kMarginShare x period].
+inline constexpr double kOversleepFactor = 1.2;
+inline constexpr double kMarginJitters = 3;
+inline constexpr double kMarginSlackNs = 20'000;
+inline constexpr double kMarginMinNs = 30'000;
+inline constexpr double kMarginShare = 0.04;
+/// The lateness assumed until kOversleepSamplesToTrust timed sleeps were measured.
+inline constexpr double kAssumedOversleepNs = 150'000;
+inline constexpr std::size_t kOversleepSamplesToTrust = 4;
+
+/// How long polling goes on past the predicted arrival (or from now, when it is already due)
+/// before blocking: kPollPastShare of the period, at least kPollPastJitters x the jitter plus
+/// kPollPastMinNs, within [kPollPastMinNs, kPollPastMaxNs]. Long enough for a peer's futex
+/// wake-up, so a late message costs one wake-up (the peer's) and not a second one (ours).
+inline constexpr double kPollPastShare = 1.0 / 20;
+inline constexpr double kPollPastJitters = 4;
+inline constexpr double kPollPastMinNs = 100'000;
+inline constexpr double kPollPastMaxNs = 500'000;
+/// With nothing learnt: poll this long, then block.
+inline constexpr std::uint64_t kUnlearntPollNs = 100'000;
+/// A timed sleep shorter than this would only add a VM's wake-up lateness to it: poll instead.
+inline constexpr std::uint64_t kShortestSleepNs = 300'000;
+}  // namespace adaptive
+
+class AdaptivePlanner {
+ public:
+  /// Where a wait sleeps until (0: do not sleep) and polls until before it blocks.
+  struct Plan {
+    std::uint64_t wake_at;
+    std::uint64_t poll_until;
+  };
+
+  /// An awaited message was published at `event_ns` (CLOCK_MONOTONIC). Publish times, not the
+  /// moment a waiter noticed, so that our own late wake-ups never move the prediction.
+  void record_arrival(std::uint64_t event_ns);
+  /// A timed sleep planned by plan() ended `late_ns` after its wake_at (the margins follow it).
+  void note_oversleep(std::uint64_t late_ns);
+
+  /// The plan for a wait that starts at `now`.
+  [[nodiscard]] Plan plan(std::uint64_t now) const;
+  /// Predicted time of the next arrival, 0 while nothing is learnt.
+  [[nodiscard]] std::uint64_t predicted_next_ns() const;
+  /// The learnt period between arrivals in ns, 0 while nothing is learnt.
+  [[nodiscard]] double period_ns() const { return learnt() ? period_ : 0; }
+  /// The learnt jitter of arrivals around their predictions, in ns.
+  [[nodiscard]] double jitter_ns() const { return jitter_; }
+
+ private:
+  bool learnt() const { return arrivals_ >= adaptive::kArrivalsToLearn && period_ > 0; }
+  void learn_again(std::uint64_t event_ns, double interval);
+
+  // record_arrival() writes the first line; the oversleep ring is read only when planning a sleep.
+  std::uint32_t arrivals_ = 0;
+  std::uint32_t off_grid_ = 0;  ///< arrivals off the grid in a row
+  bool last_on_time_ = false;
+  std::uint64_t last_arrival_ = 0;
+  std::uint64_t next_expected_ = 0;  ///< the grid: predicted time of the next arrival
+  double period_ = 0;                ///< smoothed period between on-time arrivals
+  double jitter_ = 0;                ///< smoothed |arrival - prediction| of on-time arrivals
+  /// Recent lateness of timed wake-ups: the margin uses a high quantile of it, since a wake-up
+  /// later than the margin costs a futex wake-up.
+  LatenessRing oversleep_;
+};
+
+}  // namespace cerulion::detail
