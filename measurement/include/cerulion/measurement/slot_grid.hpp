@@ -5,16 +5,13 @@
 // late, so a slow round trip cannot push the rest of the run off the grid or bunch requests up.
 
 #include <cstdint>
-#include <ctime>
+
+#include "cerulion/core/pacing.hpp"
 
 namespace cerulion::measurement {
 
 class SlotGrid {
  public:
-  /// How long before its slot the sender wakes and then polls: covers a VM's timer wake-up
-  /// latency, so the send is on time though the sleep ended late.
-  static constexpr std::uint64_t kWakeLeadNs = 250'000;
-
   /// A grid at `rate_hz` whose first slot is at `start_ns` (CLOCK_MONOTONIC); rate 0 = no grid
   /// (back to back: every call below returns at once).
   SlotGrid(double rate_hz, std::uint64_t start_ns) noexcept
@@ -36,18 +33,13 @@ class SlotGrid {
     return behind;
   }
 
-  /// Takes the current slot: sleeps until kWakeLeadNs before it (when that is still ahead of
-  /// `now`) and returns its time, which the caller polls up to. Call skip_missed() first.
+  /// Takes the current slot: sleeps until shortly before it (by what the grid's recent sleeps
+  /// overslept: cerulion::Pacer) and returns its time, which the caller polls up to. Call
+  /// skip_missed() first. The poll keeps the send on time though a sleep ends late.
   std::uint64_t take(std::uint64_t now) noexcept {
     if (period_ns_ == 0) return 0;
     const std::uint64_t slot_time = current_slot_ns();
-    // Sleep to just before the slot, then poll up to it: a core woken from a 10 ms sleep is cold,
-    // and its wake-up is late by tens of µs on a VM; the poll keeps the send on time.
-    if (now + kWakeLeadNs < slot_time) {
-      const std::uint64_t wake = slot_time - kWakeLeadNs;
-      timespec ts{static_cast<time_t>(wake / 1'000'000'000), static_cast<long>(wake % 1'000'000'000)};
-      clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
-    }
+    if (now < slot_time) pacer_.sleep_ahead_of(slot_time);
     ++slot_;
     return slot_time;
   }
@@ -56,6 +48,7 @@ class SlotGrid {
   std::uint64_t period_ns_;
   std::uint64_t start_ns_;
   std::uint64_t slot_ = 0;
+  Pacer pacer_;
 };
 
 }  // namespace cerulion::measurement

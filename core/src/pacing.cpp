@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cerulion/core/pacing.hpp"
+
+#include <algorithm>
+#include <ctime>
+
+#include "cerulion/core/options.hpp"
+#include "cerulion/core/warm.hpp"
+#include "futex.hpp"
+#include "waiter.hpp"
+
+namespace cerulion {
+namespace {
+
+constexpr double kAssumedOversleepNs = 250'000;  // a VM's timer lateness until measured
+constexpr double kLeadFactor = 1.2;
+constexpr double kLeadSlackNs = 20'000;
+constexpr double kShortestLeadNs = 50'000;
+constexpr double kLongestLeadNs = 2'000'000;
+
+}  // namespace
+
+void spin_until(std::uint64_t deadline_ns) noexcept {
+  std::uint64_t warmed = 0;
+  for (std::uint64_t now = monotonic_ns(); now < deadline_ns; now = monotonic_ns()) {
+    if (now - warmed >= kWarmCachesIntervalNs) {
+      warm_caches();
+      warmed = now;
+    }
+    detail::poll_relax();
+  }
+}
+
+std::uint64_t Pacer::lead_ns() const {
+  return static_cast<std::uint64_t>(
+      std::clamp(oversleep_.high(kAssumedOversleepNs) * kLeadFactor + kLeadSlackNs, kShortestLeadNs, kLongestLeadNs));
+}
+
+void Pacer::sleep_ahead_of(std::uint64_t deadline_ns) {
+  detail::Waiter::tighten_timer_slack();
+  const std::uint64_t lead = lead_ns();
+  if (deadline_ns <= lead) return;
+  const std::uint64_t wake = deadline_ns - lead;
+  if (monotonic_ns() >= wake) return;
+  const timespec ts{static_cast<time_t>(wake / 1'000'000'000), static_cast<long>(wake % 1'000'000'000)};
+  if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) != 0) return;  // EINTR: not a lateness
+  oversleep_.note(monotonic_ns() - wake);
+}
+
+bool Pacer::sleep_until(std::uint64_t deadline_ns, const std::atomic<bool>* cancel) {
+  if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) return false;
+  sleep_ahead_of(deadline_ns);
+  // A signal that set `cancel` interrupted the sleep; the poll checks it about every 20 µs.
+  std::uint64_t warmed = 0;
+  for (std::uint64_t now = monotonic_ns(); now < deadline_ns; now = monotonic_ns()) {
+    if (now - warmed >= kWarmCachesIntervalNs) {
+      if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) return false;
+      warm_caches();
+      warmed = now;
+    }
+    detail::poll_relax();
+  }
+  return cancel == nullptr || !cancel->load(std::memory_order_relaxed);
+}
+
+}  // namespace cerulion
