@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // A 1920x1080 RGB camera at 30 Hz on /camera/image. Each frame is written straight into shared
 // memory (loan_as), so its 6 MB are never copied, here or in any viewer.
-#include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <thread>
 
+#include <cerulion/core/pacing.hpp>
 #include <cerulion/core/publisher.hpp>
 #include <cerulion/core/stop.hpp>
 
@@ -27,8 +26,9 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  const auto period = std::chrono::nanoseconds(1'000'000'000 / 30);
-  auto next = std::chrono::steady_clock::now();
+  constexpr std::uint64_t kPeriodNs = 1'000'000'000 / 30;
+  cerulion::Pacer pacer;  // publishes at the tick itself, not a timer's lateness after it
+  std::uint64_t next = cerulion::monotonic_ns();
   for (std::uint64_t n = 0; !args.finished(n) && !cerulion::stop_requested(); ++n) {
     auto frame = pub->loan_as<example::Frame>();
     if (!frame) {
@@ -44,8 +44,8 @@ int main(int argc, char** argv) {
 
     // A camera delivers frames on its own clock: the frame is published at its tick, however long
     // filling it took (here a memset, on a real camera the driver's DMA).
-    next += period;
-    std::this_thread::sleep_until(next);
+    next += kPeriodNs;
+    if (!pacer.sleep_until(next, options.wait.cancel)) break;
     if (auto sent = pub->publish(std::move(*frame)); !sent) {
       std::fprintf(stderr, "camera_publisher: %s\n", sent.message().c_str());
       return 1;

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Publishes an Imu struct on /imu at 100 Hz. A small struct is simply copied into a slot:
 // publish(imu) sends its bytes, and the listener reads them back with as<Imu>().
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <thread>
 
+#include <cerulion/core/pacing.hpp>
 #include <cerulion/core/publisher.hpp>
 #include <cerulion/core/stop.hpp>
 
@@ -23,7 +22,8 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  auto next = std::chrono::steady_clock::now();
+  cerulion::Pacer pacer;  // on the 100 Hz tick, not a timer's lateness after it
+  std::uint64_t next = cerulion::monotonic_ns();
   for (std::uint64_t n = 0; !args.finished(n) && !cerulion::stop_requested(); ++n) {
     const double t = static_cast<double>(n) / 100.0;
     // A robot turning slowly about z, at rest otherwise.
@@ -36,8 +36,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "imu_publisher: %s\n", sent.message().c_str());
       return 1;
     }
-    next += std::chrono::milliseconds(10);
-    std::this_thread::sleep_until(next);
+    next += 10'000'000;
+    if (!pacer.sleep_until(next, options.wait.cancel)) break;
   }
   return 0;
 }
