@@ -18,18 +18,24 @@ constexpr double kLeadSlackNs = 20'000;
 constexpr double kShortestLeadNs = 50'000;
 constexpr double kLongestLeadNs = 2'000'000;
 
-}  // namespace
-
-void spin_until(std::uint64_t deadline_ns) noexcept {
+/// Polls the clock until `deadline_ns`, warming caches every kWarmCachesIntervalNs and checking
+/// `cancel` (may be null) as often. False when cancelled.
+bool poll_until(std::uint64_t deadline_ns, const std::atomic<bool>* cancel) noexcept {
   std::uint64_t warmed = 0;
   for (std::uint64_t now = monotonic_ns(); now < deadline_ns; now = monotonic_ns()) {
     if (now - warmed >= kWarmCachesIntervalNs) {
+      if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) return false;
       warm_caches();
       warmed = now;
     }
     detail::poll_relax();
   }
+  return cancel == nullptr || !cancel->load(std::memory_order_relaxed);
 }
+
+}  // namespace
+
+void spin_until(std::uint64_t deadline_ns) noexcept { poll_until(deadline_ns, nullptr); }
 
 std::uint64_t Pacer::lead_ns() const {
   return static_cast<std::uint64_t>(
@@ -50,17 +56,8 @@ void Pacer::sleep_ahead_of(std::uint64_t deadline_ns) {
 bool Pacer::sleep_until(std::uint64_t deadline_ns, const std::atomic<bool>* cancel) {
   if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) return false;
   sleep_ahead_of(deadline_ns);
-  // A signal that set `cancel` interrupted the sleep; the poll checks it about every 20 µs.
-  std::uint64_t warmed = 0;
-  for (std::uint64_t now = monotonic_ns(); now < deadline_ns; now = monotonic_ns()) {
-    if (now - warmed >= kWarmCachesIntervalNs) {
-      if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) return false;
-      warm_caches();
-      warmed = now;
-    }
-    detail::poll_relax();
-  }
-  return cancel == nullptr || !cancel->load(std::memory_order_relaxed);
+  // A signal that set `cancel` cut the sleep short; the poll sees the flag.
+  return poll_until(deadline_ns, cancel);
 }
 
 }  // namespace cerulion
