@@ -19,6 +19,7 @@ using measurement::Summary;
 
 struct PingArgs {
   std::string size = "64";
+  std::string topic_ceiling = "1GiB";
   double rate = 100;
   std::uint64_t count = 2000;
   std::uint64_t warmup = 100;
@@ -163,6 +164,10 @@ void add_ping_command(CLI::App& app) {
                   "Both sides wait through a wait set of N topics (theirs and N-1 idle ones), as a node "
                   "listening to several topics in one thread does (native only; 0 = on the topic itself)")
       ->check(count_in(0, 64));
+  cmd->add_option("--topic-ceiling", a->topic_ceiling,
+                  "Payload ceiling of the topics this run creates (native; each slot reserves address space "
+                  "for it): smaller for a run under valgrind")
+      ->transform(size_at_most(kLargestPayload))->capture_default_str();
   cmd->add_flag("--flashback", a->flashback,
                 "Run a flashback keeper (a separate process) on the ping topics during the measurement");
   (void)peer;
@@ -185,6 +190,8 @@ void add_ping_command(CLI::App& app) {
       throw CLI::ValidationError("--wait-set", "applies to the native transport only");
     }
     o.wait_set_members = a->wait_set;
+    o.topic_ceiling = parse_size(a->topic_ceiling).value_or(kDefaultMaxPayload);
+    if (o.topic_ceiling < o.size) throw CLI::ValidationError("--topic-ceiling", "is smaller than --size");
     o.cpus = parse_cpu_plan(a->cpus);
     if (o.peer) o.cpus.pong.reset();  // that pong was started elsewhere: `cerulion pong --cpu N` pins it
     o.timeout = std::chrono::nanoseconds(static_cast<std::int64_t>(a->timeout * 1e9));

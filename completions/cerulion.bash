@@ -78,7 +78,7 @@ _cerulion() {
   for ((i=1; i<COMP_CWORD; i++)); do
     w=${COMP_WORDS[i]}
     case "$cmd|$w" in
-      "|--domain"|"pub|--stdin"|"pub|--file"|"pub|--size"|"pub|--fill"|"pub|-r"|"pub|--rate"|"pub|-n"|"pub|--times"|"pub|--wait-subscribers"|"pub|--timeout"|"pub|--mode"|"pub|--depth"|"pub|--max-payload"|"pub|--group"|"pub|--encoding"|"pub|--schema-file"|"pub|--schema-name"|"pub|--schema-encoding"|"pub|--domain"|"echo|-n"|"echo|--count"|"echo|--timeout"|"echo|-l"|"echo|--truncate-length"|"echo|--separator"|"echo|--delay"|"echo|--mode"|"echo|--depth"|"echo|--group"|"echo|--domain"|"topic|--domain"|"topic list|--domain"|"topic info|--domain"|"topic hz|-w"|"topic hz|--window"|"topic hz|-n"|"topic hz|--count"|"topic hz|--domain"|"clean|--force"|"clean|--domain"|"ping|-s"|"ping|--size"|"ping|-r"|"ping|--rate"|"ping|-c"|"ping|--count"|"ping|--warmup"|"ping|--process"|"ping|--mode"|"ping|--wait"|"ping|--samples-out"|"ping|--transport"|"ping|--timeout"|"ping|--topic"|"ping|--cpus"|"ping|--wait-set"|"ping|--domain"|"pong|--topic"|"pong|--mode"|"pong|--wait"|"pong|--transport"|"pong|--max-size"|"pong|--wait-set"|"pong|--cpu"|"pong|--domain"|"bench|--lanes"|"bench|--sizes"|"bench|--runs"|"bench|--samples"|"bench|--warmup"|"bench|--rate"|"bench|--wait"|"bench|--headline-size"|"bench|--json"|"bench|--markdown"|"bench|--html"|"bench|--samples-dir"|"bench|--baseline"|"bench|--tolerance"|"bench|--domain"|"record|-o"|"record|--output"|"record|-e"|"record|--regex"|"record|-x"|"record|--exclude"|"record|--compression"|"record|--level"|"record|--chunk-size"|"record|--split-size"|"record|--split-duration"|"record|--duration"|"record|--domain"|"play|-r"|"play|--rate"|"play|-e"|"play|--regex"|"play|--start-offset"|"play|--domain"|"info|--domain"|"recover|-o"|"recover|--output"|"recover|--compression"|"recover|--domain"|"flashback|--domain"|"flashback start|-e"|"flashback start|--regex"|"flashback start|-x"|"flashback start|--exclude"|"flashback start|--window"|"flashback start|--memory"|"flashback start|--name"|"flashback start|--dir"|"flashback start|--post"|"flashback start|--on-stall"|"flashback start|--trigger-topic"|"flashback start|--max-dumps"|"flashback start|--max-disk"|"flashback start|--priority"|"flashback start|--domain"|"flashback dump|-o"|"flashback dump|--output"|"flashback dump|--dir"|"flashback dump|--last"|"flashback dump|--note"|"flashback dump|--post"|"flashback dump|--name"|"flashback dump|--domain"|"flashback status|--name"|"flashback status|--domain"|"flashback stop|--name"|"flashback stop|--domain"|"completion|--domain"|"help|--domain") ((i++)); vopt=""; continue ;;
+      "|--domain"|"pub|--stdin"|"pub|--file"|"pub|--size"|"pub|--fill"|"pub|-r"|"pub|--rate"|"pub|-n"|"pub|--times"|"pub|--wait-subscribers"|"pub|--timeout"|"pub|--mode"|"pub|--depth"|"pub|--max-payload"|"pub|--group"|"pub|--encoding"|"pub|--schema-file"|"pub|--schema-name"|"pub|--schema-encoding"|"pub|--domain"|"echo|-n"|"echo|--count"|"echo|--timeout"|"echo|-l"|"echo|--truncate-length"|"echo|--separator"|"echo|--delay"|"echo|--mode"|"echo|--depth"|"echo|--group"|"echo|--domain"|"topic|--domain"|"topic list|--domain"|"topic info|--domain"|"topic hz|-w"|"topic hz|--window"|"topic hz|-n"|"topic hz|--count"|"topic hz|--domain"|"clean|--force"|"clean|--domain"|"ping|-s"|"ping|--size"|"ping|-r"|"ping|--rate"|"ping|-c"|"ping|--count"|"ping|--warmup"|"ping|--process"|"ping|--mode"|"ping|--wait"|"ping|--samples-out"|"ping|--transport"|"ping|--timeout"|"ping|--topic"|"ping|--cpus"|"ping|--wait-set"|"ping|--topic-ceiling"|"ping|--domain"|"pong|--topic"|"pong|--mode"|"pong|--wait"|"pong|--transport"|"pong|--max-size"|"pong|--wait-set"|"pong|--topic-ceiling"|"pong|--cpu"|"pong|--domain"|"bench|--lanes"|"bench|--sizes"|"bench|--runs"|"bench|--samples"|"bench|--warmup"|"bench|--rate"|"bench|--wait"|"bench|--headline-size"|"bench|--json"|"bench|--markdown"|"bench|--html"|"bench|--samples-dir"|"bench|--baseline"|"bench|--tolerance"|"bench|--domain"|"record|-o"|"record|--output"|"record|-e"|"record|--regex"|"record|-x"|"record|--exclude"|"record|--compression"|"record|--level"|"record|--chunk-size"|"record|--split-size"|"record|--split-duration"|"record|--duration"|"record|--domain"|"play|-r"|"play|--rate"|"play|-e"|"play|--regex"|"play|--start-offset"|"play|--domain"|"info|--domain"|"recover|-o"|"recover|--output"|"recover|--compression"|"recover|--domain"|"flashback|--domain"|"flashback start|-e"|"flashback start|--regex"|"flashback start|-x"|"flashback start|--exclude"|"flashback start|--window"|"flashback start|--memory"|"flashback start|--name"|"flashback start|--dir"|"flashback start|--post"|"flashback start|--on-stall"|"flashback start|--trigger-topic"|"flashback start|--max-dumps"|"flashback start|--max-disk"|"flashback start|--priority"|"flashback start|--domain"|"flashback dump|-o"|"flashback dump|--output"|"flashback dump|--dir"|"flashback dump|--last"|"flashback dump|--note"|"flashback dump|--post"|"flashback dump|--name"|"flashback dump|--domain"|"flashback status|--name"|"flashback status|--domain"|"flashback stop|--name"|"flashback stop|--domain"|"completion|--domain"|"help|--domain") ((i++)); vopt=""; continue ;;
       "play|--topics") vopt=$w; continue ;;
     esac
     [[ $w == -* ]] && { vopt=""; continue; }
@@ -140,6 +140,7 @@ _cerulion() {
     "ping|--topic") COMPREPLY=(); return ;;
     "ping|--cpus") COMPREPLY=(); return ;;
     "ping|--wait-set") COMPREPLY=(); return ;;
+    "ping|--topic-ceiling") COMPREPLY=(); return ;;
     "ping|--domain") COMPREPLY=(); return ;;
     "pong|--topic") COMPREPLY=(); return ;;
     "pong|--mode") COMPREPLY=($(compgen -W 'lockstep free-run' -- "$cur")); return ;;
@@ -147,6 +148,7 @@ _cerulion() {
     "pong|--transport") COMPREPLY=(); return ;;
     "pong|--max-size") COMPREPLY=(); return ;;
     "pong|--wait-set") COMPREPLY=(); return ;;
+    "pong|--topic-ceiling") COMPREPLY=(); return ;;
     "pong|--cpu") COMPREPLY=(); return ;;
     "pong|--domain") COMPREPLY=(); return ;;
     "bench|--lanes") COMPREPLY=(); return ;;
@@ -262,11 +264,11 @@ _cerulion() {
       [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "$words" -- "$cur")); return; }
       ;;
     "ping")
-      words='-h --help -s --size -r --rate -c --count --warmup --process --mode --wait --samples-out --json --transport --peer --timeout --topic --cpus --wait-set --flashback'
+      words='-h --help -s --size -r --rate -c --count --warmup --process --mode --wait --samples-out --json --transport --peer --timeout --topic --cpus --wait-set --topic-ceiling --flashback'
       [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "$words" -- "$cur")); return; }
       ;;
     "pong")
-      words='-h --help --topic --mode --wait --transport --max-size --wait-set --once --cpu'
+      words='-h --help --topic --mode --wait --transport --max-size --wait-set --topic-ceiling --once --cpu'
       [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "$words" -- "$cur")); return; }
       ;;
     "bench")

@@ -40,6 +40,7 @@ class ResponderHandle {
     ro.transport_options.same_process = true;
     ro.transport_options.wait = o.wait;
     ro.transport_options.wait_set_members = o.wait_set_members;
+    ro.transport_options.topic_ceiling = o.topic_ceiling;
     ro.transport_options.cancel = &stop_;
     ro.transport_options.mode = o.mode;
     ro.transport_options.stop_on_request = true;
@@ -126,6 +127,7 @@ Result<PingReport> run_ping(const PingOptions& o) {
   ro.same_process = o.layout == Layout::SingleProcess;
   ro.wait = o.wait;
   ro.wait_set_members = o.wait_set_members;
+  ro.topic_ceiling = o.topic_ceiling;
   ro.cancel = o.cancel;
   ro.mode = o.mode;
   auto created = create_requester(o.transport, ro);

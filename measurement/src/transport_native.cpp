@@ -66,6 +66,7 @@ Result<NativeInbox> make_native_inbox(Subscriber subscriber, const TransportOpti
   for (std::uint32_t k = 1; k < o.wait_set_members; ++k) {
     SubscriberOptions options;
     options.topic.domain = o.domain;
+    options.topic.max_payload = o.topic_ceiling;
     options.wait = {o.wait, o.cancel};
     auto s = Subscriber::create(o.prefix + "/idle/" + side + "/" + std::to_string(k), options);
     if (!s.ok()) return s.status();
@@ -78,6 +79,7 @@ Result<NativeInbox> make_native_inbox(Subscriber subscriber, const TransportOpti
 Result<std::unique_ptr<Requester>> make_native_requester(const RequesterOptions& o) {
   SubscriberOptions sub_options;
   sub_options.topic.domain = o.domain;
+  sub_options.topic.max_payload = o.topic_ceiling;
   sub_options.wait = {o.wait, o.cancel};
   auto reply_subscriber = Subscriber::create(reply_topic(o.prefix), sub_options);
   if (!reply_subscriber.ok()) return reply_subscriber.status();
@@ -85,6 +87,7 @@ Result<std::unique_ptr<Requester>> make_native_requester(const RequesterOptions&
   if (!replies.ok()) return replies.status();
   PublisherOptions pub_options;
   pub_options.topic.domain = o.domain;
+  pub_options.topic.max_payload = o.topic_ceiling;
   pub_options.topic.mode = o.mode;
   pub_options.wait = {o.wait, o.cancel};
   auto requests = Publisher::create(request_topic(o.prefix), pub_options);
@@ -95,6 +98,7 @@ Result<std::unique_ptr<Requester>> make_native_requester(const RequesterOptions&
 Result<std::unique_ptr<Responder>> make_native_responder(const ResponderOptions& o) {
   SubscriberOptions sub_options;
   sub_options.topic.domain = o.domain;
+  sub_options.topic.max_payload = o.topic_ceiling;
   sub_options.wait = {o.wait, o.cancel};
   auto request_subscriber = Subscriber::create(request_topic(o.prefix), sub_options);
   if (!request_subscriber.ok()) return request_subscriber.status();
@@ -103,6 +107,7 @@ Result<std::unique_ptr<Responder>> make_native_responder(const ResponderOptions&
   if (!requests.ok()) return requests.status();
   PublisherOptions pub_options;
   pub_options.topic.domain = o.domain;
+  pub_options.topic.max_payload = o.topic_ceiling;
   pub_options.topic.mode = o.mode ? o.mode : std::optional<Mode>(request_mode);
   pub_options.wait = {o.wait, o.cancel};
   auto replies = Publisher::create(reply_topic(o.prefix), pub_options);

@@ -55,6 +55,8 @@ struct PingOptions {
   /// Native only: each side waits through a WaitSet of this many subscribers (its topic and idle
   /// ones); 0 = on its topic directly. See TransportOptions::wait_set_members.
   std::uint32_t wait_set_members = 0;
+  /// Payload ceiling of the topics ping creates (native; see TransportOptions::topic_ceiling).
+  std::uint64_t topic_ceiling = kDefaultMaxPayload;
   /// MultiProcess only: a responder already runs elsewhere; none is started or stopped.
   bool peer = false;
   CpuPlan cpus;  ///< where the requester and a responder this starts run (default: unpinned)

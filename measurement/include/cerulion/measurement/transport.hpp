@@ -72,6 +72,10 @@ struct TransportOptions {
   /// WaitSet of N subscribers, its topic and N - 1 topics nobody publishes on
   /// (PREFIX/idle/<side>/K), as a node listening to several topics in one thread does.
   std::uint32_t wait_set_members = 0;
+  /// Native only: the payload ceiling of the topics a side creates (TopicOptions::max_payload;
+  /// ignored for a topic that exists). Each slot reserves address space for it, so a smaller one
+  /// lets a side run where address space is scarce, such as under valgrind.
+  std::uint64_t topic_ceiling = kDefaultMaxPayload;
 };
 
 struct RequesterOptions : TransportOptions {
