@@ -49,6 +49,10 @@ fi
 
 # cerulion: a window starts at each publish (the request on ping's side, the reply on pong's).
 publish=$(symbol_address "$bin" 'cerulion::Publisher::publish(cerulion::Loan&&')
+# The warm pass reads every line of this section; counted apart, as its size, not per window.
+hot_begin=$(symbol_address "$bin" '__start_cerulion_hot_text')
+hot_end=$(symbol_address "$bin" '__stop_cerulion_hot_text')
+echo "warm pass: reads the hot code section, $(( (hot_end - hot_begin + 63) / 64 )) lines ($(( (hot_end - hot_begin) / 1024 )) KiB), each time it runs; not counted below"
 run_cerulion() {  # label, wait, extra args for both sides
   local label=$1 wait=$2; shift 2
   local rate=100; [ "$wait" = spin ] && rate=0
@@ -58,12 +62,12 @@ run_cerulion() {  # label, wait, extra args for both sides
   "${lackey[@]}" --log-file="$work/ping.trace" "$bin" ping --peer --topic $topic --topic-ceiling 1MiB --wait "$wait" "$@" \
       -r $rate -c "$count" --warmup $skip --timeout 60 --cpus none >/dev/null
   kill -INT $pong; wait $pong || true
-  "$counter" --skip $skip --label "cerulion $label ping" --delimiter "$publish" "$work/ping.trace"
+  "$counter" --skip $skip --label "cerulion $label ping" --delimiter "$publish" --ignore-data "${hot_begin#0x}-${hot_end#0x}" "$work/ping.trace"
   # Traced pong against a native ping.
   "${lackey[@]}" --log-file="$work/pong.trace" "$bin" pong --topic $topic --topic-ceiling 1MiB --wait "$wait" "$@" & local traced=$!
   "$bin" ping --peer --topic $topic --topic-ceiling 1MiB --wait "$wait" "$@" -r $rate -c "$count" --warmup $skip --timeout 60 --cpus none >/dev/null
   kill -INT $traced; wait $traced || true
-  "$counter" --skip $skip --label "cerulion $label pong" --delimiter "$publish" "$work/pong.trace"
+  "$counter" --skip $skip --label "cerulion $label pong" --delimiter "$publish" --ignore-data "${hot_begin#0x}-${hot_end#0x}" "$work/pong.trace"
   rm -f "$work"/*.trace
 }
 for wait in spin block adaptive; do

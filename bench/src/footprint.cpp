@@ -71,6 +71,9 @@ void FootprintCounter::instruction(std::uint64_t address, std::uint64_t size) {
 
 void FootprintCounter::data(std::uint64_t address, std::uint64_t size) {
   if (!open_) return;
+  for (const AddressRange& r : options_.ignored_data) {
+    if (address >= r.begin && address < r.end) return;
+  }
   touch(data_lines_, address, size, kCacheLineBytes);
   touch(data_pages_, address, size, kFootprintPageBytes);
   touch(lines_, address, size, kCacheLineBytes);

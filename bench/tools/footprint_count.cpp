@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Counts a lackey trace's footprint per round trip (scripts/footprint.sh runs the campaign):
 //   footprint-count --delimiter 0x2ce4c0 [--skip N] [--label L] TRACE
+//   footprint-count ... --ignore-data FROM-TO    (hexadecimal; data accesses there are not counted)
 //   footprint-count --every K [--skip N] [--label L] TRACE    (the delimiter: the first
 //                   instruction that ran exactly K times)
 // prints one line: label, windows, and the median instructions, code lines/pages, data lines/pages
@@ -33,6 +34,15 @@ int main(int argc, char** argv) {
       options.delimiter = std::strtoull(argv[++i], nullptr, 0);
     } else if (a == "--every") {
       every = std::strtoull(argv[++i], nullptr, 10);
+    } else if (a == "--ignore-data") {  // FROM-TO, hexadecimal
+      const std::string range = argv[++i];
+      const std::size_t dash = range.find('-');
+      if (dash == std::string::npos) {
+        std::fprintf(stderr, "footprint-count: --ignore-data takes FROM-TO, not '%s'\n", range.c_str());
+        return 2;
+      }
+      options.ignored_data.push_back({std::strtoull(range.substr(0, dash).c_str(), nullptr, 16),
+                                      std::strtoull(range.substr(dash + 1).c_str(), nullptr, 16)});
     } else if (a == "--skip") {
       options.skip_windows = std::strtoull(argv[++i], nullptr, 10);
     } else if (a == "--label") {

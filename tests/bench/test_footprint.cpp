@@ -49,6 +49,15 @@ TEST_CASE("The footprint counter counts distinct lines and pages per window betw
   CHECK(second.data_pages == 2);
 }
 
+TEST_CASE("The footprint counter leaves out data accesses to an ignored range", "[footprint]") {
+  const std::string trace = window(" L 00010000,8\n L 00500000,8\n L 00500040,8\n") + window("");
+  FootprintOptions options{.delimiter = 0x1000, .skip_windows = 0};
+  options.ignored_data.push_back({0x500000, 0x501000});
+  const FootprintReport report = count(trace, options);
+  REQUIRE(report.windows.size() == 1);
+  CHECK(report.windows[0].data_lines == 1);
+}
+
 TEST_CASE("The footprint counter skips the first windows and reports the median", "[footprint]") {
   std::string trace;
   trace += window(" L 00100000,8\n L 00200000,8\n L 00300000,8\n");  // skipped: start-up

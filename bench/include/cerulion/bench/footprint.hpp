@@ -31,9 +31,18 @@ struct WindowFootprint {
   std::uint64_t lines = 0;         ///< distinct lines of either kind (a warm-up read of code is both)
 };
 
+/// Addresses [begin, end).
+struct AddressRange {
+  std::uint64_t begin = 0;
+  std::uint64_t end = 0;
+};
+
 struct FootprintOptions {
   /// The address whose execution starts a window (required).
   std::uint64_t delimiter = 0;
+  /// Data accesses to leave out, such as the warm pass's reads of the code it keeps warm (the
+  /// cerulion_hot_text section): the message path's own footprint without what warming adds.
+  std::vector<AddressRange> ignored_data = {};
   /// Windows dropped at the start (start-up, warm-up round trips); the partial window after the
   /// last delimiter is always dropped.
   std::size_t skip_windows = 10;
