@@ -47,6 +47,9 @@ inline constexpr double kPollPastMaxNs = 500'000;
 inline constexpr std::uint64_t kUnlearntPollNs = 100'000;
 /// A timed sleep shorter than this would only add a VM's wake-up lateness to it: poll instead.
 inline constexpr std::uint64_t kShortestSleepNs = 300'000;
+/// Polling before blocking lasts at least this long, even when the plan's window has passed: a
+/// message that is due is most likely about to come, and a poll costs less than a wake-up.
+inline constexpr std::uint64_t kShortestPollNs = 20'000;
 }  // namespace adaptive
 
 class AdaptivePlanner {

@@ -7,7 +7,7 @@
 #include "cerulion/core/options.hpp"
 #include "cerulion/core/warm.hpp"
 #include "futex.hpp"
-#include "waiter.hpp"
+#include "wait_loop.hpp"
 
 namespace cerulion {
 namespace {
@@ -43,7 +43,7 @@ std::uint64_t Pacer::lead_ns() const {
 }
 
 void Pacer::sleep_ahead_of(std::uint64_t deadline_ns) {
-  detail::Waiter::tighten_timer_slack();
+  detail::tighten_timer_slack();
   const std::uint64_t lead = lead_ns();
   if (deadline_ns <= lead) return;
   const std::uint64_t wake = deadline_ns - lead;

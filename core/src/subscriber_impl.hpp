@@ -62,9 +62,11 @@ class alignas(64) SubscriberImpl {
   /// Whether the message at the cursor is published (or the ring moved past it): what try_take
   /// would act on, without taking it. One acquire load of the ring entry.
   bool has_message() const noexcept {
-    const std::uint64_t entry = segment_->log(cursor_).seq_slot.load(std::memory_order_acquire);
+    const std::uint64_t entry = next_entry().load(std::memory_order_acquire);
     return entry != 0 && (entry >> kSlotIndexBits) >= cursor_ + 1;
   }
+  /// The ring entry of the message at the cursor: what has_message reads.
+  const std::atomic<std::uint64_t>& next_entry() const noexcept { return segment_->log(cursor_).seq_slot; }
   /// The futex a publisher notifies after publishing, and this subscriber's sleeper bit in it.
   WakeChannel& data_channel() { return segment_->control().data; }
   std::uint32_t sleeper_bit() const { return static_cast<std::uint32_t>(1u << index_); }

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "subscriber_impl.hpp"
+#include "wait_loop.hpp"
+#include "warm.hpp"
 
 #ifndef SYS_futex_waitv
 #define SYS_futex_waitv 449  // the same number on every architecture (Linux 5.16+)
@@ -37,6 +39,11 @@ timespec to_timespec(std::uint64_t ns) {
 class WaitSetImpl {
  public:
   explicit WaitSetImpl(WaitOptions options) : options_(options) {}
+  ~WaitSetImpl() {
+    WarmSet& set = WarmSet::of_this_thread();
+    set.release(warm_ticket_);
+    for (const auto& m : members_) set.release(m.warm_ticket);
+  }
 
   Result<std::size_t> add(Subscriber& subscriber) {
     SubscriberImpl* impl = subscriber.impl_.get();
@@ -48,12 +55,16 @@ class WaitSetImpl {
     for (const auto& m : members_) {
       if (m.impl == impl) return Status(ErrorCode::InvalidArgument, "the wait set already watches '" + subscriber.topic() + "'");
     }
-    members_.push_back({impl, next_member_key_});
+    members_.push_back({impl, next_member_key_, {}});
     return next_member_key_++;
   }
 
   void remove(const Subscriber& subscriber) {
-    std::erase_if(members_, [&](const Member& m) { return m.impl == subscriber.impl_.get(); });
+    std::erase_if(members_, [&](const Member& m) {
+      if (m.impl != subscriber.impl_.get()) return false;
+      WarmSet::of_this_thread().release(m.warm_ticket);
+      return true;
+    });
   }
 
   Result<std::size_t> add_timer(std::chrono::nanoseconds period) {
@@ -72,6 +83,7 @@ class WaitSetImpl {
   struct Member {
     SubscriberImpl* impl;
     std::size_t key;
+    WarmTicket warm_ticket;  ///< what polling it reads, kept warm (see keep_polling_warm)
   };
   struct Timer {
     std::uint64_t period;
@@ -105,17 +117,41 @@ class WaitSetImpl {
     return due;
   }
 
-  bool cancelled() const { return options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed); }
+  /// Enrols in this thread's warm set what polling reads: the set, and for each of the first
+  /// kWarmedMembers members its subscriber, its segment and the ring entry at its cursor (which
+  /// moves as messages are taken, so it is set again on every wait). Idle members are never taken
+  /// from, so nothing else would keep their lines warm, and after a sleep each cold one is a miss
+  /// on the path of whichever message comes.
+  void keep_polling_warm();
+  static constexpr std::size_t kWarmedMembers = 8;
 
   void housekeeping() {
     for (const auto& m : members_) m.impl->evict_dead();
   }
 
-  /// Sleeps on every member's wake channel at once until something is ready, `sleep_until`
-  /// (Ok, nothing ready), the deadline (Timeout) or a cancel (Interrupted).
-  Status block(std::uint64_t deadline, std::uint64_t sleep_until, bool& became_ready);
-  /// One sleep of at most until `until` on all members' channels (registered as sleepers).
-  void sleep_on_members(std::uint64_t until);
+  /// Whether any member has a message: the wait loop's readiness (timers are its return_at).
+  bool any_message() const {
+    for (const auto& m : members_) {
+      if (m.impl->has_message()) return true;
+    }
+    return false;
+  }
+  /// One sleep of at most until `until` on all members' channels at once (registered as
+  /// sleepers); true if a member had a message once registered (then it does not sleep).
+  bool sleep_on_members(std::uint64_t until);
+  /// The adaptive plan: around the member whose next message is expected first (each member's
+  /// waiter learns its publisher's rhythm as messages are taken), whose planner is `learner`.
+  /// Members with nothing learnt wake the set through their channel; with none learnt, a timer
+  /// bounds the sleep by its due time.
+  AdaptivePlanner::Plan plan_wait(std::uint64_t now, AdaptivePlanner*& learner);
+
+  /// The wait loop's target (wait_loop.hpp).
+  struct MembersTarget {
+    WaitSetImpl& set;
+    bool ready() { return set.any_message(); }
+    bool sleep(std::uint64_t until) { return set.sleep_on_members(until); }
+    void housekeeping() { set.housekeeping(); }
+  };
 
   WaitOptions options_;
   std::vector<Member> members_;
@@ -125,15 +161,29 @@ class WaitSetImpl {
   WaitSetReady ready_;
   std::vector<FutexWaitv> waitv_;
   bool waitv_missing_ = false;
+  WarmTicket warm_ticket_;
 };
 
-void WaitSetImpl::sleep_on_members(std::uint64_t until) {
+void WaitSetImpl::keep_polling_warm() {
+  WarmSet& set = WarmSet::of_this_thread();
+  if (!set.holds(warm_ticket_)) {
+    set.enroll(warm_ticket_, {{this, false}, {reinterpret_cast<const std::byte*>(this) + 64, false}});
+  }
+  set.set_line(warm_ticket_, 2, members_.data(), false);
+  for (std::size_t i = 0; i < members_.size() && i < kWarmedMembers; ++i) {
+    Member& m = members_[i];
+    if (!set.holds(m.warm_ticket)) set.enroll(m.warm_ticket, {{m.impl, false}, {&m.impl->segment(), false}});
+    set.set_line(m.warm_ticket, 2, &m.impl->next_entry(), false);
+  }
+}
+
+bool WaitSetImpl::sleep_on_members(std::uint64_t until) {
   const std::uint64_t now = monotonic_ns();
-  if (until <= now) return;
+  if (until <= now) return false;
   if (members_.empty()) {
     timespec ts = to_timespec(until);
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);  // EINTR: the caller re-checks
-    return;
+    return false;
   }
   waitv_.resize(members_.size());
   for (std::size_t i = 0; i < members_.size(); ++i) {
@@ -143,8 +193,7 @@ void WaitSetImpl::sleep_on_members(std::uint64_t until) {
     channel.sleepers.fetch_or(members_[i].impl->sleeper_bit(), std::memory_order_seq_cst);
   }
   // A publish between our check and the registration above bumped no sequence we read: re-check.
-  bool published = false;
-  for (const auto& m : members_) published = published || m.impl->has_message();
+  const bool published = any_message();
   if (!published) {
     if (!waitv_missing_) {
       timespec ts = to_timespec(until);
@@ -159,114 +208,40 @@ void WaitSetImpl::sleep_on_members(std::uint64_t until) {
     }
   }
   for (const auto& m : members_) m.impl->data_channel().sleepers.fetch_and(~m.impl->sleeper_bit(), std::memory_order_relaxed);
+  return published;
 }
 
-Status WaitSetImpl::block(std::uint64_t deadline, std::uint64_t sleep_until, bool& became_ready) {
-  became_ready = false;
-  std::uint64_t next_housekeeping = monotonic_ns() + kHousekeepingNs;
-  for (;;) {
-    const std::uint64_t now = monotonic_ns();
-    if (poll(now)) {
-      became_ready = true;
-      return Status::success();
-    }
-    if (cancelled()) return {ErrorCode::Interrupted, "interrupted"};
-    if (now >= deadline) return {ErrorCode::Timeout, "timed out"};
-    if (now >= sleep_until) return Status::success();
-    if (now >= next_housekeeping) {
-      housekeeping();
-      next_housekeeping = now + kHousekeepingNs;
-    }
-    sleep_on_members(std::min({deadline, sleep_until, next_housekeeping, next_timer_due_}));
-  }
-}
-
-CERULION_HOT_PATH Result<WaitSetReady> WaitSetImpl::wait(Timeout timeout) {
-  next_timer_due_ = next_timer_due();
-  const std::uint64_t start = monotonic_ns();
-  if (poll(start)) return ready_;
-  const std::uint64_t deadline =
-      timeout ? start + static_cast<std::uint64_t>(std::max<std::int64_t>(timeout->count(), 0)) : kWaitForever;
-  bool became_ready = false;
-
-  if (options_.strategy == WaitStrategy::Block) {
-    Status st = block(deadline, kWaitForever, became_ready);
-    if (!st.ok()) return st;
-    return ready_;
-  }
-
-  const WarmSet& warm = WarmSet::of_this_thread();
-  if (options_.strategy == WaitStrategy::Spin) {
-    std::uint64_t next_check = start + kHousekeepingNs;
-    std::uint64_t next_warm = start + kWarmCachesIntervalNs;
-    for (std::uint32_t i = 1;; ++i) {
-      // Timers are looked at with the clock, every 256 polls; members on every poll.
-      bool any = false;
-      for (const auto& m : members_) any = any || m.impl->has_message();
-      if (any && poll(monotonic_ns())) return ready_;
-      poll_relax();
-      if ((i & 255) == 0) {
-        const std::uint64_t now = monotonic_ns();
-        if (poll(now)) return ready_;
-        if (cancelled()) return Status(ErrorCode::Interrupted, "interrupted");
-        if (now >= deadline) return Status(ErrorCode::Timeout, "timed out");
-        if (now >= next_warm) {
-          warm.warm();
-          next_warm = now + kWarmCachesIntervalNs;
-        }
-        if (now >= next_check) {
-          housekeeping();
-          next_check = now + kHousekeepingNs;
-        }
-      }
-    }
-  }
-
-  // Adaptive: plan around the member whose next message is expected first (each member's waiter
-  // learns its publisher's rhythm as messages are taken). Members with nothing learnt wake the
-  // set through their channel; a timer bounds the sleep by its due time.
-  Waiter::tighten_timer_slack();
-  AdaptivePlanner::Plan plan{0, start + adaptive::kUnlearntPollNs};
-  AdaptivePlanner* planner = nullptr;
+AdaptivePlanner::Plan WaitSetImpl::plan_wait(std::uint64_t now, AdaptivePlanner*& learner) {
+  AdaptivePlanner::Plan plan{0, now + adaptive::kUnlearntPollNs};
+  learner = nullptr;
   for (const auto& m : members_) {
     AdaptivePlanner& p = m.impl->waiter().planner();
     if (p.predicted_next_ns() == 0) continue;
-    const AdaptivePlanner::Plan candidate = p.plan(start);
-    if (planner == nullptr || candidate.wake_at < plan.wake_at) {
+    const AdaptivePlanner::Plan candidate = p.plan(now);
+    if (learner == nullptr || candidate.wake_at < plan.wake_at) {
       plan = candidate;
-      planner = &p;
+      learner = &p;
     }
   }
-  if (planner == nullptr && !timers_.empty()) plan = {next_timer_due_, next_timer_due_};
-  if (plan.wake_at > start + adaptive::kShortestSleepNs) {
-    Status st = block(deadline, plan.wake_at, became_ready);
-    if (!st.ok()) return st;
-    if (became_ready) return ready_;
-    if (planner != nullptr) planner->note_oversleep(monotonic_ns() - plan.wake_at);
+  if (learner == nullptr && !timers_.empty()) plan = {next_timer_due_, next_timer_due_};
+  return plan;
+}
+
+CERULION_HOT_PATH Result<WaitSetReady> WaitSetImpl::wait(Timeout timeout) {
+  keep_polling_warm();
+  const std::uint64_t deadline = deadline_after(monotonic_ns(), timeout);
+  MembersTarget target{*this};
+  for (;;) {
+    next_timer_due_ = next_timer_due();
+    const std::uint64_t now = monotonic_ns();
+    if (poll(now)) return ready_;
+    AdaptivePlanner* learner = nullptr;
+    const AdaptivePlanner::Plan plan =
+        options_.strategy == WaitStrategy::Adaptive ? plan_wait(now, learner) : AdaptivePlanner::Plan{0, 0};
+    const WaitOutcome out = wait_with(options_.strategy, target, {deadline, next_timer_due_, options_.cancel}, plan, learner);
+    if (!out.status.ok()) return out.status;
+    // A member has a message or a timer came due: the poll at the top says which.
   }
-  std::uint64_t now = monotonic_ns();
-  const std::uint64_t poll_until = std::max(plan.poll_until, now + 20'000);
-  warm.warm();
-  std::uint64_t next_warm = now + kWarmCachesIntervalNs;
-  for (std::uint32_t i = 1; now < poll_until; ++i) {
-    bool any = false;
-    for (const auto& m : members_) any = any || m.impl->has_message();
-    if (any && poll(monotonic_ns())) return ready_;
-    poll_relax();
-    if ((i & 63) == 0) {
-      if (cancelled()) return Status(ErrorCode::Interrupted, "interrupted");
-      now = monotonic_ns();
-      if (poll(now)) return ready_;
-      if (now >= deadline) return Status(ErrorCode::Timeout, "timed out");
-      if (now >= next_warm) {
-        warm.warm();
-        next_warm = now + kWarmCachesIntervalNs;
-      }
-    }
-  }
-  Status st = block(deadline, kWaitForever, became_ready);
-  if (!st.ok()) return st;
-  return ready_;
 }
 
 }  // namespace detail

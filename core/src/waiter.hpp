@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The three wait strategies behind every blocking call: spin, block (futex) and adaptive.
+// A participant's wait: for a message (subscriber), for room (lockstep publisher), for members.
+// The strategies' loops are wait_loop.hpp's, shared with the wait set.
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <ctime>
 
-#include "cerulion/core/options.hpp"
 #include "adaptive_planner.hpp"
+#include "cerulion/core/options.hpp"
 #include "cerulion/core/status.hpp"
 #include "futex.hpp"
-#include "warm.hpp"
+#include "wait_loop.hpp"
 
 namespace cerulion::detail {
 
@@ -38,16 +39,29 @@ class alignas(64) Waiter {
   AdaptivePlanner& planner() { return planner_; }
   const AdaptivePlanner& planner() const { return planner_; }
 
-  /// Timed sleeps of this thread end within ~1 µs of when asked (not the default 50 µs slack).
-  static void tighten_timer_slack();
-
  private:
-  bool cancelled() const {
-    return options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed);
-  }
+  /// One wake channel, with this participant's sleeper bit in it.
   template <typename Ready, typename Housekeeping>
-  Status block_until(Ready& ready, WakeChannel& channel, std::uint64_t deadline_ns, std::uint64_t sleep_until_ns,
-                     Housekeeping& housekeeping, bool& became_ready);
+  struct ChannelTarget {
+    Ready& ready_fn;
+    WakeChannel& channel;
+    std::uint32_t bit;
+    Housekeeping& housekeeping_fn;
+
+    bool ready() { return ready_fn(); }
+    void housekeeping() { housekeeping_fn(); }
+    bool sleep(std::uint64_t until) {
+      const std::uint32_t seen = channel.sequence.load(std::memory_order_seq_cst);
+      channel.sleepers.fetch_or(bit, std::memory_order_seq_cst);
+      const bool now_ready = ready_fn();
+      if (!now_ready) {
+        const std::uint64_t now = monotonic_ns();
+        if (until > now) futex_wait(&channel.sequence, seen, static_cast<std::int64_t>(until - now));
+      }
+      channel.sleepers.fetch_and(~bit, std::memory_order_relaxed);
+      return now_ready;
+    }
+  };
 
   template <typename Ready, typename Housekeeping>
   Status wait_passively(Ready& ready, std::uint64_t deadline_ns, Housekeeping& housekeeping);
@@ -61,46 +75,14 @@ class alignas(64) Waiter {
   AdaptivePlanner planner_;
 };
 
-inline constexpr std::uint64_t kHousekeepingNs = 100'000'000;  // liveness checks: stall ≤ 1 s
-inline constexpr std::uint64_t kWaitForever = UINT64_MAX;
-
-template <typename Ready, typename Housekeeping>
-Status Waiter::block_until(Ready& ready, WakeChannel& channel, std::uint64_t deadline_ns,
-                           std::uint64_t sleep_until_ns, Housekeeping& housekeeping, bool& became_ready) {
-  became_ready = false;
-  std::uint64_t next_housekeeping = monotonic_ns() + kHousekeepingNs;
-  for (;;) {
-    if (ready()) {
-      became_ready = true;
-      return Status::success();
-    }
-    if (cancelled()) return {ErrorCode::Interrupted, "interrupted"};
-    const std::uint64_t now = monotonic_ns();
-    if (now >= deadline_ns) return {ErrorCode::Timeout, "timed out"};
-    if (now >= sleep_until_ns) return Status::success();
-    if (now >= next_housekeeping) {
-      housekeeping();
-      next_housekeeping = now + kHousekeepingNs;
-    }
-    const std::uint64_t until = std::min({deadline_ns, sleep_until_ns, next_housekeeping});
-    const std::uint32_t seen = channel.sequence.load(std::memory_order_seq_cst);
-    channel.sleepers.fetch_or(bit_, std::memory_order_seq_cst);
-    if (ready()) {
-      channel.sleepers.fetch_and(~bit_, std::memory_order_relaxed);
-      became_ready = true;
-      return Status::success();
-    }
-    futex_wait(&channel.sequence, seen, static_cast<std::int64_t>(until - now));
-    channel.sleepers.fetch_and(~bit_, std::memory_order_relaxed);
-  }
-}
-
 template <typename Ready, typename Housekeeping>
 Status Waiter::wait_passively(Ready& ready, std::uint64_t deadline_ns, Housekeeping& housekeeping) {
   std::uint64_t next_housekeeping = monotonic_ns() + kHousekeepingNs;
   for (;;) {
     if (ready()) return Status::success();
-    if (cancelled()) return {ErrorCode::Interrupted, "interrupted"};
+    if (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed)) {
+      return {ErrorCode::Interrupted, "interrupted"};
+    }
     const std::uint64_t now = monotonic_ns();
     if (now >= deadline_ns) return {ErrorCode::Timeout, "timed out"};
     if (now >= next_housekeeping) {
@@ -117,64 +99,17 @@ template <typename Ready, typename Housekeeping>
 Status Waiter::wait(Ready&& ready, WakeChannel& channel, Timeout timeout, Housekeeping&& housekeeping) {
   if (ready()) return Status::success();
   const std::uint64_t start = monotonic_ns();
-  const std::uint64_t deadline =
-      timeout ? start + static_cast<std::uint64_t>(std::max<std::int64_t>(timeout->count(), 0)) : kWaitForever;
-  bool became_ready = false;
-
+  const std::uint64_t deadline = deadline_after(start, timeout);
   if (passive_ && options_.strategy != WaitStrategy::Spin) return wait_passively(ready, deadline, housekeeping);
-  if (options_.strategy == WaitStrategy::Block) {
-    return block_until(ready, channel, deadline, kWaitForever, housekeeping, became_ready);
+  ChannelTarget<std::remove_reference_t<Ready>, std::remove_reference_t<Housekeeping>> target{ready, channel, bit_,
+                                                                                              housekeeping};
+  const AdaptivePlanner::Plan plan =
+      options_.strategy == WaitStrategy::Adaptive ? planner_.plan(start) : AdaptivePlanner::Plan{0, 0};
+  // Only the target's readiness, the deadline and a cancel end a participant's wait.
+  for (;;) {
+    WaitOutcome out = wait_with(options_.strategy, target, {deadline, kWaitForever, options_.cancel}, plan, &planner_);
+    if (!out.status.ok() || out.ready) return out.status;
   }
-  const WarmSet& warm = WarmSet::of_this_thread();
-  if (options_.strategy == WaitStrategy::Spin) {
-    std::uint64_t next_check = start + kHousekeepingNs;
-    std::uint64_t next_warm = start + kWarmCachesIntervalNs;
-    for (std::uint32_t i = 1;; ++i) {
-      if (ready()) return Status::success();
-      poll_relax();
-      if ((i & 255) == 0) {
-        if (cancelled()) return {ErrorCode::Interrupted, "interrupted"};
-        const std::uint64_t now = monotonic_ns();
-        if (now >= deadline) return {ErrorCode::Timeout, "timed out"};
-        if (now >= next_warm) {
-          warm.warm();
-          next_warm = now + kWarmCachesIntervalNs;
-        }
-        if (now >= next_check) {
-          housekeeping();
-          next_check = now + kHousekeepingNs;
-        }
-      }
-    }
-  }
-
-  // Adaptive: sleep until shortly before the predicted arrival (a publisher wakes us if it comes
-  // early), poll across the window where it is likely, then block if it still has not come.
-  tighten_timer_slack();
-  const AdaptivePlanner::Plan plan = planner_.plan(start);
-  if (plan.wake_at > start + adaptive::kShortestSleepNs) {
-    Status st = block_until(ready, channel, deadline, plan.wake_at, housekeeping, became_ready);
-    if (!st.ok() || became_ready) return st;
-    planner_.note_oversleep(monotonic_ns() - plan.wake_at);
-  }
-  std::uint64_t now = monotonic_ns();
-  const std::uint64_t poll_until = std::max(plan.poll_until, now + 20'000);
-  warm.warm();  // whatever this thread touches next went cold while it slept
-  std::uint64_t next_warm = now + kWarmCachesIntervalNs;
-  for (std::uint32_t i = 1; now < poll_until; ++i) {
-    if (ready()) return Status::success();
-    poll_relax();
-    if ((i & 63) == 0) {
-      if (cancelled()) return {ErrorCode::Interrupted, "interrupted"};
-      now = monotonic_ns();
-      if (now >= deadline) return {ErrorCode::Timeout, "timed out"};
-      if (now >= next_warm) {
-        warm.warm();
-        next_warm = now + kWarmCachesIntervalNs;
-      }
-    }
-  }
-  return block_until(ready, channel, deadline, kWaitForever, housekeeping, became_ready);
 }
 
 }  // namespace cerulion::detail

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The three wait strategies' loops, shared by a participant's Waiter (one wake channel) and the
+// WaitSet (several): spin, block and adaptive differ in how they wait, not in what for.
+//
+// A target is what a wait is for:
+//   bool ready();                   cheap, polled in a loop; it may act (a subscriber's takes the
+//                                   message), so true is acted on at once and never asked again
+//   bool sleep(std::uint64_t until) registers as a sleeper on its wake channel(s), asks ready()
+//                                   once more (a wake-up before the registration is missed),
+//                                   then sleeps in the kernel until `until` or a wake-up;
+//                                   returns what that ready() said
+//   void housekeeping();            about every kHousekeepingNs (dead-participant eviction)
+
+#include <algorithm>
+#include <cstdint>
+
+#include "adaptive_planner.hpp"
+#include "cerulion/core/options.hpp"
+#include "cerulion/core/status.hpp"
+#include "cerulion/core/warm.hpp"
+#include "futex.hpp"
+#include "warm.hpp"
+
+namespace cerulion::detail {
+
+inline constexpr std::uint64_t kHousekeepingNs = 100'000'000;  // liveness checks: stall ≤ 1 s
+inline constexpr std::uint64_t kWaitForever = UINT64_MAX;
+
+/// The deadline of a wait that starts at `start`.
+inline std::uint64_t deadline_after(std::uint64_t start, Timeout timeout) {
+  return timeout ? start + static_cast<std::uint64_t>(std::max<std::int64_t>(timeout->count(), 0)) : kWaitForever;
+}
+
+/// When a wait ends without its target being ready.
+struct WaitLimits {
+  std::uint64_t deadline = kWaitForever;   ///< Timeout
+  std::uint64_t return_at = kWaitForever;  ///< Ok, not ready: a wait set's next timer
+  const std::atomic<bool>* cancel = nullptr;  ///< Interrupted once set
+};
+
+/// How one wait ended: Ok with `ready` (the target is ready) or not (`return_at` came, or the
+/// end of a timed sleep or a poll window asked of a step), Timeout, or Interrupted.
+struct WaitOutcome {
+  Status status;
+  bool ready = false;
+};
+
+template <typename Target>
+class WaitLoop {
+ public:
+  WaitLoop(Target& target, WaitLimits limits) : target_(target), limits_(limits) {}
+
+  /// Polls until ready: one core, the lowest latency. Looks at the clock every 256 polls.
+  WaitOutcome spin() {
+    const WarmSet& warm = WarmSet::of_this_thread();
+    const std::uint64_t start = monotonic_ns();
+    std::uint64_t next_housekeeping = start + kHousekeepingNs;
+    std::uint64_t next_warm = start + kWarmCachesIntervalNs;
+    for (std::uint32_t i = 1;; ++i) {
+      if (target_.ready()) return {Status::success(), true};
+      poll_relax();
+      if ((i & 255) == 0) {
+        const std::uint64_t now = monotonic_ns();
+        if (WaitOutcome end; ended(now, end)) return end;
+        if (now >= next_warm) {
+          warm.warm();
+          next_warm = now + kWarmCachesIntervalNs;
+        }
+        if (now >= next_housekeeping) {
+          target_.housekeeping();
+          next_housekeeping = now + kHousekeepingNs;
+        }
+      }
+    }
+  }
+
+  /// Polls until ready or `until` (then Ok, not ready), keeping this thread's lines warm: the
+  /// adaptive strategy's window around a predicted arrival. Looks at the clock every 64 polls.
+  WaitOutcome poll_until(std::uint64_t until) {
+    const WarmSet& warm = WarmSet::of_this_thread();
+    std::uint64_t now = monotonic_ns();
+    warm.warm();  // whatever this thread touches next went cold while it slept
+    std::uint64_t next_warm = now + kWarmCachesIntervalNs;
+    for (std::uint32_t i = 1; now < until; ++i) {
+      if (target_.ready()) return {Status::success(), true};
+      poll_relax();
+      if ((i & 63) == 0) {
+        now = monotonic_ns();
+        if (WaitOutcome end; ended(now, end)) return end;
+        if (now >= next_warm) {
+          warm.warm();
+          next_warm = now + kWarmCachesIntervalNs;
+        }
+      }
+    }
+    return {Status::success(), false};
+  }
+
+  /// Sleeps in the kernel until ready or `until` (then Ok, not ready; kWaitForever for none).
+  WaitOutcome block(std::uint64_t until = kWaitForever) {
+    std::uint64_t next_housekeeping = monotonic_ns() + kHousekeepingNs;
+    for (;;) {
+      if (target_.ready()) return {Status::success(), true};
+      const std::uint64_t now = monotonic_ns();
+      if (WaitOutcome end; ended(now, end)) return end;
+      if (now >= until) return {Status::success(), false};
+      if (now >= next_housekeeping) {
+        target_.housekeeping();
+        next_housekeeping = now + kHousekeepingNs;
+      }
+      if (target_.sleep(std::min({limits_.deadline, limits_.return_at, until, next_housekeeping}))) {
+        return {Status::success(), true};
+      }
+    }
+  }
+
+  /// Adaptive: sleeps until shortly before the planned arrival (a publisher wakes it if the
+  /// message comes early), polls across the window where it is likely, then blocks. `learner`
+  /// (may be null) learns how late the timed sleep ended.
+  WaitOutcome adaptive(AdaptivePlanner::Plan plan, AdaptivePlanner* learner) {
+    const std::uint64_t start = monotonic_ns();
+    if (plan.wake_at > start + adaptive::kShortestSleepNs) {
+      WaitOutcome slept = block(plan.wake_at);
+      if (!slept.status.ok() || slept.ready) return slept;
+      const std::uint64_t now = monotonic_ns();
+      if (now >= limits_.return_at) return slept;
+      if (learner != nullptr) learner->note_oversleep(now - plan.wake_at);
+    }
+    WaitOutcome polled = poll_until(std::max(plan.poll_until, monotonic_ns() + adaptive::kShortestPollNs));
+    if (!polled.status.ok() || polled.ready || monotonic_ns() >= limits_.return_at) return polled;
+    return block();
+  }
+
+ private:
+  /// Whether the wait is over for a reason other than readiness, and how.
+  bool ended(std::uint64_t now, WaitOutcome& end) const {
+    if (limits_.cancel != nullptr && limits_.cancel->load(std::memory_order_relaxed)) {
+      end = {Status(ErrorCode::Interrupted, "interrupted"), false};
+      return true;
+    }
+    if (now >= limits_.deadline) {
+      end = {Status(ErrorCode::Timeout, "timed out"), false};
+      return true;
+    }
+    if (now >= limits_.return_at) {
+      end = {Status::success(), false};
+      return true;
+    }
+    return false;
+  }
+
+  Target& target_;
+  WaitLimits limits_;
+};
+
+/// Runs one wait with `strategy`. Adaptive follows `plan`, and `learner` learns its oversleep.
+template <typename Target>
+WaitOutcome wait_with(WaitStrategy strategy, Target& target, WaitLimits limits, AdaptivePlanner::Plan plan,
+                      AdaptivePlanner* learner);
+
+/// Makes timed sleeps of the calling thread end within ~1 µs of when asked (not the default
+/// 50 µs slack, which would swallow the adaptive margin). Once per thread.
+void tighten_timer_slack();
+
+template <typename Target>
+WaitOutcome wait_with(WaitStrategy strategy, Target& target, WaitLimits limits, AdaptivePlanner::Plan plan,
+                      AdaptivePlanner* learner) {
+  WaitLoop<Target> loop(target, limits);
+  switch (strategy) {
+    case WaitStrategy::Spin:
+      return loop.spin();
+    case WaitStrategy::Block:
+      return loop.block();
+    case WaitStrategy::Adaptive:
+      break;
+  }
+  tighten_timer_slack();
+  return loop.adaptive(plan, learner);
+}
+
+}  // namespace cerulion::detail
