@@ -76,8 +76,8 @@ struct alignas(64) Participant {
 /// Mutable topic state shared by all participants.
 struct alignas(64) Control {
   // The publish line: everything a publish writes in Control, so that a publish dirties one line
-  // here. A core that has not published for a while (10 ms is enough on a VM) finds every line
-  // cold, and each one is a cache miss on the latency path.
+  // here. A core that has not published for a while finds every line cold (warm.hpp), and each
+  // one is a cache miss on the latency path.
   /// The topic lock (publish order, attach/detach, eviction): the holder's pid, bit 31 set when
   /// someone sleeps on it. A plain word rather than a robust pthread mutex, whose glibc code costs
   /// microseconds on a core that has been idle; a dead holder is found by its pid and start time.

@@ -45,13 +45,13 @@ class alignas(64) PublisherImpl {
   TopicSegment& segment() { return *segment_; }
 
  private:
-  /// A core that has not published for a while (10 ms will do on a VM) misses on every line a
-  /// publish touches, and misses in a row add up to microseconds. A loan therefore asks for all of
-  /// them at once, so they arrive together, while the caller fills the payload.
+  /// A core that has not published for a while misses on every line a publish touches (warm.hpp),
+  /// and misses in a row add up. A loan therefore asks for all of them at once, so they arrive
+  /// together, while the caller fills the payload.
   void start_fetching_publish_lines() {
-    __builtin_prefetch(&segment_->control(), 1, 3);  // the publish line
-    __builtin_prefetch(&segment_->participant(index_).cursor, 1, 3);
-    __builtin_prefetch(&segment_->slot(hint_), 1, 3);
+    prefetch(&segment_->control(), Access::Write);  // the publish line
+    prefetch(&segment_->participant(index_).cursor, Access::Write);
+    prefetch(&segment_->slot(hint_), Access::Write);
   }
 
   std::uint64_t bit() const { return 1ull << index_; }
@@ -59,36 +59,39 @@ class alignas(64) PublisherImpl {
   /// Enrols what the next loan and publish touch in this thread's warm set (warm.hpp); the next
   /// slot changes with every loan, so its two lines are updated each time. Not the ring entry the
   /// next publish fills, nor the slot that publish closes: finding that slot means reading the
-  /// entry, which the polling subscribers' cores hold, and the read stalled the publish (0.5 µs
-  /// measured on the VM); the loan reads it once instead (fetch_ring_lines).
+  /// entry, which the polling subscribers' cores hold, and the read stalled the publish
+  /// (docs/performance.md); the loan reads it once instead (fetch_ring_lines).
   ///
   /// The next loan most likely takes the slot at the round-robin hint, which nobody touches until
   /// then: its lines are also fetched for writing right away, which takes their transfer off the
   /// next publish.
   void keep_next_publish_warm() {
-    constexpr std::uint32_t kNextSlot = 5, kNextData = 6;  // after the five fixed lines
     const SlotControl* next_slot = &segment_->slot(hint_);
     const std::byte* next_data = segment_->slot_data(hint_);
-    __builtin_prefetch(next_slot, 1, 3);
-    __builtin_prefetch(next_data, 1, 3);
+    prefetch(next_slot, Access::Write);
+    prefetch(next_data, Access::Write);
     WarmSet& set = WarmSet::of_this_thread();
     if (!set.holds(warm_ticket_)) {
-      set.enroll(warm_ticket_, {{this, false},
-                                {segment_.get(), false},
-                                {reinterpret_cast<const std::byte*>(segment_.get()) + 64, false},
-                                {&segment_->control(), true},  // the publish line
-                                {&segment_->participant(index_).cursor, true}});
+      set.enroll(warm_ticket_);
+      set.set_line(warm_ticket_, WarmLine::Self, this, Access::Read);
+      set.set_line(warm_ticket_, WarmLine::Segment, segment_.get(), Access::Read);
+      set.set_line(warm_ticket_, WarmLine::SegmentTail, reinterpret_cast<const std::byte*>(segment_.get()) + 64,
+                   Access::Read);
+      set.set_line(warm_ticket_, WarmLine::PublishLine, &segment_->control(), Access::Write);
+      set.set_line(warm_ticket_, WarmLine::Cursor, &segment_->participant(index_).cursor, Access::Write);
     }
-    set.set_line(warm_ticket_, kNextSlot, next_slot, true);
-    set.set_line(warm_ticket_, kNextData, next_data, true);
+    set.set_line(warm_ticket_, WarmLine::NextSlot, next_slot, Access::Write);
+    set.set_line(warm_ticket_, WarmLine::NextData, next_data, Access::Write);
   }
+  /// The lines keep_next_publish_warm enrols.
+  enum class WarmLine : std::uint32_t { Self, Segment, SegmentTail, PublishLine, Cursor, NextSlot, NextData };
 
   /// The ring entry the publish most likely fills, and the slot whose window that entry closes.
   void fetch_ring_lines() {
     LogEntry& entry = segment_->log(segment_->control().published.load(std::memory_order_relaxed));
     const std::uint64_t old = entry.seq_slot.load(std::memory_order_relaxed);
     const auto old_slot = static_cast<std::uint32_t>(old & kSlotIndexMask);
-    if (old != 0 && old_slot < segment_->slot_count()) __builtin_prefetch(&segment_->slot(old_slot), 1, 3);
+    if (old != 0 && old_slot < segment_->slot_count()) prefetch(&segment_->slot(old_slot), Access::Write);
   }
 
   bool has_room(std::uint64_t seq) {
@@ -227,7 +230,7 @@ CERULION_HOT_PATH Result<Loan> PublisherImpl::loan(std::size_t size, Timeout tim
   Loan loan;
   loan.impl_ = this;
   loan.data_ = segment_->slot_data(*slot);
-  if (size > 0) __builtin_prefetch(loan.data_, 1, 3);
+  if (size > 0) prefetch(loan.data_, Access::Write);
   fetch_ring_lines();
   loan.size_ = size;
   loan.slot_ = *slot;

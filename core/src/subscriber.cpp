@@ -17,7 +17,7 @@ CERULION_HOT_PATH Result<std::optional<Sample>> SubscriberImpl::try_take() {
   }
   Participant& me = segment_->participant(index_);
   for (;;) {
-    const LogEntry& log_entry = segment_->log(cursor_);
+    const LogEntry& log_entry = *cursor_entry_;
     const std::uint64_t entry = log_entry.seq_slot.load(std::memory_order_acquire);
     const std::uint64_t want = cursor_ + 1;
     const std::uint64_t have = entry >> kSlotIndexBits;
@@ -33,7 +33,7 @@ CERULION_HOT_PATH Result<std::optional<Sample>> SubscriberImpl::try_take() {
       const std::uint64_t oldest = published > segment_->depth() ? published - segment_->depth() : 0;
       const std::uint64_t next = std::max(oldest, cursor_ + 1);
       note_lost(me, next - cursor_);
-      cursor_ = next;
+      move_cursor(next);
       continue;
     }
     const auto slot = static_cast<std::uint32_t>(entry & kSlotIndexMask);
@@ -49,7 +49,7 @@ CERULION_HOT_PATH Result<std::optional<Sample>> SubscriberImpl::try_take() {
     }
     SlotControl& sc = segment_->slot(slot);
     // Fetch the payload's head alongside the slot word: two transfers in flight, not in a row.
-    __builtin_prefetch(segment_->slot_data(slot), 0, 3);
+    prefetch(segment_->slot_data(slot), Access::Read);
     const std::uint64_t tag = tag_of_sequence(cursor_);
     std::uint64_t word = sc.word.load(std::memory_order_acquire);
     bool held = false;
@@ -62,7 +62,7 @@ CERULION_HOT_PATH Result<std::optional<Sample>> SubscriberImpl::try_take() {
     if (!held) {
       // Reused between reading the ring and taking hold: that message is gone.
       note_lost(me, 1);
-      ++cursor_;
+      move_cursor(cursor_ + 1);
       continue;
     }
     const std::uint64_t size = sc.size;
@@ -81,7 +81,7 @@ CERULION_HOT_PATH Result<std::optional<Sample>> SubscriberImpl::try_take() {
 
 CERULION_HOT_PATH Result<std::optional<Sample>> SubscriberImpl::take_lockstep(Participant& me, const LogEntry& entry, std::uint32_t slot) {
   // The payload's head most likely comes next, and from the publisher's cache: ask for it now.
-  __builtin_prefetch(segment_->slot_data(slot), 0, 3);
+  prefetch(segment_->slot_data(slot), Access::Read);
   if (entry.size > segment_->max_payload()) {
     return Status(ErrorCode::Corrupted, "topic '" + segment_->topic() + "': message size over the ceiling");
   }

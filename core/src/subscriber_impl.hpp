@@ -22,6 +22,7 @@ class alignas(64) SubscriberImpl {
         index_(index),
         role_(options.role),
         cursor_(segment_->participant(index).cursor.load()),
+        cursor_entry_(&segment_->log(cursor_)),
         pending_lost_(segment_->participant(index).lost.load()),
         held_from_(segment_->participant(index).floor.load()),
         waiter_(options.wait, static_cast<std::uint32_t>(1u << index), options.role == Role::Tap, segment_->depth()) {}
@@ -48,25 +49,26 @@ class alignas(64) SubscriberImpl {
   void keep_next_take_warm() {
     WarmSet& set = WarmSet::of_this_thread();
     if (set.holds(warm_ticket_)) return;
+    set.enroll(warm_ticket_);
     const auto* self = reinterpret_cast<const std::byte*>(this);
     const auto* waiter = reinterpret_cast<const std::byte*>(&waiter_);
-    set.enroll(warm_ticket_, {{self, false},
-                              {self + 64, false},
-                              {waiter, false},
-                              {waiter + 64, false},
-                              {segment_.get(), false},
-                              {&segment_->participant(index_).cursor, true},
-                              {&segment_->control().room, false}});
+    set.set_line(warm_ticket_, WarmLine::Self, self, Access::Read);
+    set.set_line(warm_ticket_, WarmLine::SelfTail, self + 64, Access::Read);
+    set.set_line(warm_ticket_, WarmLine::Waiter, waiter, Access::Read);
+    set.set_line(warm_ticket_, WarmLine::WaiterTail, waiter + 64, Access::Read);
+    set.set_line(warm_ticket_, WarmLine::Segment, segment_.get(), Access::Read);
+    set.set_line(warm_ticket_, WarmLine::Cursor, &segment_->participant(index_).cursor, Access::Write);
+    set.set_line(warm_ticket_, WarmLine::RoomChannel, &segment_->control().room, Access::Read);
   }
 
   /// Whether the message at the cursor is published (or the ring moved past it): what try_take
   /// would act on, without taking it. One acquire load of the ring entry.
   bool has_message() const noexcept {
-    const std::uint64_t entry = next_entry().load(std::memory_order_acquire);
+    const std::uint64_t entry = cursor_entry_->seq_slot.load(std::memory_order_acquire);
     return entry != 0 && (entry >> kSlotIndexBits) >= cursor_ + 1;
   }
   /// The ring entry of the message at the cursor: what has_message reads.
-  const std::atomic<std::uint64_t>& next_entry() const noexcept { return segment_->log(cursor_).seq_slot; }
+  const std::atomic<std::uint64_t>& next_entry() const noexcept { return cursor_entry_->seq_slot; }
   /// The futex a publisher notifies after publishing, and this subscriber's sleeper bit in it.
   WakeChannel& data_channel() { return segment_->control().data; }
   std::uint32_t sleeper_bit() const { return static_cast<std::uint32_t>(1u << index_); }
@@ -81,6 +83,9 @@ class alignas(64) SubscriberImpl {
   std::uint64_t received() const { return segment_->participant(index_).messages.load(std::memory_order_relaxed); }
 
  private:
+  /// The lines keep_next_take_warm enrols.
+  enum class WarmLine : std::uint32_t { Self, SelfTail, Waiter, WaiterTail, Segment, Cursor, RoomChannel };
+
   /// The sample for the message at the cursor in `slot`. `metadata` is where its publisher wrote
   /// the publish times and pid: the ring entry (lockstep) or the slot (free run, taps).
   template <typename Metadata>
@@ -102,10 +107,17 @@ class alignas(64) SubscriberImpl {
   /// and the adaptive waiter learns when it was published.
   void move_past(Participant& me, const Sample& sample) {
     pending_lost_ = 0;
-    ++cursor_;
+    move_cursor(cursor_ + 1);
     me.cursor.store(cursor_, std::memory_order_release);
     me.messages.store(me.messages.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     waiter_.record_arrival(sample.publish_time_ns_);
+  }
+
+  /// Moves the cursor to `sequence`, and the ring entry polling reads with it: the entry is found
+  /// once per message, not once per poll (a division by the depth).
+  void move_cursor(std::uint64_t sequence) {
+    cursor_ = sequence;
+    cursor_entry_ = &segment_->log(sequence);
   }
 
   /// Counts `n` messages lost: in the shared count at once, and in the next sample's lost_before.
@@ -121,6 +133,7 @@ class alignas(64) SubscriberImpl {
   Role role_;
   std::uint32_t held_ = 0;
   std::uint64_t cursor_;
+  LogEntry* cursor_entry_;  ///< the ring entry of the message at the cursor (move_cursor)
   std::uint64_t pending_lost_;  ///< counted, not yet told: goes into the next sample's lost_before
   /// The first sequence this subscriber's floor held from the start. Only a subscriber that began
   /// at the topic's first message has older ones to read, and reads them as a tap does.

@@ -118,12 +118,14 @@ class WaitSetImpl {
   }
 
   /// Enrols in this thread's warm set what polling reads: the set, and for each of the first
-  /// kWarmedMembers members its subscriber, its segment and the ring entry at its cursor (which
+  /// kWarmedMembers members its subscriber and the ring entry at its cursor (which
   /// moves as messages are taken, so it is set again on every wait). Idle members are never taken
   /// from, so nothing else would keep their lines warm, and after a sleep each cold one is a miss
   /// on the path of whichever message comes.
   void keep_polling_warm();
   static constexpr std::size_t kWarmedMembers = 8;
+  enum class SetLine : std::uint32_t { Self, SelfTail, Members };
+  enum class MemberLine : std::uint32_t { Subscriber, NextEntry };
 
   void housekeeping() {
     for (const auto& m : members_) m.impl->evict_dead();
@@ -167,13 +169,18 @@ class WaitSetImpl {
 void WaitSetImpl::keep_polling_warm() {
   WarmSet& set = WarmSet::of_this_thread();
   if (!set.holds(warm_ticket_)) {
-    set.enroll(warm_ticket_, {{this, false}, {reinterpret_cast<const std::byte*>(this) + 64, false}});
+    set.enroll(warm_ticket_);
+    set.set_line(warm_ticket_, SetLine::Self, this, Access::Read);
+    set.set_line(warm_ticket_, SetLine::SelfTail, reinterpret_cast<const std::byte*>(this) + 64, Access::Read);
   }
-  set.set_line(warm_ticket_, 2, members_.data(), false);
+  set.set_line(warm_ticket_, SetLine::Members, members_.data(), Access::Read);
   for (std::size_t i = 0; i < members_.size() && i < kWarmedMembers; ++i) {
     Member& m = members_[i];
-    if (!set.holds(m.warm_ticket)) set.enroll(m.warm_ticket, {{m.impl, false}, {&m.impl->segment(), false}});
-    set.set_line(m.warm_ticket, 2, &m.impl->next_entry(), false);
+    if (!set.holds(m.warm_ticket)) {
+      set.enroll(m.warm_ticket);
+      set.set_line(m.warm_ticket, MemberLine::Subscriber, m.impl, Access::Read);
+    }
+    set.set_line(m.warm_ticket, MemberLine::NextEntry, &m.impl->next_entry(), Access::Read);
   }
 }
 

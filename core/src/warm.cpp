@@ -28,7 +28,7 @@ WarmSet& WarmSet::of_this_thread() noexcept {
   return set;
 }
 
-void WarmSet::enroll(WarmTicket& ticket, std::initializer_list<Line> lines) noexcept {
+void WarmSet::enroll(WarmTicket& ticket) noexcept {
   std::uint32_t index = kEntries;
   for (std::uint32_t i = 0; i < kEntries; ++i) {
     if (!entries_[i].used) {
@@ -43,11 +43,6 @@ void WarmSet::enroll(WarmTicket& ticket, std::initializer_list<Line> lines) noex
   e.generation = generation;
   e.used = true;
   ticket = WarmTicket{this, index, generation};
-  std::uint32_t k = 0;
-  for (const Line& line : lines) {
-    if (k == kLines) break;
-    set_line(ticket, k++, line.address, line.write);
-  }
 }
 
 void WarmSet::release(const WarmTicket& ticket) noexcept {
@@ -64,11 +59,7 @@ CERULION_HOT_PATH void WarmSet::warm() const noexcept {
     if (!e.used) continue;
     for (std::uint32_t k = 0; k < kLines; ++k) {
       if (e.lines[k] == nullptr) continue;
-      if (e.write_mask & (1u << k)) {
-        __builtin_prefetch(e.lines[k], 1, 3);
-      } else {
-        __builtin_prefetch(e.lines[k], 0, 3);
-      }
+      prefetch(e.lines[k], (e.write_mask & (1u << k)) != 0 ? Access::Write : Access::Read);
     }
   }
 }

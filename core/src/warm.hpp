@@ -2,10 +2,11 @@
 #pragma once
 // Keeping a waiting thread's next message warm.
 //
-// A core that has not touched a line for a while (on a shared VM, other tenants evict our caches
-// between two messages at robot rates; docs/performance.md has the figures) misses on it, and a message's path touches some dozen lines: the
-// topic's publish line, a slot, the participant record, the objects behind a Publisher. Missed in
-// a row, they cost microseconds, several times the transfer that carries the message itself.
+// Why (said here once; the figures are in docs/performance.md): a core that has not touched a
+// line for a while misses on it (on a shared VM other tenants evict our caches between two
+// messages at robot rates), and a message's path touches some dozen lines: the topic's publish
+// line, a slot, the participant record, the objects behind a Publisher. Missed in a row, they
+// cost several times the transfer that carries the message itself.
 // Each thread therefore keeps a small set of the lines its publishers and subscribers touch on
 // their next message, and its wait loops prefetch them while polling.
 //
@@ -14,9 +15,10 @@
 // the entry is reused.
 
 #include <cstdint>
-#include <initializer_list>
+#include <type_traits>
 
 #include "cerulion/core/warm.hpp"  // CERULION_HOT_PATH
+#include "prefetch.hpp"
 
 // The linker's bounds of the section CERULION_HOT_PATH puts code in.
 extern "C" const char __start_cerulion_hot_text[];
@@ -43,19 +45,19 @@ class WarmSet {
   bool holds(const WarmTicket& ticket) const noexcept {
     return ticket.set == this && entries_[ticket.index].generation == ticket.generation;
   }
-  /// A line to keep warm: its address, and whether it is fetched for writing.
-  struct Line {
-    const void* address;
-    bool write;
-  };
-  /// Gives the owner an entry (reusing the oldest one when all are taken), fills in `ticket`, and
-  /// sets the entry's first lines to `lines` (at most kLines).
-  void enroll(WarmTicket& ticket, std::initializer_list<Line> lines = {}) noexcept;
-  /// Line `k` of the owner's entry: `address` (nullptr clears it), fetched for writing if `write`.
-  void set_line(const WarmTicket& ticket, std::uint32_t k, const void* address, bool write) noexcept {
+  /// Gives the owner an empty entry (reusing the oldest one when all are taken) and fills in
+  /// `ticket`; the owner then names its lines with set_line.
+  void enroll(WarmTicket& ticket) noexcept;
+  /// Sets the owner's line `name` (an enumerator of the owner's own enum of its lines, each below
+  /// kLines) to `address` (nullptr clears it), fetched for `access`.
+  template <typename LineName>
+  void set_line(const WarmTicket& ticket, LineName name, const void* address, Access access) noexcept {
+    static_assert(std::is_enum_v<LineName>, "lines are named by an enum of their owner's");
+    const auto k = static_cast<std::uint32_t>(name);
     Entry& e = entries_[ticket.index];
-    e.lines[k] = address;
-    e.write_mask = static_cast<std::uint8_t>(write ? e.write_mask | (1u << k) : e.write_mask & ~(1u << k));
+    e.lines[k % kLines] = address;
+    const auto bit = static_cast<std::uint8_t>(1u << (k % kLines));
+    e.write_mask = static_cast<std::uint8_t>(access == Access::Write ? e.write_mask | bit : e.write_mask & ~bit);
   }
   /// Frees the owner's entry if `ticket` still holds it (an owner leaving on this thread).
   void release(const WarmTicket& ticket) noexcept;

@@ -14,6 +14,7 @@ using namespace cerulion;
 using namespace cerulion::test;
 using cerulion::detail::WarmSet;
 using cerulion::detail::WarmTicket;
+using cerulion::detail::Access;
 
 TEST_CASE("WarmSetKeepsOneEntryPerOwnerAndGivesTheOldestAwayWhenFull", "[warm]") {
   WarmSet set;
@@ -51,17 +52,18 @@ TEST_CASE("WarmSetKeepsOneEntryPerOwnerAndGivesTheOldestAwayWhenFull", "[warm]")
 }
 
 TEST_CASE("WarmingNeverFaultsOnMemoryThatIsGone", "[warm]") {
+  enum class Line : std::uint32_t { First, Second };
   WarmSet set;
   WarmTicket ticket;
   set.enroll(ticket);
   void* page = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   REQUIRE(page != MAP_FAILED);
-  set.set_line(ticket, 0, page, true);
-  set.set_line(ticket, 1, static_cast<char*>(page) + 64, false);
+  set.set_line(ticket, Line::First, page, Access::Write);
+  set.set_line(ticket, Line::Second, static_cast<char*>(page) + 64, Access::Read);
   set.warm();
   REQUIRE(munmap(page, 4096) == 0);
   set.warm();  // prefetching an unmapped address is a no-op, not a fault
-  set.set_line(ticket, 0, nullptr, false);
+  set.set_line(ticket, Line::First, nullptr, Access::Read);
   set.warm();
   CHECK(set.holds(ticket));  // and reaching this line means no prefetch faulted
 }

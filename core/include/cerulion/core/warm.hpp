@@ -25,8 +25,8 @@ namespace cerulion {
 void warm_caches() noexcept;
 
 /// How often a polling loop calls warm_caches(), in ns (20 µs): well within the time a shared VM
-/// takes to evict what was warmed, and rare enough that the warm (0.3 µs when the lines are still
-/// in cache, 4-5 µs after 10 ms idle, measured on a 2-vCPU KVM guest) costs about 2 % of a poll.
+/// takes to evict what was warmed, and rare enough that warming costs a few % of a poll
+/// (docs/performance.md has the measurements).
 inline constexpr std::uint64_t kWarmCachesIntervalNs = 20'000;
 
 }  // namespace cerulion
