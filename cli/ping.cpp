@@ -21,6 +21,7 @@ Result<pid_t> spawn_pong(const measurement::PingOptions& o) {
                                 "--wait", to_string(o.wait), "--mode", to_string(o.mode), "--once",
                                 "--transport", o.transport, "--max-size", std::to_string(o.size)};
   if (o.topic_ceiling != kDefaultMaxPayload) args.insert(args.end(), {"--topic-ceiling", std::to_string(o.topic_ceiling)});
+  if (o.alternate_wait_set) args.push_back("--alternate");
   if (o.wait_set_members > 0) args.insert(args.end(), {"--wait-set", std::to_string(o.wait_set_members)});
   if (o.cpus.pong) args.insert(args.end(), {"--cpu", std::to_string(*o.cpus.pong)});
   pid_t parent = getpid();

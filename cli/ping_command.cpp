@@ -20,6 +20,7 @@ using measurement::Summary;
 struct PingArgs {
   std::string size = "64";
   std::string topic_ceiling = "1GiB";
+  bool alternate = false;
   double rate = 100;
   std::uint64_t count = 2000;
   std::uint64_t warmup = 100;
@@ -79,6 +80,15 @@ void print_human(const PingRun& run, const Summary& s) {
                run.keeper.cpu_pct, format_bytes(static_cast<double>(run.keeper.rss_bytes)), run.keeper.messages,
                run.keeper.lost, format_bytes(static_cast<double>(run.keeper.memory_bytes)), run.keeper.compression_ratio);
   }
+  if (o.alternate_wait_set) {
+    const auto split = measurement::split_alternate(r);
+    const Summary direct = measurement::summarize(measurement::to_microseconds(split.direct_ns));
+    const Summary set = measurement::summarize(measurement::to_microseconds(split.wait_set_ns));
+    fmt::print("alternating: on the topics median {:.3f} µs ({} round trips), through wait sets of {} median "
+               "{:.3f} µs ({}); ratio {:.2f}\n",
+               direct.median, direct.count, o.wait_set_members, set.median, set.count,
+               direct.median > 0 ? set.median / direct.median : 0.0);
+  }
   if (r.responder_gone) fmt::print("pong went away during the run\n");
 }
 
@@ -107,6 +117,14 @@ void print_json(const PingRun& run, const Summary& s) {
   j["rss_bytes"] = {{"ping", r.rss_ping}, {"pong", r.rss_pong}};
   j["pong_gone"] = r.responder_gone;
   j["flashback"] = run.flashback;
+  if (o.alternate_wait_set) {
+    const auto split = measurement::split_alternate(r);
+    const Summary direct = measurement::summarize(measurement::to_microseconds(split.direct_ns));
+    const Summary set = measurement::summarize(measurement::to_microseconds(split.wait_set_ns));
+    j["alternate"] = {{"direct_median_us", us(direct.median)}, {"wait_set_median_us", us(set.median)},
+                      {"direct_count", direct.count}, {"wait_set_count", set.count},
+                      {"ratio", direct.median > 0 ? rounded(set.median / direct.median, 3) : 0.0}};
+  }
   if (run.flashback) {
     j["keeper"] = {{"cpu_pct", rounded(run.keeper.cpu_pct, 2)},        {"rss_bytes", run.keeper.rss_bytes},
                    {"messages", run.keeper.messages},      {"lost", run.keeper.lost},
@@ -164,6 +182,9 @@ void add_ping_command(CLI::App& app) {
                   "Both sides wait through a wait set of N topics (theirs and N-1 idle ones), as a node "
                   "listening to several topics in one thread does (native only; 0 = on the topic itself)")
       ->check(count_in(0, 64));
+  cmd->add_flag("--alternate", a->alternate,
+                "With --wait-set: every other round trip waits on the topics themselves, so one run compares "
+                "both ways (a median each, and their ratio)");
   cmd->add_option("--topic-ceiling", a->topic_ceiling,
                   "Payload ceiling of the topics this run creates (native; each slot reserves address space "
                   "for it): smaller for a run under valgrind")
@@ -190,6 +211,8 @@ void add_ping_command(CLI::App& app) {
       throw CLI::ValidationError("--wait-set", "applies to the native transport only");
     }
     o.wait_set_members = a->wait_set;
+    if (a->alternate && a->wait_set == 0) throw CLI::ValidationError("--alternate", "needs --wait-set N");
+    o.alternate_wait_set = a->alternate;
     o.topic_ceiling = parse_size(a->topic_ceiling).value_or(kDefaultMaxPayload);
     if (o.topic_ceiling < o.size) throw CLI::ValidationError("--topic-ceiling", "is smaller than --size");
     o.cpus = parse_cpu_plan(a->cpus);

@@ -27,6 +27,7 @@ void add_pong_command(CLI::App& app) {
     std::string max_size = "64";
     std::uint32_t wait_set = 0;
     std::string topic_ceiling = "1GiB";
+    bool alternate = false;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("--topic", args->prefix, "Topic prefix: requests on PREFIX/ping, replies on PREFIX/pong")
@@ -43,6 +44,7 @@ void add_pong_command(CLI::App& app) {
       ->check(count_in(0, 64));
   cmd->add_option("--topic-ceiling", args->topic_ceiling, "Payload ceiling of the topics this pong creates (as `ping --topic-ceiling`)")
       ->transform(size_at_most(kLargestPayload))->capture_default_str();
+  cmd->add_flag("--alternate", args->alternate, "With --wait-set: every other request is taken from the topic itself (as `ping --alternate`)");
   cmd->add_flag("--once", args->once, "Exit when the ping that started this pong says it is done");
   cmd->add_option("--cpu", args->cpu, "Pin the pong to this CPU (as `ping --cpus` does with the pong it starts)")
       ->check(count_in(0, 4095));
@@ -57,6 +59,7 @@ void add_pong_command(CLI::App& app) {
     options.transport_options.wait = parse_wait(args->wait).value_or(WaitStrategy::Adaptive);
     options.transport_options.stop_on_request = args->once;
     options.transport_options.wait_set_members = args->wait_set;
+    options.transport_options.alternate_wait_set = args->alternate;
     options.transport_options.topic_ceiling = parse_size(args->topic_ceiling).value_or(kDefaultMaxPayload);
     options.transport_options.cancel = stop_flag();
     if (args->cpu >= 0) {

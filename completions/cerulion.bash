@@ -264,11 +264,11 @@ _cerulion() {
       [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "$words" -- "$cur")); return; }
       ;;
     "ping")
-      words='-h --help -s --size -r --rate -c --count --warmup --process --mode --wait --samples-out --json --transport --peer --timeout --topic --cpus --wait-set --topic-ceiling --flashback'
+      words='-h --help -s --size -r --rate -c --count --warmup --process --mode --wait --samples-out --json --transport --peer --timeout --topic --cpus --wait-set --alternate --topic-ceiling --flashback'
       [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "$words" -- "$cur")); return; }
       ;;
     "pong")
-      words='-h --help --topic --mode --wait --transport --max-size --wait-set --topic-ceiling --once --cpu'
+      words='-h --help --topic --mode --wait --transport --max-size --wait-set --topic-ceiling --alternate --once --cpu'
       [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "$words" -- "$cur")); return; }
       ;;
     "bench")

@@ -41,6 +41,7 @@ class ResponderHandle {
     ro.transport_options.wait = o.wait;
     ro.transport_options.wait_set_members = o.wait_set_members;
     ro.transport_options.topic_ceiling = o.topic_ceiling;
+    ro.transport_options.alternate_wait_set = o.alternate_wait_set;
     ro.transport_options.cancel = &stop_;
     ro.transport_options.mode = o.mode;
     ro.transport_options.stop_on_request = true;
@@ -116,6 +117,14 @@ class ResponderHandle {
 
 }  // namespace
 
+AlternateSamples split_alternate(const PingReport& report) {
+  AlternateSamples split;
+  for (std::size_t i = 0; i < report.samples_ns.size(); ++i) {
+    ((report.options.warmup + i) % 2 == 0 ? split.direct_ns : split.wait_set_ns).push_back(report.samples_ns[i]);
+  }
+  return split;
+}
+
 Result<PingReport> run_ping(const PingOptions& o) {
   if (o.size < kStampBytes) {
     return Status{ErrorCode::InvalidArgument, "a request must hold the 8-byte timestamp"};
@@ -128,6 +137,7 @@ Result<PingReport> run_ping(const PingOptions& o) {
   ro.wait = o.wait;
   ro.wait_set_members = o.wait_set_members;
   ro.topic_ceiling = o.topic_ceiling;
+  ro.alternate_wait_set = o.alternate_wait_set;
   ro.cancel = o.cancel;
   ro.mode = o.mode;
   auto created = create_requester(o.transport, ro);

@@ -47,8 +47,9 @@ CERULION_HOT_PATH Status NativeResponder::serve() {
 
 }  // namespace
 
-Status NativeInbox::use_wait_set(WaitOptions wait, std::vector<Subscriber> idle) {
+Status NativeInbox::use_wait_set(WaitOptions wait, std::vector<Subscriber> idle, bool alternate) {
   idle_ = std::move(idle);
+  alternate_ = alternate;
   set_ = std::make_unique<WaitSet>(wait);
   // The measured topic is key 0; take() relies on it.
   auto key = set_->add(subscriber_);
@@ -72,7 +73,7 @@ Result<NativeInbox> make_native_inbox(Subscriber subscriber, const TransportOpti
     if (!s.ok()) return s.status();
     idle.push_back(std::move(s).value());
   }
-  if (Status st = inbox.use_wait_set({o.wait, o.cancel}, std::move(idle)); !st.ok()) return st;
+  if (Status st = inbox.use_wait_set({o.wait, o.cancel}, std::move(idle), o.alternate_wait_set); !st.ok()) return st;
   return inbox;
 }
 

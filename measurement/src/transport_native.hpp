@@ -24,10 +24,10 @@ class NativeInbox {
   NativeInbox(NativeInbox&&) = default;
 
   /// Watches `subscriber` and `idle` (topics nobody publishes on) through one wait set.
-  Status use_wait_set(WaitOptions wait, std::vector<Subscriber> idle);
+  Status use_wait_set(WaitOptions wait, std::vector<Subscriber> idle, bool alternate);
 
   [[gnu::always_inline]] inline Result<Sample> take(Timeout timeout) {
-    if (!set_) return subscriber_.receive(timeout);
+    if (!set_ || (alternate_ && takes_++ % 2 == 0)) return subscriber_.receive(timeout);
     for (;;) {
       auto ready = set_->wait(timeout);
       if (!ready.ok()) return ready.status();
@@ -44,6 +44,8 @@ class NativeInbox {
   Subscriber subscriber_;
   std::vector<Subscriber> idle_;
   std::unique_ptr<WaitSet> set_;
+  bool alternate_ = false;  ///< every other take waits on the subscriber itself
+  std::uint64_t takes_ = 0;
 };
 
 /// `side` names the idle topics ("ping" or "pong"), so the two sides' wait sets stay apart.

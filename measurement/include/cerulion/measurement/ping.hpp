@@ -57,6 +57,9 @@ struct PingOptions {
   std::uint32_t wait_set_members = 0;
   /// Payload ceiling of the topics ping creates (native; see TransportOptions::topic_ceiling).
   std::uint64_t topic_ceiling = kDefaultMaxPayload;
+  /// With wait_set_members >= 1: round trips alternate between waiting on the topics themselves
+  /// and through the wait sets (TransportOptions::alternate_wait_set); see split_alternate().
+  bool alternate_wait_set = false;
   /// MultiProcess only: a responder already runs elsewhere; none is started or stopped.
   bool peer = false;
   CpuPlan cpus;  ///< where the requester and a responder this starts run (default: unpinned)
@@ -85,6 +88,14 @@ struct PingReport {
   std::uint64_t rss_ping = 0, rss_pong = 0;   ///< peak resident bytes of each worker's process
   std::string responder_error;  ///< why an in-process responder stopped early, empty if it did not
 };
+
+/// The samples of an alternating run (PingOptions::alternate_wait_set) split by how both sides
+/// waited: `direct` on the topics themselves, `wait_set` through the wait sets. Round trip k of
+/// the run (warm-up included) waited directly when k is even; a lost round trip shifts the rest.
+struct AlternateSamples {
+  std::vector<std::uint64_t> direct_ns, wait_set_ns;
+};
+[[nodiscard]] AlternateSamples split_alternate(const PingReport& report);
 
 /// Runs one measurement. Errors (not ok) are setup failures: a topic that cannot be opened (the
 /// core's code), a size over the transport's ceiling (PayloadTooLarge), no responder within the

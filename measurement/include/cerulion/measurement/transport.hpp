@@ -76,6 +76,10 @@ struct TransportOptions {
   /// ignored for a topic that exists). Each slot reserves address space for it, so a smaller one
   /// lets a side run where address space is scarce, such as under valgrind.
   std::uint64_t topic_ceiling = kDefaultMaxPayload;
+  /// Native with wait_set_members >= 1: every other message is taken from the subscriber itself
+  /// (the even ones, counting from each side's first) and the others through the wait set, so
+  /// that one run measures both ways under the same conditions.
+  bool alternate_wait_set = false;
 };
 
 struct RequesterOptions : TransportOptions {
