@@ -92,10 +92,6 @@ class WaitSetImpl {
 
   /// Fills `ready_` with what is ready now; true if anything is.
   CERULION_HOT_PATH bool poll(std::uint64_t now) {
-    std::uint64_t messages = 0;
-    for (const auto& m : members_) {
-      if (m.impl->has_message()) messages |= 1ull << m.key;
-    }
     std::uint64_t timers = 0;
     if (!timers_.empty() && now >= next_timer_due_) {
       for (std::size_t i = 0; i < timers_.size(); ++i) {
@@ -106,9 +102,18 @@ class WaitSetImpl {
         t.due += ((now - t.due) / t.period + 1) * t.period;
       }
     }
-    ready_.messages_ = messages;
     ready_.timers_ = timers;
-    return (messages | timers) != 0;
+    return poll_members() || timers != 0;
+  }
+  /// Fills `ready_`'s members with those that have a message now; true if any has. What the wait
+  /// loop polls: timers are its return_at, and need the clock.
+  bool poll_members() {
+    std::uint64_t messages = 0;
+    for (const auto& m : members_) {
+      if (m.impl->has_message()) messages |= 1ull << m.key;
+    }
+    ready_.messages_ = messages;
+    return messages != 0;
   }
 
   std::uint64_t next_timer_due() const {
@@ -131,13 +136,6 @@ class WaitSetImpl {
     for (const auto& m : members_) m.impl->evict_dead();
   }
 
-  /// Whether any member has a message: the wait loop's readiness (timers are its return_at).
-  bool any_message() const {
-    for (const auto& m : members_) {
-      if (m.impl->has_message()) return true;
-    }
-    return false;
-  }
   /// One sleep of at most until `until` on all members' channels at once (registered as
   /// sleepers); true if a member had a message once registered (then it does not sleep).
   bool sleep_on_members(std::uint64_t until);
@@ -150,7 +148,7 @@ class WaitSetImpl {
   /// The wait loop's target (wait_loop.hpp).
   struct MembersTarget {
     WaitSetImpl& set;
-    bool ready() { return set.any_message(); }
+    bool ready() { return set.poll_members(); }
     bool sleep(std::uint64_t until) { return set.sleep_on_members(until); }
     void housekeeping() { set.housekeeping(); }
   };
@@ -200,7 +198,7 @@ bool WaitSetImpl::sleep_on_members(std::uint64_t until) {
     channel.sleepers.fetch_or(members_[i].impl->sleeper_bit(), std::memory_order_seq_cst);
   }
   // A publish between our check and the registration above bumped no sequence we read: re-check.
-  const bool published = any_message();
+  const bool published = poll_members();
   if (!published) {
     if (!waitv_missing_) {
       timespec ts = to_timespec(until);
@@ -238,7 +236,13 @@ CERULION_HOT_PATH Result<WaitSetReady> WaitSetImpl::wait(Timeout timeout) {
   keep_polling_warm();
   const std::uint64_t deadline = deadline_after(monotonic_ns(), timeout);
   MembersTarget target{*this};
-  for (;;) {
+  for (bool members_ready = false;;) {
+    // A member the wait loop found ready returns at once, without the clock, unless timers too
+    // may be due.
+    if (members_ready && timers_.empty()) {
+      ready_.timers_ = 0;
+      return ready_;
+    }
     next_timer_due_ = next_timer_due();
     const std::uint64_t now = monotonic_ns();
     if (poll(now)) return ready_;
@@ -247,7 +251,7 @@ CERULION_HOT_PATH Result<WaitSetReady> WaitSetImpl::wait(Timeout timeout) {
         options_.strategy == WaitStrategy::Adaptive ? plan_wait(now, learner) : AdaptivePlanner::Plan{0, 0};
     const WaitOutcome out = wait_with(options_.strategy, target, {deadline, next_timer_due_, options_.cancel}, plan, learner);
     if (!out.status.ok()) return out.status;
-    // A member has a message or a timer came due: the poll at the top says which.
+    members_ready = out.ready;  // else a timer came due: the poll above says which
   }
 }
 
