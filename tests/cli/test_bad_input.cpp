@@ -12,7 +12,7 @@
 
 using namespace cerulion::test;
 
-TEST_CASE("PayloadOverTheCeilingIsRefusedAndNothingIsPublished", "[cli][pub][faults]") {
+TEST_CASE("Payload over the ceiling is refused and nothing is published", "[cli][pub][faults]") {
   const std::string topic = unique_topic("ceiling");
   // A publisher that only creates the topic with a 16-byte ceiling and waits (it never publishes).
   BackgroundProcess holder({cerulion_binary(), "pub", topic, "x", "--max-payload", "16", "--wait-subscribers", "5",
@@ -39,7 +39,7 @@ TEST_CASE("PayloadOverTheCeilingIsRefusedAndNothingIsPublished", "[cli][pub][fau
   holder.wait();
 }
 
-TEST_CASE("UnreadableFileIsRefusedBeforeTheTopicIsTouched", "[cli][pub][faults]") {
+TEST_CASE("Unreadable file is refused before the topic is touched", "[cli][pub][faults]") {
   const std::string topic = unique_topic("unreadable");
   auto result = run_cerulion({"pub", topic, "--file", "/nonexistent/payload.bin", "--once"});
   CHECK(result.exit_code == 1);
@@ -50,14 +50,14 @@ TEST_CASE("UnreadableFileIsRefusedBeforeTheTopicIsTouched", "[cli][pub][faults]"
   CHECK(count_shm_entries(shm_file(topic)) == 0);
 }
 
-TEST_CASE("StdinEndingBeforeTheAskedCountExitsOne", "[cli][pub][faults]") {
+TEST_CASE("Stdin ending before the asked count exits one", "[cli][pub][faults]") {
   const std::string topic = unique_topic("stdin_short");
   auto result = run_cerulion({"pub", topic, "-n", "5"}, "a\nb\n");
   CHECK(result.exit_code == 1);
   CHECK(result.err == "cerulion: stdin ended after 2 of 5 messages\n");
 }
 
-TEST_CASE("PubTimesOutWaitingForSubscribersThatNeverCome", "[cli][pub][faults]") {
+TEST_CASE("Pub times out waiting for subscribers that never come", "[cli][pub][faults]") {
   const std::string topic = unique_topic("no_subscriber");
   auto result = run_cerulion({"pub", topic, "x", "--once", "--wait-subscribers", "1", "--timeout", "0.2"});
   CHECK(result.exit_code == 1);
@@ -66,7 +66,7 @@ TEST_CASE("PubTimesOutWaitingForSubscribersThatNeverCome", "[cli][pub][faults]")
   CHECK(count_shm_entries(shm_file(topic)) == 0);
 }
 
-TEST_CASE("EchoTimeoutWithNothingArrivedExitsOne", "[cli][echo][faults]") {
+TEST_CASE("Echo timeout with nothing arrived exits one", "[cli][echo][faults]") {
   const std::string topic = unique_topic("echo_timeout");
   auto result = run_cerulion({"echo", topic, "--timeout", "0.2"});
   CHECK(result.exit_code == 1);

@@ -36,7 +36,7 @@ void leave_abandoned_topic(const std::string& domain, const std::string& topic) 
 
 }  // namespace
 
-TEST_CASE("CleanDryRunFindsASegmentLeftByAKilledProcessAndCleanRemovesIt", "[cli][clean]") {
+TEST_CASE("Clean dry run finds a segment left by a killed process and clean removes it", "[cli][clean]") {
   const std::string domain = unique_domain("clean_killed");
   const std::string topic = unique_topic("killed");
   leave_abandoned_topic(domain, topic);
@@ -61,7 +61,7 @@ TEST_CASE("CleanDryRunFindsASegmentLeftByAKilledProcessAndCleanRemovesIt", "[cli
   CHECK(again.out == "nothing to clean in domain '" + domain + "'\n");
 }
 
-TEST_CASE("CleanNeverTouchesATopicWithALiveParticipantUnlessForced", "[cli][clean]") {
+TEST_CASE("Clean never touches a topic with a live participant unless forced", "[cli][clean]") {
   const std::string domain = unique_domain("clean_live");
   const std::string live_topic = unique_topic("live");
   const std::string dead_topic = unique_topic("dead");
@@ -86,14 +86,14 @@ TEST_CASE("CleanNeverTouchesATopicWithALiveParticipantUnlessForced", "[cli][clea
   echo.wait();
 }
 
-TEST_CASE("CleanForceOfAnUnknownTopicExitsOne", "[cli][clean]") {
+TEST_CASE("Clean force of an unknown topic exits one", "[cli][clean]") {
   const std::string domain = unique_domain("clean_unknown");
   auto result = run_cerulion(in_domain(domain, {"clean", "--force", "/no/such/topic"}));
   CHECK(result.exit_code == 1);
   CHECK(result.err == "cerulion: no topic '/no/such/topic' in domain '" + domain + "'\n");
 }
 
-TEST_CASE("TheLastParticipantsNormalExitUnlinksTheSegment", "[cli][clean]") {
+TEST_CASE("The last participant's normal exit unlinks the segment", "[cli][clean]") {
   const std::string topic = unique_topic("normal_exit");
   BackgroundProcess echo({cerulion_binary(), "echo", topic, "-n", "1"});
   REQUIRE(eventually([&] { return count_shm_entries(shm_file(topic)) == 1; }));

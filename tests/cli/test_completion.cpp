@@ -16,7 +16,7 @@
 using namespace cerulion::test;
 
 
-TEST_CASE("ShippedCompletionsMatchTheParser", "[completion]") {
+TEST_CASE("Shipped completions match the parser", "[completion]") {
   auto [shell, file] = GENERATE(std::make_pair(std::string("bash"), std::string("cerulion.bash")),
                                 std::make_pair(std::string("zsh"), std::string("_cerulion")),
                                 std::make_pair(std::string("fish"), std::string("cerulion.fish")));
@@ -26,12 +26,12 @@ TEST_CASE("ShippedCompletionsMatchTheParser", "[completion]") {
   CHECK(r.out == slurp(std::string(CERULION_SOURCE_DIR) + "/completions/" + file));
 }
 
-TEST_CASE("BashCompletionScriptParses", "[completion]") {
+TEST_CASE("Bash completion script parses", "[completion]") {
   auto r = run_process({"bash", "-n", std::string(CERULION_SOURCE_DIR) + "/completions/cerulion.bash"});
   CHECK(r.exit_code == 0);
 }
 
-TEST_CASE("BashCompletionOffersModesAndSubcommands", "[completion]") {
+TEST_CASE("Bash completion offers modes and subcommands", "[completion]") {
   const std::string script = std::string(CERULION_SOURCE_DIR) + "/completions/cerulion.bash";
   auto r = run_process({"bash", "-c",
                         "source '" + script + "'; COMP_WORDS=(cerulion ping --mode ''); COMP_CWORD=3; _cerulion; "

@@ -26,7 +26,7 @@ json parse_last_line(const std::string& out) {
 
 }  // namespace
 
-TEST_CASE("PingMeasuresRoundTripsInEveryModeAndLayout", "[ping]") {
+TEST_CASE("Ping measures round trips in every mode and layout", "[ping]") {
   const std::string prefix = unique_topic("ping");
   std::vector<std::string> args{"ping", "--topic", prefix, "-c", "40", "--warmup", "5", "-r", "500", "--json"};
   std::string process = "multi", mode = "lockstep", wait = "adaptive";
@@ -60,7 +60,7 @@ TEST_CASE("PingMeasuresRoundTripsInEveryModeAndLayout", "[ping]") {
   CHECK(count_shm_entries(segment_prefix + ":") == 0);
 }
 
-TEST_CASE("PingPinsItsWorkersToTheCpusAsked", "[ping]") {
+TEST_CASE("Ping pins its workers to the CPUs asked", "[ping]") {
   const std::string prefix = unique_topic("ping_cpus");
   std::vector<std::string> args{"ping", "--topic", prefix, "-c", "20", "--warmup", "2", "-r", "1000", "--json"};
   std::string process = "multi";
@@ -89,7 +89,7 @@ TEST_CASE("PingPinsItsWorkersToTheCpusAsked", "[ping]") {
   CHECK(j["cpus"]["pong"] == want_pong);
 }
 
-TEST_CASE("PingWithFlashbackRunsAKeeperOnItsTopicsAndRemovesItsStoreAfterwards", "[ping][flashback]") {
+TEST_CASE("Ping with flashback runs a keeper on its topics and removes its store afterwards", "[ping][flashback]") {
   const std::string prefix = unique_topic("ping_fb");
   const std::string domain = unique_domain("ping_fb");
   auto r = run_cerulion({"--domain", domain, "ping", "--topic", prefix, "-c", "50", "--warmup", "5", "-r", "500",
@@ -107,7 +107,7 @@ TEST_CASE("PingWithFlashbackRunsAKeeperOnItsTopicsAndRemovesItsStoreAfterwards",
   CHECK(parse_last_line(plain.out)["flashback"] == false);
 }
 
-TEST_CASE("PingPrintsStatisticsLikePing8", "[ping]") {
+TEST_CASE("Ping prints statistics like ping(8)", "[ping]") {
   const std::string prefix = unique_topic("ping_text");
   auto r = run_cerulion({"ping", "--topic", prefix, "-c", "10", "--warmup", "2", "-r", "1000"});
   REQUIRE(r.exit_code == 0);
@@ -118,7 +118,7 @@ TEST_CASE("PingPrintsStatisticsLikePing8", "[ping]") {
   CHECK(r.out.find("cpu ping ") != std::string::npos);
 }
 
-TEST_CASE("PingWritesRawSamplesAsLittleEndianU64", "[ping]") {
+TEST_CASE("Ping writes raw samples as little-endian u64", "[ping]") {
   const std::string prefix = unique_topic("ping_samples");
   const std::string path = "/tmp/cerulion-samples-" + std::to_string(getpid()) + ".bin";
   auto r = run_cerulion({"ping", "--topic", prefix, "-c", "25", "--warmup", "0", "-r", "0", "--samples-out", path});
@@ -135,7 +135,7 @@ TEST_CASE("PingWritesRawSamplesAsLittleEndianU64", "[ping]") {
   std::remove(path.c_str());
 }
 
-TEST_CASE("PingPeerUsesAPongAlreadyRunning", "[ping]") {
+TEST_CASE("Ping peer uses a pong already running", "[ping]") {
   const std::string prefix = unique_topic("ping_peer");
   BackgroundProcess pong({cerulion_binary(), "pong", "--topic", prefix});
   auto r = run_cerulion({"ping", "--peer", "--topic", prefix, "-c", "20", "--warmup", "2", "-r", "1000", "--json"});
@@ -151,14 +151,14 @@ TEST_CASE("PingPeerUsesAPongAlreadyRunning", "[ping]") {
   CHECK_FALSE(done.timed_out);
 }
 
-TEST_CASE("PingWithoutAPeerGivesUpAtTheTimeout", "[ping]") {
+TEST_CASE("Ping without a peer gives up at the timeout", "[ping]") {
   const std::string prefix = unique_topic("ping_nobody");
   auto r = run_cerulion({"ping", "--peer", "--topic", prefix, "--timeout", "0.3", "-c", "5"}, {}, 20s);
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("no `cerulion pong` answered") != std::string::npos);
 }
 
-TEST_CASE("PingStopsAndReportsWhenThePongDiesMidRun", "[ping]") {
+TEST_CASE("Ping stops and reports when the pong dies mid run", "[ping]") {
   const std::string prefix = unique_topic("ping_pong_dies");
   BackgroundProcess pong({cerulion_binary(), "pong", "--topic", prefix});
   BackgroundProcess ping({cerulion_binary(), "ping", "--peer", "--topic", prefix, "-c", "1000000", "-r", "200",
@@ -174,7 +174,7 @@ TEST_CASE("PingStopsAndReportsWhenThePongDiesMidRun", "[ping]") {
   CHECK(r.err.find("went missing") != std::string::npos);
 }
 
-TEST_CASE("PingUsageErrorsExitWith2", "[ping][usage]") {
+TEST_CASE("Ping usage errors exit with 2", "[ping][usage]") {
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"ping", "--size", "4"},
            {"ping", "--size", "lots"},
@@ -201,7 +201,7 @@ TEST_CASE("PingUsageErrorsExitWith2", "[ping][usage]") {
   }
 }
 
-TEST_CASE("SymlinkedNameActsAsTheSubcommand", "[ping]") {
+TEST_CASE("Symlinked name acts as the subcommand", "[ping]") {
   const std::string link = cerulion_binary() + "-ping";
   struct stat st {};
   REQUIRE(lstat(link.c_str(), &st) == 0);

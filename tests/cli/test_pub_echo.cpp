@@ -33,7 +33,7 @@ std::string temp_path(const std::string& stem) {
 
 }  // namespace
 
-TEST_CASE("EchoReceivesEveryLineInOrderInLockstep", "[cli][pub][echo]") {
+TEST_CASE("Echo receives every line in order in lockstep", "[cli][pub][echo]") {
   const std::string topic = unique_topic("lockstep_lines");
   auto echo = start_echo(topic, {"-n", "100000", "--json"});
   auto pub = run_process({"sh", "-c",
@@ -56,7 +56,7 @@ TEST_CASE("EchoReceivesEveryLineInOrderInLockstep", "[cli][pub][echo]") {
   CHECK(count_shm_entries(shm_file(topic)) == 0);
 }
 
-TEST_CASE("RawRoundTripsABinaryFileByteForByte", "[cli][pub][echo]") {
+TEST_CASE("Raw round trips a binary file byte for byte", "[cli][pub][echo]") {
   const std::string topic = unique_topic("raw_file");
   std::string content(300000, '\0');
   std::mt19937 random(42);
@@ -74,7 +74,7 @@ TEST_CASE("RawRoundTripsABinaryFileByteForByte", "[cli][pub][echo]") {
   CHECK(echoed.out == content);
 }
 
-TEST_CASE("RawWithASeparatorWritesItAfterEveryMessage", "[cli][pub][echo]") {
+TEST_CASE("Raw with a separator writes it after every message", "[cli][pub][echo]") {
   const std::string topic = unique_topic("raw_separator");
   auto echo = start_echo(topic, {"--raw", "--separator", "\\0", "-n", "2"});
   auto pub = run_cerulion({"pub", topic, "a b", "c", "--once", "--wait-subscribers", "1", "--timeout", "20"});
@@ -84,7 +84,7 @@ TEST_CASE("RawWithASeparatorWritesItAfterEveryMessage", "[cli][pub][echo]") {
   CHECK(echoed.out == std::string("a b\0c\0", 6));
 }
 
-TEST_CASE("StdinNullSplitsMessagesAtNulBytesOnly", "[cli][pub][echo]") {
+TEST_CASE("Stdin null splits messages at nul bytes only", "[cli][pub][echo]") {
   const std::string topic = unique_topic("stdin_null");
   auto echo = start_echo(topic, {"--json", "-n", "3"});
   auto pub = run_cerulion({"pub", topic, "--stdin", "null", "--wait-subscribers", "1", "--timeout", "20"},
@@ -97,7 +97,7 @@ TEST_CASE("StdinNullSplitsMessagesAtNulBytesOnly", "[cli][pub][echo]") {
   CHECK(lines[2]["data"] == "three");
 }
 
-TEST_CASE("StdinWholePublishesAllOfStdinAsOneMessage", "[cli][pub][echo]") {
+TEST_CASE("Stdin whole publishes all of stdin as one message", "[cli][pub][echo]") {
   const std::string topic = unique_topic("stdin_whole");
   auto echo = start_echo(topic, {"--json", "--timeout", "2"});
   auto pub = run_cerulion({"pub", topic, "--stdin", "whole", "--wait-subscribers", "1", "--timeout", "20"},
@@ -110,7 +110,7 @@ TEST_CASE("StdinWholePublishesAllOfStdinAsOneMessage", "[cli][pub][echo]") {
   CHECK(lines[0]["data"] == "a\nb\nc\n");
 }
 
-TEST_CASE("FreeRunWithASlowedSubscriberReportsTheExactLostCount", "[cli][pub][echo]") {
+TEST_CASE("Free run with a slowed-down subscriber reports the exact lost count", "[cli][pub][echo]") {
   const std::string topic = unique_topic("free_run_lost");
   const int published = 300;
   auto echo = start_echo(topic, {"--json", "--lost", "--delay", "0.05", "--timeout", "1"});
@@ -137,7 +137,7 @@ TEST_CASE("FreeRunWithASlowedSubscriberReportsTheExactLostCount", "[cli][pub][ec
                         " in total, received " + std::to_string(lines.size())) != std::string::npos);
 }
 
-TEST_CASE("TextModeShowsTextAsItIsAndBinaryAsAHexPreview", "[cli][pub][echo]") {
+TEST_CASE("Text mode shows text as it is and binary as a hex preview", "[cli][pub][echo]") {
   const std::string topic = unique_topic("text_mode");
   auto echo = start_echo(topic, {"-n", "3", "-l", "4"});
   REQUIRE(run_cerulion({"pub", topic, "hey", "--once", "--wait-subscribers", "1", "--timeout", "20"}).exit_code == 0);
@@ -148,7 +148,7 @@ TEST_CASE("TextModeShowsTextAsItIsAndBinaryAsAHexPreview", "[cli][pub][echo]") {
   CHECK(text_lines(echoed.out) == std::vector<std::string>{"hey", "abcd... [8 B]", "[6 B] 00 00 00 00 ..."});
 }
 
-TEST_CASE("JsonCarriesInvalidUtf8AsBase64", "[cli][pub][echo]") {
+TEST_CASE("JSON carries invalid UTF-8 as base64", "[cli][pub][echo]") {
   const std::string topic = unique_topic("json_base64");
   auto echo = start_echo(topic, {"--json", "-n", "1"});
   auto pub = run_cerulion({"pub", topic, "--stdin", "whole", "--wait-subscribers", "1", "--timeout", "20"},
@@ -161,7 +161,7 @@ TEST_CASE("JsonCarriesInvalidUtf8AsBase64", "[cli][pub][echo]") {
   CHECK(lines[0]["size"] == 5);
 }
 
-TEST_CASE("VerbosePubSaysWhatItPublished", "[cli][pub]") {
+TEST_CASE("Verbose pub says what it published", "[cli][pub]") {
   const std::string topic = unique_topic("verbose");
   auto pub = run_cerulion({"pub", topic, "hello", "-n", "2", "-r", "0", "-v"});
   REQUIRE(pub.exit_code == 0);
@@ -169,7 +169,7 @@ TEST_CASE("VerbosePubSaysWhatItPublished", "[cli][pub]") {
   CHECK(count_shm_entries(shm_file(topic)) == 0);  // the last participant's exit unlinked the segment
 }
 
-TEST_CASE("EchoStartedAfterThePublisherGetsMessagesFromThenOn", "[cli][pub][echo]") {
+TEST_CASE("Echo started after the publisher gets messages from then on", "[cli][pub][echo]") {
   const std::string topic = unique_topic("late_echo");
   BackgroundProcess pub({bin(), "pub", topic, "tick", "-r", "50"});
   REQUIRE(eventually([&] {
@@ -187,7 +187,7 @@ TEST_CASE("EchoStartedAfterThePublisherGetsMessagesFromThenOn", "[cli][pub][echo
   CHECK(pub.wait().exit_code == 130);
 }
 
-TEST_CASE("EchoPipedIntoHeadEndsQuietly", "[cli][echo]") {
+TEST_CASE("Echo piped into head ends quietly", "[cli][echo]") {
   const std::string topic = unique_topic("head");
   BackgroundProcess pub({bin(), "pub", topic, "tick", "-r", "200", "--wait-subscribers", "1", "--timeout", "20"});
   auto piped = run_process({"bash", "-c", "set -o pipefail; '" + bin() + "' echo " + topic + " | head -n 3"});
@@ -198,7 +198,7 @@ TEST_CASE("EchoPipedIntoHeadEndsQuietly", "[cli][echo]") {
   CHECK(pub.wait().exit_code == 130);
 }
 
-TEST_CASE("CtrlCEndsEchoWithExitCode130", "[cli][echo]") {
+TEST_CASE("Ctrl-C ends echo with exit code 130", "[cli][echo]") {
   const std::string topic = unique_topic("ctrl_c");
   auto echo = start_echo(topic, {});
   REQUIRE(eventually([&] { return live_readers(topic_snapshot(topic), "subscriber") == 1; }));
@@ -209,7 +209,7 @@ TEST_CASE("CtrlCEndsEchoWithExitCode130", "[cli][echo]") {
   CHECK(count_shm_entries(shm_file(topic)) == 0);
 }
 
-TEST_CASE("KillingAPublisherMidStreamLeavesEchoRunningAndTheNextPubWorks", "[cli][pub][echo]") {
+TEST_CASE("Killing a publisher mid stream leaves echo running and the next pub works", "[cli][pub][echo]") {
   const std::string topic = unique_topic("kill_pub");
   auto echo = start_echo(topic, {"--json"});
   {

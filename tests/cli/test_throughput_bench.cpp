@@ -62,7 +62,7 @@ cerulion::Publisher spin_publisher(const std::string& topic) {
 
 }  // namespace
 
-TEST_CASE("ApiThroughputInOneProcess", "[.bench]") {
+TEST_CASE("API throughput in one process", "[.bench]") {
   const std::string topic = cerulion::test::unique_topic("bench_threads");
   auto subscriber = cerulion::Subscriber::create(topic, spin_subscriber());
   REQUIRE(subscriber);
@@ -77,7 +77,7 @@ TEST_CASE("ApiThroughputInOneProcess", "[.bench]") {
   fmt::print("C++ API, one process (2 threads), spin, lockstep, {} B: {:.0f} msg/s\n", kPayload, kMessages / seconds);
 }
 
-TEST_CASE("ApiThroughputAcrossTwoProcesses", "[.bench]") {
+TEST_CASE("API throughput across two processes", "[.bench]") {
   const std::string topic = cerulion::test::unique_topic("bench_processes");
   pid_t child = fork();
   if (child == 0) {

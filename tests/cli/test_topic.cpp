@@ -35,7 +35,7 @@ std::vector<std::uint32_t> pids_of(const json& participants) {
 
 }  // namespace
 
-TEST_CASE("TopicListJsonShowsTheLiveParticipants", "[cli][topic]") {
+TEST_CASE("Topic list JSON shows the live participants", "[cli][topic]") {
   const std::string domain = unique_domain("topic_list");
   const std::string topic = unique_topic("list");
   BackgroundProcess echo({cerulion_binary(), "--domain", domain, "echo", topic});
@@ -72,7 +72,7 @@ TEST_CASE("TopicListJsonShowsTheLiveParticipants", "[cli][topic]") {
   CHECK(count_shm_entries(cerulion::segment_prefix(domain)) == 0);
 }
 
-TEST_CASE("TopicListOfAnEmptyDomainSaysSo", "[cli][topic]") {
+TEST_CASE("Topic list of an empty domain says so", "[cli][topic]") {
   const std::string domain = unique_domain("topic_empty");
   auto text = run_cerulion(in_domain(domain, {"topic", "list"}));
   CHECK(text.exit_code == 0);
@@ -82,7 +82,7 @@ TEST_CASE("TopicListOfAnEmptyDomainSaysSo", "[cli][topic]") {
   CHECK(json::parse(as_json.out)["topics"].empty());
 }
 
-TEST_CASE("TopicInfoShowsEachSubscribersPositionAndTheSegment", "[cli][topic]") {
+TEST_CASE("Topic info shows each subscriber's position and the segment", "[cli][topic]") {
   const std::string topic = unique_topic("info");
   BackgroundProcess echo({cerulion_binary(), "echo", topic, "--delay", "30"});  // takes one, then dawdles
   REQUIRE(eventually([&] { return live_readers(topic_snapshot(topic), "subscriber") == 1; }));
@@ -119,7 +119,7 @@ TEST_CASE("TopicInfoShowsEachSubscribersPositionAndTheSegment", "[cli][topic]") 
   CHECK(echo.wait().exit_code == 130);
 }
 
-TEST_CASE("TopicInfoOnAnUnknownTopicExitsOneWithAClearLine", "[cli][topic]") {
+TEST_CASE("Topic info on an unknown topic exits one with a clear line", "[cli][topic]") {
   const std::string topic = unique_topic("unknown");
   auto result = run_cerulion({"topic", "info", topic});
   CHECK(result.exit_code == 1);
@@ -128,7 +128,7 @@ TEST_CASE("TopicInfoOnAnUnknownTopicExitsOneWithAClearLine", "[cli][topic]") {
   CHECK(count_shm_entries(shm_file(topic)) == 0);  // looking never creates
 }
 
-TEST_CASE("TopicHzReportsTheRateAsATapThatHoldsNobodyBack", "[cli][topic]") {
+TEST_CASE("Topic hz reports the rate as a tap that holds nobody back", "[cli][topic]") {
   const std::string topic = unique_topic("hz");
   BackgroundProcess pub({cerulion_binary(), "pub", topic, "x", "-r", "50"});
   REQUIRE(eventually([&] { return !topic_snapshot(topic).is_null(); }));

@@ -12,7 +12,7 @@
 
 using namespace cerulion::test;
 
-TEST_CASE("EveryUsageErrorOfTheEverydayCommandsExitsTwo", "[cli][usage]") {
+TEST_CASE("Every usage error of the everyday commands exits two", "[cli][usage]") {
   const std::string topic = unique_topic("usage");
   const std::vector<std::vector<std::string>> mistakes = {
       {"pub"},                                             // no topic
@@ -63,7 +63,7 @@ TEST_CASE("EveryUsageErrorOfTheEverydayCommandsExitsTwo", "[cli][usage]") {
   CHECK(count_shm_entries(shm_file(topic)) == 0);
 }
 
-TEST_CASE("PubWithNothingToPublishOnATerminalExitsTwo", "[cli][usage]") {
+TEST_CASE("Pub with nothing to publish on a terminal exits two", "[cli][usage]") {
   const std::string topic = unique_topic("usage_tty");
   // `script` gives the command a terminal as stdin, where pub refuses to wait for typed input.
   auto result = run_process({"script", "-qec", "'" + cerulion_binary() + "' pub " + topic + "; echo \"exit=$?\"",
@@ -74,7 +74,7 @@ TEST_CASE("PubWithNothingToPublishOnATerminalExitsTwo", "[cli][usage]") {
   CHECK(count_shm_entries(shm_file(topic)) == 0);
 }
 
-TEST_CASE("PubFromAnEmptyPipePublishesNothingAndSucceeds", "[cli][usage]") {
+TEST_CASE("Pub from an empty pipe publishes nothing and succeeds", "[cli][usage]") {
   const std::string topic = unique_topic("usage_empty_pipe");
   auto result = run_cerulion({"pub", topic, "-v"});
   CHECK(result.exit_code == 0);

@@ -45,7 +45,7 @@ std::uint64_t published_offset() {
 
 }  // namespace
 
-TEST_CASE("AFifoNamedLikeASegmentIsReportedWithoutBlockingAndCleanRemovesIt", "[hostile]") {
+TEST_CASE("A FIFO named like a segment is reported without blocking and clean removes it", "[hostile]") {
   const std::string domain = "fifo" + std::to_string(getpid());
   const std::string path = shm_path("/planted", domain);
   REQUIRE(::mkfifo(path.c_str(), 0666) == 0);
@@ -79,7 +79,7 @@ TEST_CASE("AFifoNamedLikeASegmentIsReportedWithoutBlockingAndCleanRemovesIt", "[
   CHECK_FALSE(exists(path));
 }
 
-TEST_CASE("ADirectoryOrALinkNamedLikeASegmentIsRemovedByCleanAndNeverFollowed", "[hostile]") {
+TEST_CASE("A directory or a link named like a segment is removed by clean and never followed", "[hostile]") {
   const std::string domain = "dir" + std::to_string(getpid());
   const std::string dir = shm_path("/dir", domain);
   const std::string link = shm_path("/link", domain);
@@ -106,7 +106,7 @@ TEST_CASE("ADirectoryOrALinkNamedLikeASegmentIsRemovedByCleanAndNeverFollowed", 
   ::unlink(target.c_str());
 }
 
-TEST_CASE("ATopicAnotherUserCreatedIsRefusedEvenToRootNamingItsOwner", "[hostile]") {
+TEST_CASE("A topic another user created is refused even to root naming its owner", "[hostile]") {
   if (::geteuid() != 0) {
     WARN("skipped: needs root to act as another user");
     return;
@@ -138,7 +138,7 @@ TEST_CASE("ATopicAnotherUserCreatedIsRefusedEvenToRootNamingItsOwner", "[hostile
   ::unlink(shm_path(topic).c_str());
 }
 
-TEST_CASE("ATopicSharedWithAGroupIsJoinedByItsMembersAndNobodyElse", "[hostile]") {
+TEST_CASE("A topic shared with a group is joined by its members and nobody else", "[hostile]") {
   if (::geteuid() != 0) {
     WARN("skipped: needs root to act as other users");
     return;
@@ -176,7 +176,7 @@ TEST_CASE("ATopicSharedWithAGroupIsJoinedByItsMembersAndNobodyElse", "[hostile]"
   ::unlink(shm_path(topic).c_str());
 }
 
-TEST_CASE("CleanKeepsADamagedSegmentThatLiveProcessesStillUse", "[hostile]") {
+TEST_CASE("Clean keeps a damaged segment that live processes still use", "[hostile]") {
   const std::string domain = "damaged" + std::to_string(getpid());
   PublisherOptions po;
   po.topic.domain = domain;
@@ -212,7 +212,7 @@ TEST_CASE("CleanKeepsADamagedSegmentThatLiveProcessesStillUse", "[hostile]") {
   CHECK_FALSE(exists(path));
 }
 
-TEST_CASE("ALockstepSubscriberReportsAnOverwrittenRingEntryAsDamageInsteadOfSkippingIt", "[hostile]") {
+TEST_CASE("A lockstep subscriber reports an overwritten ring entry as damage instead of skipping it", "[hostile]") {
   const std::string topic = unique_topic("skip");
   auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep, 4));
   auto sub = Subscriber::create(topic, subscriber_options());
@@ -235,7 +235,7 @@ TEST_CASE("ALockstepSubscriberReportsAnOverwrittenRingEntryAsDamageInsteadOfSkip
   CHECK(sub->lost() == 0);
 }
 
-TEST_CASE("ADamagedPublishedCounterIsReportedAsCorruptionNotAsASlowSubscriber", "[hostile]") {
+TEST_CASE("A damaged published counter is reported as corruption not as a slow subscriber", "[hostile]") {
   const std::string topic = unique_topic("wedge");
   auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep, 4));
   auto sub = Subscriber::create(topic, subscriber_options());
@@ -256,7 +256,7 @@ TEST_CASE("ADamagedPublishedCounterIsReportedAsCorruptionNotAsASlowSubscriber", 
   scribble(topic, published_offset() + 5, std::string(1, '\0'));
 }
 
-TEST_CASE("AReaderStartingAtTheFirstMessageGetsWhatTheRingHoldsAndCountsTheRestAsLost", "[hostile]") {
+TEST_CASE("A reader starting at the first message gets what the ring holds and counts the rest as lost", "[hostile]") {
   const std::string topic = unique_topic("first");
   auto pub = Publisher::create(topic, publisher_options(Mode::FreeRun, 4));
   REQUIRE(pub.ok());
@@ -300,7 +300,7 @@ TEST_CASE("AReaderStartingAtTheFirstMessageGetsWhatTheRingHoldsAndCountsTheRestA
   }
 }
 
-TEST_CASE("ALockstepSubscriberStartingAtTheFirstMessageHoldsWhatPublishersRespectAndCountsTheRest", "[hostile]") {
+TEST_CASE("A lockstep subscriber starting at the first message holds what publishers respect and counts the rest", "[hostile]") {
   const std::string topic = unique_topic("first_lockstep");
   auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep, 4));
   REQUIRE(pub.ok());

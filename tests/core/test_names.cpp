@@ -9,13 +9,13 @@
 
 using namespace cerulion;
 
-TEST_CASE("TopicNamesAreNormalizedWithALeadingSlash", "[names]") {
+TEST_CASE("Topic names are normalized with a leading slash", "[names]") {
   CHECK(normalize_topic_name("/robot/camera_front").value() == "/robot/camera_front");
   CHECK(normalize_topic_name("robot/cmd").value() == "/robot/cmd");
   CHECK(normalize_topic_name("/a.b-c_d/E9").value() == "/a.b-c_d/E9");
 }
 
-TEST_CASE("TopicNamesThatCouldEscapeTheNamespaceAreRefused", "[names]") {
+TEST_CASE("Topic names that could escape the namespace are refused", "[names]") {
   for (const char* bad : {"", "/", "/a/../b", "/..", "/a/./b", "//a", "/a//b", "/a/", "/a b", "/a:b",
                           "/a\\b", "/caf\xc3\xa9", "/a\nb"}) {
     auto result = normalize_topic_name(bad);
@@ -28,12 +28,12 @@ TEST_CASE("TopicNamesThatCouldEscapeTheNamespaceAreRefused", "[names]") {
   CHECK(normalize_topic_name("/" + std::string(kMaxTopicNameLength - 1, 'a')).ok());
 }
 
-TEST_CASE("DotDotIsNamedInTheMessage", "[names]") {
+TEST_CASE("A '..' component is named in the message", "[names]") {
   auto result = normalize_topic_name("/a/../b");
   CHECK(result.message().find("'..'") != std::string::npos);
 }
 
-TEST_CASE("DomainsAreValidated", "[names]") {
+TEST_CASE("Domains are validated", "[names]") {
   CHECK(validate_domain("default").ok());
   CHECK(validate_domain("robot_1-a").ok());
   CHECK_FALSE(validate_domain("").ok());
@@ -42,7 +42,7 @@ TEST_CASE("DomainsAreValidated", "[names]") {
   CHECK_FALSE(validate_domain(std::string(kMaxDomainLength + 1, 'x')).ok());
 }
 
-TEST_CASE("SegmentNamesShowDomainAndTopicAndMapBack", "[names]") {
+TEST_CASE("Segment names show domain and topic and map back", "[names]") {
   CHECK(segment_name("default", "/robot/camera") == "/cerulion.default:robot:camera");
   CHECK(topic_from_segment_file("default", "cerulion.default:robot:camera") == "/robot/camera");
   CHECK(topic_from_segment_file("other", "cerulion.default:robot:camera").empty());

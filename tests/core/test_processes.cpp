@@ -21,7 +21,7 @@ using namespace cerulion::test;
 using namespace std::chrono_literals;
 
 
-TEST_CASE("MessagesCrossProcessesInOrder", "[process]") {
+TEST_CASE("Messages cross processes in order", "[process]") {
   const std::string topic = unique_topic("fork_delivery");
   auto sub = Subscriber::create(topic, subscriber_options());
   REQUIRE(sub.ok());
@@ -43,7 +43,7 @@ TEST_CASE("MessagesCrossProcessesInOrder", "[process]") {
   CHECK(child.join() == 0);
 }
 
-TEST_CASE("PublisherKilledMidLoanLeavesOthersWorkingAndNothingHalfWritten", "[process]") {
+TEST_CASE("Publisher killed mid loan leaves others working and nothing half written", "[process]") {
   const std::string topic = unique_topic("kill_mid_loan");
   auto sub = Subscriber::create(topic, subscriber_options());
   REQUIRE(sub.ok());
@@ -82,7 +82,7 @@ TEST_CASE("PublisherKilledMidLoanLeavesOthersWorkingAndNothingHalfWritten", "[pr
   CHECK(info->count(Role::Publisher, false) == 1);  // the dead one was evicted
 }
 
-TEST_CASE("SubscriberKilledWhileHoldingASampleDoesNotStallLockstep", "[process]") {
+TEST_CASE("Subscriber killed while holding a sample does not stall lockstep", "[process]") {
   const std::string topic = unique_topic("kill_holding");
   auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep, 2));
   REQUIRE(pub.ok());
@@ -110,7 +110,7 @@ TEST_CASE("SubscriberKilledWhileHoldingASampleDoesNotStallLockstep", "[process]"
   CHECK(pub->subscriber_count() == 0);
 }
 
-TEST_CASE("PublisherKilledAtRandomMomentsNeverCorruptsTheStream", "[process]") {
+TEST_CASE("Publisher killed at random moments never corrupts the stream", "[process]") {
   const std::string topic = unique_topic("kill_random");
   auto sub = Subscriber::create(topic, subscriber_options());
   REQUIRE(sub.ok());
@@ -153,7 +153,7 @@ TEST_CASE("PublisherKilledAtRandomMomentsNeverCorruptsTheStream", "[process]") {
   }
 }
 
-TEST_CASE("TopicLockHeldByADeadProcessIsTakenOver", "[process]") {
+TEST_CASE("Topic lock held by a dead process is taken over", "[process]") {
   const std::string topic = unique_topic("dead_lock_holder");
   auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep));
   auto sub = Subscriber::create(topic, subscriber_options());
@@ -181,7 +181,7 @@ TEST_CASE("TopicLockHeldByADeadProcessIsTakenOver", "[process]") {
   CHECK(text_of(*s) == "after the holder died");
 }
 
-TEST_CASE("ParticipantOfAnotherPidNamespaceIsNeverEvicted", "[process]") {
+TEST_CASE("Participant of another pid namespace is never evicted", "[process]") {
   // A container sharing /dev/shm has pids that mean nothing here: its participants must not be
   // judged dead just because their pid does not exist in our namespace.
   const std::string topic = unique_topic("other_namespace");

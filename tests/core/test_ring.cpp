@@ -15,7 +15,7 @@ using namespace cerulion;
 using namespace cerulion::test;
 using namespace std::chrono_literals;
 
-TEST_CASE("SubscriberMissesNothingInLockstep", "[ring]") {
+TEST_CASE("Subscriber misses nothing in lockstep", "[ring]") {
   auto wait = GENERATE(WaitStrategy::Adaptive, WaitStrategy::Spin, WaitStrategy::Block);
   const std::string topic = unique_topic("lockstep");
   auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep, 4, wait));
@@ -43,7 +43,7 @@ TEST_CASE("SubscriberMissesNothingInLockstep", "[ring]") {
   CHECK(sub->received() == kCount);
 }
 
-TEST_CASE("LockstepPublisherWaitsForASlowSubscriber", "[ring]") {
+TEST_CASE("Lockstep publisher waits for a slow subscriber", "[ring]") {
   const std::string topic = unique_topic("backpressure");
   auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep, 2));
   auto sub = Subscriber::create(topic, subscriber_options());
@@ -62,7 +62,7 @@ TEST_CASE("LockstepPublisherWaitsForASlowSubscriber", "[ring]") {
   CHECK(pub->publish_copy(bytes_of("c"), 1s).ok());
 }
 
-TEST_CASE("FreeRunSubscriberIsToldExactlyHowManyItLost", "[ring]") {
+TEST_CASE("Free run subscriber is told exactly how many it lost", "[ring]") {
   const std::string topic = unique_topic("freerun");
   auto pub = Publisher::create(topic, publisher_options(Mode::FreeRun, 4));
   auto sub = Subscriber::create(topic, subscriber_options());
@@ -87,7 +87,7 @@ TEST_CASE("FreeRunSubscriberIsToldExactlyHowManyItLost", "[ring]") {
   CHECK_FALSE(none->has_value());
 }
 
-TEST_CASE("FreeRunPublisherNeverWaitsEvenWhileSamplesAreHeld", "[ring]") {
+TEST_CASE("Free run publisher never waits even while samples are held", "[ring]") {
   const std::string topic = unique_topic("freerun_held");
   auto pub = Publisher::create(topic, publisher_options(Mode::FreeRun, 2));
   auto sub = Subscriber::create(topic, subscriber_options());
@@ -101,7 +101,7 @@ TEST_CASE("FreeRunPublisherNeverWaitsEvenWhileSamplesAreHeld", "[ring]") {
   CHECK(text_of(*held) == "held");
 }
 
-TEST_CASE("TapNeverHoldsAPublisherBackAndCountsWhatItMissed", "[ring]") {
+TEST_CASE("Tap never holds a publisher back and counts what it missed", "[ring]") {
   auto mode = GENERATE(Mode::Lockstep, Mode::FreeRun);
   const std::string topic = unique_topic("tap");
   auto pub = Publisher::create(topic, publisher_options(mode, 4));
@@ -124,7 +124,7 @@ TEST_CASE("TapNeverHoldsAPublisherBackAndCountsWhatItMissed", "[ring]") {
   CHECK(seen == std::vector<std::string>{"46", "47", "48", "49"});
 }
 
-TEST_CASE("EverySubscriberSeesEveryPublisherInOneTotalOrder", "[ring]") {
+TEST_CASE("Every subscriber sees every publisher in one total order", "[ring]") {
   const std::string topic = unique_topic("n_to_m");
   constexpr int kPerPublisher = 1000;
   auto sub_a = Subscriber::create(topic, subscriber_options());
@@ -174,7 +174,7 @@ TEST_CASE("EverySubscriberSeesEveryPublisherInOneTotalOrder", "[ring]") {
   CHECK(next['b'] == kPerPublisher);
 }
 
-TEST_CASE("TopicGrowsWhileSubscribersAreAttached", "[ring]") {
+TEST_CASE("Topic grows while subscribers are attached", "[ring]") {
   const std::string topic = unique_topic("growth");
   auto sub = Subscriber::create(topic, subscriber_options());
   REQUIRE(sub.ok());
@@ -210,7 +210,7 @@ TEST_CASE("TopicGrowsWhileSubscribersAreAttached", "[ring]") {
   CHECK(info->largest_payload == 16 * 1024 * 1024);
 }
 
-TEST_CASE("PayloadOverTheCeilingIsRefused", "[ring]") {
+TEST_CASE("Payload over the ceiling is refused", "[ring]") {
   const std::string topic = unique_topic("ceiling");
   PublisherOptions options = publisher_options(Mode::Lockstep);
   options.topic.max_payload = 1024;
@@ -222,7 +222,7 @@ TEST_CASE("PayloadOverTheCeilingIsRefused", "[ring]") {
   CHECK(pub->loan(1024).ok());
 }
 
-TEST_CASE("ADroppedLoanIsNeverDelivered", "[ring]") {
+TEST_CASE("A dropped loan is never delivered", "[ring]") {
   const std::string topic = unique_topic("dropped_loan");
   auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep));
   auto sub = Subscriber::create(topic, subscriber_options());
@@ -240,7 +240,7 @@ TEST_CASE("ADroppedLoanIsNeverDelivered", "[ring]") {
   CHECK(s->sequence() == 0);
 }
 
-TEST_CASE("LoansAndHeldSamplesAreLimited", "[ring]") {
+TEST_CASE("Loans and held samples are limited", "[ring]") {
   const std::string topic = unique_topic("limits");
   auto pub = Publisher::create(topic, publisher_options(Mode::FreeRun));
   auto sub = Subscriber::create(topic, subscriber_options());
@@ -256,7 +256,7 @@ TEST_CASE("LoansAndHeldSamplesAreLimited", "[ring]") {
   CHECK(sub->receive(10ms).code() == ErrorCode::LoanLimit);
 }
 
-TEST_CASE("SubscriberStartedBeforeThePublisherWaitsForIt", "[ring]") {
+TEST_CASE("Subscriber started before the publisher waits for it", "[ring]") {
   const std::string topic = unique_topic("early_subscriber");
   auto sub = Subscriber::create(topic, subscriber_options());
   REQUIRE(sub.ok());
@@ -274,7 +274,7 @@ TEST_CASE("SubscriberStartedBeforeThePublisherWaitsForIt", "[ring]") {
   CHECK(text_of(*s) == "hello");
 }
 
-TEST_CASE("LateSubscriberGetsMessagesFromThenOn", "[ring]") {
+TEST_CASE("Late subscriber gets messages from then on", "[ring]") {
   const std::string topic = unique_topic("late_subscriber");
   auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep));
   REQUIRE(pub.ok());
@@ -288,7 +288,7 @@ TEST_CASE("LateSubscriberGetsMessagesFromThenOn", "[ring]") {
   CHECK(s->sequence() == 1);
 }
 
-TEST_CASE("CancelFlagInterruptsAWait", "[ring]") {
+TEST_CASE("Cancel flag interrupts a wait", "[ring]") {
   std::atomic<bool> cancel{false};
   const std::string topic = unique_topic("cancel");
   SubscriberOptions options = subscriber_options(Role::Subscriber, WaitStrategy::Block);
@@ -304,7 +304,7 @@ TEST_CASE("CancelFlagInterruptsAWait", "[ring]") {
   CHECK(s.code() == ErrorCode::Interrupted);
 }
 
-TEST_CASE("ModeIsFixedByTheFirstPublisher", "[ring]") {
+TEST_CASE("Mode is fixed by the first publisher", "[ring]") {
   const std::string topic = unique_topic("mode");
   auto sub = Subscriber::create(topic, subscriber_options());
   REQUIRE(sub.ok());

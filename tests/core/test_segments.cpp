@@ -19,7 +19,7 @@ using namespace cerulion::test;
 using namespace std::chrono_literals;
 
 
-TEST_CASE("SegmentIsNamedAfterDomainAndTopicAndPrivateToItsUser", "[segment]") {
+TEST_CASE("Segment is named after domain and topic and private to its user", "[segment]") {
   const std::string topic = unique_topic("naming");
   auto pub = Publisher::create(topic);
   REQUIRE(pub.ok());
@@ -32,7 +32,7 @@ TEST_CASE("SegmentIsNamedAfterDomainAndTopicAndPrivateToItsUser", "[segment]") {
   CHECK(info->segment == segment_name(default_domain(), topic));
 }
 
-TEST_CASE("LastParticipantOutRemovesTheSegment", "[segment]") {
+TEST_CASE("Last participant out removes the segment", "[segment]") {
   const std::string topic = unique_topic("cleanup");
   {
     auto pub = Publisher::create(topic);
@@ -47,7 +47,7 @@ TEST_CASE("LastParticipantOutRemovesTheSegment", "[segment]") {
   CHECK(again.ok());
 }
 
-TEST_CASE("JoiningASegmentItsLastParticipantJustRemovedIsRefusedSoNobodyJoinsAnOrphan", "[segment]") {
+TEST_CASE("Joining a segment its last participant just removed is refused so nobody joins an orphan", "[segment]") {
   const std::string topic = unique_topic("rejoin");
   auto pub = Publisher::create(topic);
   REQUIRE(pub.ok());
@@ -76,7 +76,7 @@ TEST_CASE("JoiningASegmentItsLastParticipantJustRemovedIsRefusedSoNobodyJoinsAnO
   CHECK_FALSE(exists(shm_path(topic)));
 }
 
-TEST_CASE("CorruptedSegmentIsReportedNeverTrusted", "[segment]") {
+TEST_CASE("Corrupted segment is reported never trusted", "[segment]") {
   const std::string topic = unique_topic("corrupt");
   auto keeper = Subscriber::create(topic);  // keeps the segment alive while we damage it
   REQUIRE(keeper.ok());
@@ -109,7 +109,7 @@ TEST_CASE("CorruptedSegmentIsReportedNeverTrusted", "[segment]") {
   ::unlink(shm_path(topic).c_str());
 }
 
-TEST_CASE("ForeignFileInTheNamespaceIsReportedAsCorrupted", "[segment]") {
+TEST_CASE("Foreign file in the namespace is reported as corrupted", "[segment]") {
   const std::string topic = unique_topic("foreign");
   int fd = ::shm_open(segment_name(default_domain(), topic).c_str(), O_CREAT | O_RDWR, 0600);
   REQUIRE(fd >= 0);
@@ -120,7 +120,7 @@ TEST_CASE("ForeignFileInTheNamespaceIsReportedAsCorrupted", "[segment]") {
   ::shm_unlink(segment_name(default_domain(), topic).c_str());
 }
 
-TEST_CASE("AnotherUserGetsPermissionDenied", "[segment]") {
+TEST_CASE("Another user gets permission denied", "[segment]") {
   if (::geteuid() != 0) {
     WARN("skipped: needs root to switch to another user");
     return;
@@ -143,7 +143,7 @@ TEST_CASE("AnotherUserGetsPermissionDenied", "[segment]") {
   CHECK(WEXITSTATUS(status) == 0);
 }
 
-TEST_CASE("CleanRemovesOnlyWhatDeadProcessesLeft", "[segment]") {
+TEST_CASE("Clean removes only what dead processes left", "[segment]") {
   const std::string domain = "cleantest" + std::to_string(getpid());
   const std::string dead_topic = "/left/behind";
   const std::string live_topic = "/still/used";
@@ -185,7 +185,7 @@ TEST_CASE("CleanRemovesOnlyWhatDeadProcessesLeft", "[segment]") {
   CHECK(clean_domain(domain, false, "/no/such").code() == ErrorCode::NotFound);
 }
 
-TEST_CASE("ListingShowsLiveParticipantsAndMarksDeadOnes", "[segment]") {
+TEST_CASE("Listing shows live participants and marks dead ones", "[segment]") {
   const std::string domain = "listtest" + std::to_string(getpid());
   PublisherOptions po;
   po.topic.domain = domain;

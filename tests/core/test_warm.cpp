@@ -16,7 +16,7 @@ using cerulion::detail::WarmSet;
 using cerulion::detail::WarmTicket;
 using cerulion::detail::Access;
 
-TEST_CASE("WarmSetKeepsOneEntryPerOwnerAndGivesTheOldestAwayWhenFull", "[warm]") {
+TEST_CASE("Warm set keeps one entry per owner and gives the oldest away when full", "[warm]") {
   WarmSet set;
   WarmTicket first;
   set.enroll(first);
@@ -51,7 +51,7 @@ TEST_CASE("WarmSetKeepsOneEntryPerOwnerAndGivesTheOldestAwayWhenFull", "[warm]")
   }
 }
 
-TEST_CASE("WarmingNeverFaultsOnMemoryThatIsGone", "[warm]") {
+TEST_CASE("Warming never faults on memory that is gone", "[warm]") {
   enum class Line : std::uint32_t { First, Second };
   WarmSet set;
   WarmTicket ticket;
@@ -68,7 +68,7 @@ TEST_CASE("WarmingNeverFaultsOnMemoryThatIsGone", "[warm]") {
   CHECK(set.holds(ticket));  // and reaching this line means no prefetch faulted
 }
 
-TEST_CASE("PublishersAndSubscribersEnrolInTheThreadThatUsesThem", "[warm]") {
+TEST_CASE("Publishers and subscribers enrol in the thread that uses them", "[warm]") {
   const std::string topic = unique_topic("warm");
   std::thread([&] {
     const WarmSet& mine = WarmSet::of_this_thread();
@@ -112,7 +112,7 @@ bool in_hot_text(const void* code) {
 
 }  // namespace
 
-TEST_CASE("MessagePathCodeSitsInTheSectionTheWarmSetReads", "[warm]") {
+TEST_CASE("Message path code sits in the section the warm set reads", "[warm]") {
   // warm_caches() reads this section's lines, so code left outside it goes cold between messages.
   REQUIRE(+__start_cerulion_hot_text < +__stop_cerulion_hot_text);
   CHECK(in_hot_text(reinterpret_cast<const void*>(&cerulion::warm_caches)));

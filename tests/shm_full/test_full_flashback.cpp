@@ -38,7 +38,7 @@ void fill_store(flashback::Store& store, std::uint64_t bytes) {
 
 }  // namespace
 
-TEST_CASE("AFlashbackStoreLargerThanDevShmKeepsWorkingWithinWhatDevShmHolds", "[full][flashback]") {
+TEST_CASE("A flashback store larger than /dev/shm keeps working within what /dev/shm holds", "[full][flashback]") {
   const std::string domain = unique_domain("fullfb");
   {
     auto store = flashback::Store::open_for_keeper(domain, "big", {.memory_bytes = 256ull << 20});
@@ -55,7 +55,7 @@ TEST_CASE("AFlashbackStoreLargerThanDevShmKeepsWorkingWithinWhatDevShmHolds", "[
   CHECK(flashback::remove_store(domain, "big").ok());
 }
 
-TEST_CASE("ADumpIntoAFullDiskFailsWithOneLineLeavesNoFileAndCanBeRetried", "[full][flashback]") {
+TEST_CASE("A dump into a full disk fails with one line leaves no file and can be retried", "[full][flashback]") {
   const std::string domain = unique_domain("fulldisk");
   const auto disk = std::filesystem::temp_directory_path() / unique_domain("tinydisk");
   std::filesystem::create_directories(disk);

@@ -46,7 +46,7 @@ void require_tools_work() {
 
 }  // namespace
 
-TEST_CASE("PublishingIntoAFullDevShmFailsWithOneLineAndLeavesNothingBehind", "[full]") {
+TEST_CASE("Publishing into a full /dev/shm fails with one line and leaves nothing behind", "[full]") {
   REQUIRE(mount_small_shm(64));
   fill_shm();
   auto r = run_cerulion({"pub", "/x", "hello", "--once"}, {}, 10s);
@@ -56,7 +56,7 @@ TEST_CASE("PublishingIntoAFullDevShmFailsWithOneLineAndLeavesNothingBehind", "[f
   CHECK(run_cerulion({"echo", "/x", "--timeout", "0.2"}, {}, 10s).killed_by == 0);
 }
 
-TEST_CASE("ASegmentWhoseHeaderWasNeverWrittenIsReportedNeverMapped", "[full]") {
+TEST_CASE("A segment whose header was never written is reported never mapped", "[full]") {
   REQUIRE(mount_small_shm(64));
   // A segment with a valid first page and holes after it: what a creator that died half way
   // through, or a hostile user, leaves. Mapping its header would need memory that is not there.
@@ -91,7 +91,7 @@ TEST_CASE("ASegmentWhoseHeaderWasNeverWrittenIsReportedNeverMapped", "[full]") {
   CHECK(count_shm_entries("cerulion.") == 0);
 }
 
-TEST_CASE("APublisherAndItsSubscriberSurviveDevShmFillingUnderThem", "[full]") {
+TEST_CASE("A publisher and its subscriber survive /dev/shm filling under them", "[full]") {
   REQUIRE(mount_small_shm(64));
   BackgroundProcess echo({cerulion_binary(), "echo", "/grow"});
   REQUIRE(eventually([] { return count_shm_entries("cerulion.") == 1; }));
@@ -115,7 +115,7 @@ TEST_CASE("APublisherAndItsSubscriberSurviveDevShmFillingUnderThem", "[full]") {
   CHECK(std::count(echoed.out.begin(), echoed.out.end(), '\n') >= 3);  // what was published got through
 }
 
-TEST_CASE("TwoPublishersRacingForTheLastMemoryGetItOrAClearErrorNeverASignal", "[full]") {
+TEST_CASE("Two publishers racing for the last memory get it or a clear error never a signal", "[full]") {
   for (int round = 0; round < 3; ++round) {
     REQUIRE(mount_small_shm(64));
     // Subscribers keep each topic, and so its 40 MiB, after its publisher is done: only one fits.
