@@ -68,6 +68,11 @@ void print_human(const PingRun& run, const Summary& s) {
     fmt::print("rtt min/median/p99/max = {:.3f}/{:.3f}/{}/{:.3f} µs{}\n", s.min, s.median,
                percentile_text(s.p99, s.count, kP99), s.max, note);
   }
+  if (!r.request_legs_ns.empty()) {
+    const Summary leg = measurement::summarize(measurement::to_microseconds(r.request_legs_ns));
+    fmt::print("request one way (publish to pong's take) min/median/max = {:.3f}/{:.3f}/{:.3f} µs\n", leg.min,
+               leg.median, leg.max);
+  }
   const std::string cpu = r.cpu_pong_resolved
                               ? fmt::format("cpu ping {:.1f}%, pong {:.1f}% of the run", r.cpu_pct_ping, r.cpu_pct_pong)
                               : fmt::format("cpu ping {:.1f}% of the run, pong - ({:.1f} ms is too short to read "
@@ -112,6 +117,10 @@ void print_json(const PingRun& run, const Summary& s) {
   auto tail = [&](double v, double p) { return measurement::quotable(s.count, p) ? nlohmann::json(us(v)) : nlohmann::json(); };
   j["rtt_us"] = {{"min", us(s.min)},      {"median", us(s.median)}, {"mean", us(s.mean)},
                  {"p90", tail(s.p90, kP90)}, {"p99", tail(s.p99, kP99)}, {"max", us(s.max)}};
+  if (!r.request_legs_ns.empty()) {
+    const Summary leg = measurement::summarize(measurement::to_microseconds(r.request_legs_ns));
+    j["request_one_way_us"] = {{"min", us(leg.min)}, {"median", us(leg.median)}, {"max", us(leg.max)}};
+  }
   j["cpu_pct"] = {{"ping", rounded(r.cpu_pct_ping, 2)}, {"pong", rounded(r.cpu_pct_pong, 2)}};
   j["cpu_pong_resolved"] = r.cpu_pong_resolved;
   j["rss_bytes"] = {{"ping", r.rss_ping}, {"pong", r.rss_pong}};

@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
   auto report = [&](std::uint64_t now) {
     const double seconds = static_cast<double>(now - window_start) / 1e9;
     std::sort(latencies.begin(), latencies.end());
-    std::printf("%.1f fps, latency median %.1f us, max %.1f us, %llu lost, last frame %llu\n",
+    std::printf("%.1f fps, latency median %.2f us, max %.1f us, %llu lost, last frame %llu\n",
                 static_cast<double>(latencies.size()) / seconds, latencies[latencies.size() / 2] / 1e3,
                 latencies.back() / 1e3, static_cast<unsigned long long>(lost), static_cast<unsigned long long>(index));
     latencies.clear();

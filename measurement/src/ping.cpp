@@ -224,6 +224,7 @@ Result<PingReport> run_ping(const PingOptions& o) {
   report.responder_error = responder.error();
   if (o.hooks.after_run) o.hooks.after_run(report.measured_wall_ns);
   report.samples_ns = std::move(trips.samples_ns);
+  report.request_legs_ns = std::move(trips.request_legs_ns);
   return report;
 }
 

@@ -17,6 +17,7 @@ template <typename R>
   RoundTrips out;
   const std::uint64_t total = plan.warmup + plan.count;
   out.samples_ns.reserve(plan.count);
+  out.request_legs_ns.reserve(plan.count);
   SlotGrid grid(plan.rate_hz, monotonic_ns() + 1'000'000);
   std::uint64_t slot_deadline = 0;
 
@@ -72,7 +73,10 @@ template <typename R>
       if (out.responder_pid == 0) out.responder_pid = reply->responder_pid;
       if (reply->stamp == stamp) {
         answered = true;
-        if (done >= plan.warmup) out.samples_ns.push_back(reply->arrived_ns - stamp);
+        if (done >= plan.warmup) {
+          out.samples_ns.push_back(reply->arrived_ns - stamp);
+          if (reply->request_leg_ns != 0) out.request_legs_ns.push_back(reply->request_leg_ns);
+        }
       }
     }
     if (out.interrupted) break;

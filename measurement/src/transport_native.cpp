@@ -23,6 +23,7 @@ CERULION_HOT_PATH Status NativeResponder::serve() {
       if (request.code() == ErrorCode::Interrupted) return {};
       return {request.code(), "receive: " + request.message()};
     }
+    const std::uint64_t leg = monotonic_ns() - request->publish_time_ns();
     std::uint64_t stamp = 0;
     const std::size_t size = request->size();
     if (size >= kStampBytes) std::memcpy(&stamp, request->data().data(), kStampBytes);
@@ -37,6 +38,7 @@ CERULION_HOT_PATH Status NativeResponder::serve() {
       return {reply.code(), "loan: " + reply.message()};
     }
     if (size >= kStampBytes) std::memcpy(reply->data().data(), &stamp, kStampBytes);
+    if (size >= kRequestLegOffset + 8) std::memcpy(reply->data().data() + kRequestLegOffset, &leg, 8);
     auto sent = replies_.publish(std::move(*reply));
     if (!sent.ok()) {
       if (sent.code() == ErrorCode::Interrupted) return {};

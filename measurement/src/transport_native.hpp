@@ -88,6 +88,9 @@ class NativeRequester final : public Requester {
     reply.arrived_ns = monotonic_ns();
     reply.responder_pid = sample->publisher_pid();
     std::memcpy(&reply.stamp, sample->data().data(), kStampBytes);
+    if (sample->size() >= kRequestLegOffset + 8) {
+      std::memcpy(&reply.request_leg_ns, sample->data().data() + kRequestLegOffset, 8);
+    }
     return reply;
   }
 

@@ -75,6 +75,9 @@ struct PingOptions {
 struct PingReport {
   PingOptions options;  ///< as run, without the callbacks (hooks, start_responder_process)
   std::vector<std::uint64_t> samples_ns;  ///< measured round trips, in send order
+  /// One-way latencies of the requests (publish to the responder's take), where the transport
+  /// reports them (native, 16 B and more): a subscriber's latency, to set beside a node's own.
+  std::vector<std::uint64_t> request_legs_ns;
   std::uint64_t lost = 0;                 ///< requests that got no reply within the timeout
   std::uint64_t skipped = 0;              ///< grid slots already past when their turn came
   bool responder_gone = false;            ///< the responder died or left mid-run

@@ -33,6 +33,8 @@ struct RoundTripPlan {
 
 struct RoundTrips {
   std::vector<std::uint64_t> samples_ns;  ///< measured round trips, in send order
+  /// The requests' one-way latencies, where replies carried them (Reply::request_leg_ns).
+  std::vector<std::uint64_t> request_legs_ns;
   std::uint64_t lost = 0;                 ///< requests that got no reply within the timeout
   std::uint64_t skipped = 0;              ///< measured-phase grid slots already past at their turn
   bool responder_gone = false;            ///< the responder died or left mid-run

@@ -13,6 +13,9 @@
 //   - The responder answers each request with a reply of the same size whose first 8 bytes are
 //     the request's timestamp. Replies to requests other than the last one sent are allowed (late
 //     echoes); the requester discards them by their timestamp.
+//   - Native only: a reply of 16 bytes or more carries in bytes 8-15 the request's one-way
+//     latency as the responder saw it (from the request's publish to its take, in ns, host byte
+//     order), what a subscriber of one's own measures; other transports leave them unwritten.
 //   - A request whose timestamp is kStopStamp is not answered; a responder created with
 //     stop_on_request returns from serve() when it gets one.
 //   - Requests go to PREFIX/ping, replies come back on PREFIX/pong (request_topic(),
@@ -99,7 +102,11 @@ struct Reply {
   std::uint64_t stamp = 0;       ///< the timestamp the reply carries
   std::uint64_t arrived_ns = 0;  ///< monotonic_ns() taken as soon as the reply was available
   std::int64_t responder_pid = 0;  ///< process that sent it, 0 when the transport cannot tell
+  std::uint64_t request_leg_ns = 0;  ///< the request's one-way latency (native, 16 B and more), else 0
 };
+
+/// Where a native reply carries the request's one-way latency (see the protocol above).
+inline constexpr std::size_t kRequestLegOffset = kStampBytes;
 
 /// The ping side. The engine calls, per round trip and in this order:
 ///   prepare(size)  -> keep_warm() any number of times -> send(stamp) -> receive() until the
