@@ -249,8 +249,8 @@ CERULION_HOT_PATH Result<WaitSetReady> WaitSetImpl::wait(Timeout timeout) {
     AdaptivePlanner* learner = nullptr;
     const AdaptivePlanner::Plan plan =
         options_.strategy == WaitStrategy::Adaptive ? plan_wait(now, learner) : AdaptivePlanner::Plan{0, 0};
-    const WaitOutcome out = wait_with(options_.strategy, target, {deadline, next_timer_due_, options_.cancel}, plan, learner);
-    if (!out.status.ok()) return out.status;
+    WaitOutcome out = wait_with(options_.strategy, target, {deadline, next_timer_due_, options_.cancel}, plan, learner);
+    if (!out.status.ok()) return std::move(out.status);
     members_ready = out.ready;  // else a timer came due: the poll above says which
   }
 }

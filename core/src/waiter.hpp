@@ -108,7 +108,7 @@ Status Waiter::wait(Ready&& ready, WakeChannel& channel, Timeout timeout, Housek
   // Only the target's readiness, the deadline and a cancel end a participant's wait.
   for (;;) {
     WaitOutcome out = wait_with(options_.strategy, target, {deadline, kWaitForever, options_.cancel}, plan, &planner_);
-    if (!out.status.ok() || out.ready) return out.status;
+    if (!out.status.ok() || out.ready) return std::move(out.status);
   }
 }
 

@@ -5,6 +5,7 @@
 // person ("topic '/a/../b': '..' components are not allowed").
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <variant>
@@ -33,20 +34,41 @@ enum class ErrorCode : std::uint8_t {
 const char* to_string(ErrorCode code) noexcept;
 
 /// The outcome of an operation that returns nothing else: ok(), or an error code and message.
+/// Only an error holds a message: a success is a code and a null pointer, so the message path,
+/// which passes successes along at every step, runs no string code.
 class [[nodiscard]] Status {
  public:
-  Status() = default;
-  Status(ErrorCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  Status() noexcept = default;
+  /// An error. Cold: the compiler moves the paths that build one (and their messages) out of the
+  /// functions they fail in, so the code a message runs through stays small.
+  [[gnu::cold]] Status(ErrorCode code, std::string message)
+      : code_(code), message_(message.empty() ? nullptr : std::make_unique<std::string>(std::move(message))) {}
+  Status(const Status& other) : code_(other.code_), message_(copy(other.message_)) {}
+  Status& operator=(const Status& other) {
+    if (this != &other) {
+      code_ = other.code_;
+      message_ = copy(other.message_);
+    }
+    return *this;
+  }
+  Status(Status&&) noexcept = default;
+  Status& operator=(Status&&) noexcept = default;
+  ~Status() = default;
 
-  static Status success() { return {}; }
+  static Status success() noexcept { return {}; }
   bool ok() const noexcept { return code_ == ErrorCode::Ok; }
   explicit operator bool() const noexcept { return ok(); }
   ErrorCode code() const noexcept { return code_; }
-  const std::string& message() const noexcept { return message_; }
+  const std::string& message() const noexcept { return message_ ? *message_ : kNoMessage; }
 
  private:
+  static std::unique_ptr<std::string> copy(const std::unique_ptr<std::string>& m) {
+    return m ? std::make_unique<std::string>(*m) : nullptr;
+  }
+  inline static const std::string kNoMessage;
+
   ErrorCode code_ = ErrorCode::Ok;
-  std::string message_;
+  std::unique_ptr<std::string> message_;
 };
 
 /// A value or the Status explaining why there is none (an `expected`-like type for C++20).
