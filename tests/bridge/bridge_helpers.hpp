@@ -26,8 +26,15 @@ inline std::uint32_t test_dds_domain() {
   return 1 + (static_cast<std::uint32_t>(::getpid()) * 7 + counter++ * 31) % bridge::kMaxDdsDomain;
 }
 
+/// Every topic, including later ones.
+inline recording::TopicSelection all_topics() {
+  recording::TopicSelection s;
+  s.all = true;
+  return s;
+}
+
 inline bridge::Bridge start_bridge(const std::string& domain, std::uint32_t dds_domain, bridge::Direction direction,
-                                   recording::TopicSelection selection = {.all = true}) {
+                                   recording::TopicSelection selection = all_topics()) {
   bridge::BridgeOptions o;
   o.domain = domain;
   o.dds_domain = dds_domain;

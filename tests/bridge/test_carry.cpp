@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <thread>
+
 #include "bridge_helpers.hpp"
 
 using namespace cerulion;
@@ -27,11 +29,19 @@ TEST_CASE("A message published in one domain arrives in the other byte-exact and
   REQUIRE(sub.ok());
   REQUIRE(warm_up(*pub, *sub));
 
-  for (int i = 0; i < count; ++i) {
-    REQUIRE(pub->publish_copy(numbered(i, size)).ok());
-    // The exporting tap never holds the publisher back: pace large messages so it keeps up.
-    if (size > 4096) std::this_thread::sleep_for(std::chrono::milliseconds(size >> 20 > 1 ? 60 : 10));
-  }
+  // Published while the far side reads (its topic runs free: a reader far behind would lose the
+  // oldest). The exporting tap never holds the publisher back either: the messages are paced.
+  std::atomic<bool> published_all{true};
+  std::thread sender([&] {
+    for (int i = 0; i < count; ++i) {
+      if (!pub->publish_copy(numbered(i, size)).ok()) published_all = false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(size > (1u << 20) ? 60 : size > 4096 ? 10 : 2));
+    }
+  });
+  struct Join {
+    std::thread& t;
+    ~Join() { t.join(); }
+  } join{sender};
   for (int i = 0; i < count; ++i) {
     auto got = sub->receive(std::chrono::seconds(20));
     REQUIRE(got.ok());
@@ -40,6 +50,7 @@ TEST_CASE("A message published in one domain arrives in the other byte-exact and
     const auto expected = numbered(i, size);
     CHECK(std::memcmp(got->data().data(), expected.data(), size) == 0);
   }
+  CHECK(published_all);
   const auto status = in.status();
   REQUIRE(status.topics.size() == 1);
   CHECK(status.topics[0].imported);

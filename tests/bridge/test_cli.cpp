@@ -39,18 +39,25 @@ TEST_CASE("Two bridge processes carry a topic between two domains and report it"
   BackgroundProcess in(bridge_args(b, dds, {"-a", "--import"}));
   REQUIRE(carried(a, b, topic));
 
-  auto status = run_cerulion({"--domain", b, "bridge", "status"});
-  CHECK(status.exit_code == 0);
-  CHECK(status.out.find("import rt" + topic + " -> " + topic) != std::string::npos);
-  auto json = run_cerulion({"--domain", a, "bridge", "status", "--json"});
-  REQUIRE(json.exit_code == 0);
-  const auto parsed = nlohmann::json::parse(json.out);
+  // The status files are replaced once a second: what was carried shows within a few.
+  ProcessResult status;
+  CHECK(eventually([&] {
+    status = run_cerulion({"--domain", b, "bridge", "status"});
+    return status.exit_code == 0 && status.out.find("import rt" + topic + " -> " + topic + " (") != std::string::npos &&
+           status.out.find(" 0 messages,") == std::string::npos;
+  }, std::chrono::seconds(10)));
+  INFO(status.out);
+  nlohmann::json parsed;
+  CHECK(eventually([&] {
+    auto json = run_cerulion({"--domain", a, "bridge", "status", "--json"});
+    if (json.exit_code != 0) return false;
+    parsed = nlohmann::json::parse(json.out);
+    for (const auto& t : parsed[0]["topics"])
+      if (t["topic"] == topic && t["direction"] == "export" && t["messages"].get<int>() > 0) return true;
+    return false;
+  }, std::chrono::seconds(10)));
   REQUIRE(parsed.size() == 1);
   CHECK(parsed[0]["direction"] == "export");
-  bool exported = false;
-  for (const auto& t : parsed[0]["topics"])
-    if (t["topic"] == topic && t["direction"] == "export" && t["messages"].get<int>() > 0) exported = true;
-  CHECK(exported);
 
   // SIGINT stops it, with its summary, exit 0.
   out.signal(SIGINT);

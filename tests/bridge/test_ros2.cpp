@@ -24,7 +24,7 @@
 
 using namespace cerulion;
 using namespace cerulion::test;
-namespace dds = eprosima::fastdds::dds;
+namespace fdds = eprosima::fastdds::dds;
 namespace rtps = eprosima::fastrtps::rtps;
 
 namespace {
@@ -33,7 +33,7 @@ namespace {
 struct RawCdr {
   std::vector<std::uint8_t> bytes;
 };
-class RawCdrType final : public dds::TopicDataType {
+class RawCdrType final : public fdds::TopicDataType {
  public:
   explicit RawCdrType(const char* name) {
     setName(name);
@@ -72,28 +72,28 @@ std::uint32_t get_u32(const std::vector<std::uint8_t>& v, std::size_t at) {
 
 /// A ROS 2-like node: one participant on the default transports, ROS 2's default QoS.
 struct PlainNode {
-  dds::DomainParticipant* participant = nullptr;
-  dds::Publisher* publisher = nullptr;
-  dds::Subscriber* subscriber = nullptr;
+  fdds::DomainParticipant* participant = nullptr;
+  fdds::Publisher* publisher = nullptr;
+  fdds::Subscriber* subscriber = nullptr;
   explicit PlainNode(std::uint32_t domain) {
-    participant = dds::DomainParticipantFactory::get_instance()->create_participant(domain, dds::PARTICIPANT_QOS_DEFAULT);
+    participant = fdds::DomainParticipantFactory::get_instance()->create_participant(domain, fdds::PARTICIPANT_QOS_DEFAULT);
     REQUIRE(participant);
     for (const char* name : {"std_msgs::msg::dds_::String_", "std_msgs::msg::dds_::UInt8MultiArray_"}) {
-      REQUIRE(dds::TypeSupport(new RawCdrType(name)).register_type(participant) == ReturnCode_t::RETCODE_OK);
+      REQUIRE(fdds::TypeSupport(new RawCdrType(name)).register_type(participant) == ReturnCode_t::RETCODE_OK);
     }
-    publisher = participant->create_publisher(dds::PUBLISHER_QOS_DEFAULT);
-    subscriber = participant->create_subscriber(dds::SUBSCRIBER_QOS_DEFAULT);
+    publisher = participant->create_publisher(fdds::PUBLISHER_QOS_DEFAULT);
+    subscriber = participant->create_subscriber(fdds::SUBSCRIBER_QOS_DEFAULT);
   }
   ~PlainNode() {
     participant->delete_contained_entities();
-    dds::DomainParticipantFactory::get_instance()->delete_participant(participant);
+    fdds::DomainParticipantFactory::get_instance()->delete_participant(participant);
   }
-  dds::Topic* topic(const std::string& name, const std::string& type) {
-    return participant->create_topic(name, type, dds::TOPIC_QOS_DEFAULT);
+  fdds::Topic* topic(const std::string& name, const std::string& type) {
+    return participant->create_topic(name, type, fdds::TOPIC_QOS_DEFAULT);
   }
-  static void ros_defaults(dds::ReliabilityQosPolicy& r, dds::HistoryQosPolicy& h) {
-    r.kind = dds::RELIABLE_RELIABILITY_QOS;
-    h.kind = dds::KEEP_LAST_HISTORY_QOS;
+  static void ros_defaults(fdds::ReliabilityQosPolicy& r, fdds::HistoryQosPolicy& h) {
+    r.kind = fdds::RELIABLE_RELIABILITY_QOS;
+    h.kind = fdds::KEEP_LAST_HISTORY_QOS;
     h.depth = 10;
   }
 };
@@ -105,7 +105,7 @@ TEST_CASE("A ROS 2 node reads an exported JSON topic as std_msgs String on its r
   const std::uint32_t dds_domain = test_dds_domain();
   auto b = start_bridge(domain, dds_domain, bridge::Direction::Export);
   PlainNode node(dds_domain);
-  dds::DataReaderQos rq = node.subscriber->get_default_datareader_qos();
+  fdds::DataReaderQos rq = node.subscriber->get_default_datareader_qos();
   PlainNode::ros_defaults(rq.reliability(), rq.history());
   auto* reader = node.subscriber->create_datareader(node.topic("rt" + topic, "std_msgs::msg::dds_::String_"), rq);
   REQUIRE(reader);
@@ -121,7 +121,7 @@ TEST_CASE("A ROS 2 node reads an exported JSON topic as std_msgs String on its r
   while (!received && std::chrono::steady_clock::now() < deadline) {
     REQUIRE(pub->publish_text(R"({"speed": 2})").ok());
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    dds::SampleInfo info;
+    fdds::SampleInfo info;
     while (reader->take_next_sample(&got, &info) == ReturnCode_t::RETCODE_OK)
       if (info.valid_data) received = true;
   }
@@ -142,7 +142,7 @@ TEST_CASE("What a ROS 2 node writes on rt topics appears as local topics", "[bri
   const std::uint32_t dds_domain = test_dds_domain();
   auto b = start_bridge(domain, dds_domain, bridge::Direction::Import);
   PlainNode node(dds_domain);
-  dds::DataWriterQos wq = node.publisher->get_default_datawriter_qos();
+  fdds::DataWriterQos wq = node.publisher->get_default_datawriter_qos();
   PlainNode::ros_defaults(wq.reliability(), wq.history());
   auto* text_writer = node.publisher->create_datawriter(node.topic("rt" + text_topic, "std_msgs::msg::dds_::String_"), wq);
   auto* bytes_writer =

@@ -39,11 +39,13 @@ TEST_CASE("Local topics are named as ROS 2 names its topics on DDS", "[bridge][w
 TEST_CASE("A string is CDR little-endian with its length counting the NUL", "[bridge][wire]") {
   CHECK(encode(WireType::String, bytes({'h', 'i'})) == bytes({0, 1, 0, 0, 3, 0, 0, 0, 'h', 'i', 0}));
   CHECK(encode(WireType::String, {}) == bytes({0, 1, 0, 0, 1, 0, 0, 0, 0}));
-  auto back = read_cdr(WireType::String, bytes({0, 1, 0, 0, 3, 0, 0, 0, 'h', 'i', 0, 0}));  // padded
+  const auto padded = bytes({0, 1, 0, 0, 3, 0, 0, 0, 'h', 'i', 0, 0});
+  auto back = read_cdr(WireType::String, padded);
   REQUIRE(back.has_value());
   CHECK(std::vector<std::byte>(back->begin(), back->end()) == bytes({'h', 'i'}));
   // Big-endian CDR reads too.
-  back = read_cdr(WireType::String, bytes({0, 0, 0, 0, 0, 0, 0, 3, 'h', 'i', 0}));
+  const auto big_endian = bytes({0, 0, 0, 0, 0, 0, 0, 3, 'h', 'i', 0});
+  back = read_cdr(WireType::String, big_endian);
   REQUIRE(back.has_value());
   CHECK(back->size() == 2);
 }
