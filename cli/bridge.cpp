@@ -20,7 +20,7 @@ namespace {
 
 struct BridgeSettings {
   std::vector<std::string> topics, regex, exclude;
-  bool all = false, export_only = false, import_only = false, both = false, best_effort = false;
+  bool all = false, export_only = false, import_only = false, both = false, best_effort = false, lockstep = false;
   std::uint32_t dds_domain = 0, depth = 10;
   double duration_s = 0;
 };
@@ -35,6 +35,7 @@ void run_bridge(const BridgeSettings& s) {
   o.direction = s.export_only ? bridge::Direction::Export : s.import_only ? bridge::Direction::Import : bridge::Direction::Both;
   o.depth = s.depth;
   o.reliable = !s.best_effort;
+  o.lockstep = s.lockstep;
   install_stop_handlers();
   auto b = take(bridge::Bridge::create(o), "bridge");
   check(b.start(), "bridge");
@@ -91,6 +92,8 @@ void add_bridge_command(CLI::App& app) {
   cmd->add_option("--dds-domain", s->dds_domain, "DDS domain id, ROS_DOMAIN_ID in ROS 2 (default 0)")->check(integer_in(0, 232));
   cmd->add_option("--depth", s->depth, "DDS history: keep the last N samples (default 10)")->check(integer_in(1, 10000));
   cmd->add_flag("--best-effort", s->best_effort, "Best-effort DDS reliability instead of reliable");
+  cmd->add_flag("--lockstep", s->lockstep,
+                "Read local topics as a lockstep subscriber: publishers wait for the bridge instead of it missing messages");
   cmd->add_option("--duration", s->duration_s, "Stop after SEC seconds")->check(positive_seconds());
   add_bridge_status_command(*cmd);
   cmd->callback([s, cmd] {

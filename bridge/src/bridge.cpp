@@ -178,6 +178,7 @@ Result<Bridge> Bridge::create(BridgeOptions options) {
     recording::TapSetOptions t;
     t.selection = impl->options.selection;
     t.domain = impl->options.domain;
+    t.lockstep = impl->options.lockstep;
     auto taps = recording::TapSet::create(t, *impl->exporter);
     if (!taps) return taps.status();
     impl->taps.emplace(std::move(*taps));

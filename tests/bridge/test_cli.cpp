@@ -58,6 +58,11 @@ TEST_CASE("Two bridge processes carry a topic between two domains and report it"
   }, std::chrono::seconds(10)));
   REQUIRE(parsed.size() == 1);
   CHECK(parsed[0]["direction"] == "export");
+  // topic info names the bridge that imported the topic, with what it carried and lost.
+  auto info = run_cerulion({"--domain", b, "topic", "info", topic});
+  CHECK(info.out.find("bridged:") != std::string::npos);
+  CHECK(info.out.find("imported from DDS rt" + topic + " (std_msgs::msg::dds_::UInt8MultiArray_) by bridge " +
+                      std::to_string(in.pid())) != std::string::npos);
 
   // SIGINT stops it, with its summary, exit 0.
   out.signal(SIGINT);

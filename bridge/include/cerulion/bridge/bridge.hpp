@@ -50,6 +50,10 @@ struct BridgeOptions {
   std::uint32_t depth = 10;
   /// Reliable (default, like ROS 2) or best effort.
   bool reliable = true;
+  /// Read local topics as lockstep subscribers instead of taps: their publishers wait for the
+  /// bridge (and so for DDS) rather than the bridge missing messages, and a publisher that waits
+  /// for a subscriber (`ping --peer`) sees one.
+  bool lockstep = false;
   /// Fast DDS shared-memory segment per participant. The default 512 KiB makes a large message
   /// lose fragments and wait for repair; 64 MiB carries 16 MiB messages at once.
   std::uint32_t shm_segment_bytes = 64u << 20;
