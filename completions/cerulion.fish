@@ -226,6 +226,7 @@ complete -c cerulion -n '__fish_seen_subcommand_from bridge; and not __fish_seen
 complete -c cerulion -n '__fish_seen_subcommand_from bridge; and not __fish_seen_subcommand_from status' -l dds-domain -r -d 'DDS domain id, ROS_DOMAIN_ID in ROS 2 (default 0)'
 complete -c cerulion -n '__fish_seen_subcommand_from bridge; and not __fish_seen_subcommand_from status' -l depth -r -d 'DDS history: keep the last N samples (default 10)'
 complete -c cerulion -n '__fish_seen_subcommand_from bridge; and not __fish_seen_subcommand_from status' -l best-effort -d 'Best-effort DDS reliability instead of reliable'
+complete -c cerulion -n '__fish_seen_subcommand_from bridge; and not __fish_seen_subcommand_from status' -l lockstep -d 'Read local topics as a lockstep subscriber: publishers wait for the bridge instead of it missing messages'
 complete -c cerulion -n '__fish_seen_subcommand_from bridge; and not __fish_seen_subcommand_from status' -l duration -r -d 'Stop after SEC seconds'
 complete -c cerulion -n '__fish_seen_subcommand_from bridge; and not __fish_seen_subcommand_from status' -a '(__cerulion_topics)'
 complete -c cerulion -n '__fish_seen_subcommand_from bridge; and __fish_seen_subcommand_from status' -s h -l help -d 'Print this help message and exit'

@@ -39,6 +39,7 @@ bool Exporter::open_writer(Topic& t) {
     return false;
   }
   t.writer = writer;
+  t.opened = true;
   return true;
 }
 
@@ -66,7 +67,7 @@ std::vector<BridgedTopic> Exporter::topics(const std::vector<recording::TopicCou
   for (const auto& t : topics_) {
     if (!t) continue;
     std::lock_guard topic_lock(t->mutex);
-    if (!t->writer) continue;  // only imports of ours so far, or nothing yet
+    if (!t->opened) continue;  // only imports of ours so far, or nothing yet
     BridgedTopic b;
     b.topic = t->name;
     b.dds_topic = dds_topic_name(t->name);
@@ -76,9 +77,11 @@ std::vector<BridgedTopic> Exporter::topics(const std::vector<recording::TopicCou
     // Dropped by the sink are the failed writes; missed are what the tap could not read in time.
     for (const auto& c : counts)
       if (c.topic == t->name) b.lost = c.missed + c.dropped;
-    dds::PublicationMatchedStatus matched{};
-    t->writer->get_publication_matched_status(matched);
-    b.peers = static_cast<std::uint32_t>(matched.current_count);
+    if (t->writer) {
+      dds::PublicationMatchedStatus matched{};
+      t->writer->get_publication_matched_status(matched);
+      b.peers = static_cast<std::uint32_t>(matched.current_count);
+    }
     out.push_back(std::move(b));
   }
   return out;

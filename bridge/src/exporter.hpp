@@ -39,6 +39,7 @@ class Exporter final : public recording::SampleSink {
     std::mutex mutex;
     eprosima::fastdds::dds::DataWriter* writer = nullptr;
     bool unusable = false;
+    bool opened = false;  ///< a writer was created (still counted after close())
     std::atomic<std::uint64_t> messages{0}, bytes{0}, failed{0};
   };
   Topic* at(std::size_t index) const;

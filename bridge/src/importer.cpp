@@ -101,7 +101,17 @@ std::vector<BridgedTopic> Importer::topics() const {
   std::vector<BridgedTopic> out;
   std::lock_guard lock(mutex_);
   for (const auto& [dds_topic, t] : topics_) {
-    if (!t || !t->reader) continue;
+    if (!t || !t->publisher) continue;
+    if (t->reader) {
+      dds::SampleLostStatus lost{};
+      dds::SampleRejectedStatus rejected{};
+      t->reader->get_sample_lost_status(lost);
+      t->reader->get_sample_rejected_status(rejected);
+      t->dds_lost = static_cast<std::uint64_t>(lost.total_count) + rejected.total_count;
+      dds::SubscriptionMatchedStatus matched{};
+      t->reader->get_subscription_matched_status(matched);
+      t->peers = static_cast<std::uint32_t>(matched.current_count);
+    }
     BridgedTopic b;
     b.topic = t->name;
     b.dds_topic = dds_topic;
@@ -109,14 +119,8 @@ std::vector<BridgedTopic> Importer::topics() const {
     b.imported = true;
     b.messages = t->messages.load();
     b.bytes = t->bytes.load();
-    dds::SampleLostStatus lost{};
-    dds::SampleRejectedStatus rejected{};
-    t->reader->get_sample_lost_status(lost);
-    t->reader->get_sample_rejected_status(rejected);
-    b.lost = static_cast<std::uint64_t>(lost.total_count) + rejected.total_count + t->failed.load();
-    dds::SubscriptionMatchedStatus matched{};
-    t->reader->get_subscription_matched_status(matched);
-    b.peers = static_cast<std::uint32_t>(matched.current_count);
+    b.lost = t->dds_lost + t->failed.load();
+    b.peers = t->peers;
     out.push_back(std::move(b));
   }
   return out;
@@ -131,6 +135,7 @@ void Importer::close() {
   std::lock_guard lock(mutex_);
   for (auto& [name, t] : topics_) {
     if (!t || !t->reader) continue;
+    t->peers = 0;
     t->reader->set_listener(nullptr);
     participant_.subscriber()->delete_datareader(t->reader);
     t->reader = nullptr;

@@ -47,6 +47,8 @@ class Importer {
     eprosima::fastdds::dds::DataReader* reader = nullptr;
     WireMessage message;
     std::atomic<std::uint64_t> messages{0}, bytes{0}, failed{0};
+    std::uint64_t dds_lost = 0;  ///< lost and rejected as DDS last reported them
+    std::uint32_t peers = 0;
     void on_data_available(eprosima::fastdds::dds::DataReader* reader) override;
   };
   Status open(Topic& t, const std::string& encoding);
