@@ -185,7 +185,7 @@ Result<Bridge> Bridge::create(BridgeOptions options) {
   }
   if (impl->imports()) {
     impl->importer = std::make_unique<detail::Importer>(*impl->participant, impl->guard, impl->selection,
-                                                        impl->options.domain);
+                                                        impl->options.domain, impl->options.lockstep);
   }
   return Bridge(std::move(impl));
 }

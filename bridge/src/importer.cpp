@@ -11,28 +11,32 @@ namespace cerulion::bridge::detail {
 namespace dds = eprosima::fastdds::dds;
 
 namespace {
-/// How long a local publish may wait for room on a lockstep topic (one the bridge did not create)
-/// before the message counts as lost: a slow local reader never stalls DDS reception for long.
+/// How long a local publish may wait for room on a lockstep topic before the message counts as
+/// lost: a slow local reader never stalls DDS reception for long. Longer when lockstep was asked.
 constexpr auto kPublishWait = std::chrono::milliseconds(100);
+constexpr auto kLockstepPublishWait = std::chrono::seconds(1);
 }  // namespace
 
 void Importer::Topic::on_data_available(dds::DataReader* r) {
   // One listener call at a time (shared memory and UDP have their own threads): the message buffer
-  // is the topic's, and the guard's lock keeps the export side from reading what we publish.
-  std::lock_guard lock(guard->mutex);
+  // is the topic's.
+  std::lock_guard serial(receiving);
   dds::SampleInfo info;
   while (r->take_next_sample(&message, &info) == ReturnCode_t::RETCODE_OK) {
     if (!info.valid_data) continue;
     // Our own writer on the same topic (a topic both exported and imported) is not an import.
     if (participant->own(info.sample_identity.writer_guid())) continue;
     const auto payload = message.payload();
-    auto loan = publisher->loan(payload.size(), kPublishWait);
+    // The loan waits for room (lockstep) outside the guard's lock, so the export side, which
+    // takes that lock to check a sample, is never what keeps room from being made.
+    auto loan = publisher->loan(payload.size(), publish_wait);
     if (!loan) {
       failed.fetch_add(1, std::memory_order_relaxed);
       continue;
     }
     if (!payload.empty()) std::memcpy(loan->data().data(), payload.data(), payload.size());
-    auto seq = publisher->publish(std::move(*loan), kPublishWait);
+    std::lock_guard lock(guard->mutex);
+    auto seq = publisher->publish(std::move(*loan), publish_wait);
     if (!seq) {
       failed.fetch_add(1, std::memory_order_relaxed);
       continue;
@@ -45,10 +49,12 @@ void Importer::Topic::on_data_available(dds::DataReader* r) {
 
 Status Importer::open(Topic& t, const std::string& encoding) {
   // A topic the bridge creates runs free: a slow local reader loses messages (counted) rather than
-  // holding DDS reception back. A JSON topic from another bridge stays JSON.
+  // holding DDS reception back; lockstep when asked, so that local readers lose nothing either.
+  // A JSON topic from another bridge stays JSON.
   PublisherOptions o;
   o.topic.domain = domain_;
-  o.topic.mode = Mode::FreeRun;
+  if (!lockstep_) o.topic.mode = Mode::FreeRun;
+  t.publish_wait = lockstep_ ? std::chrono::milliseconds(kLockstepPublishWait) : kPublishWait;
   if (t.wire == WireType::String && encoding == "json") o.topic.type = TopicType{"json", {}};
   auto pub = Publisher::create(t.name, o);
   if (!pub && pub.code() == ErrorCode::Incompatible) {

@@ -4,6 +4,7 @@
 // whose samples a local publisher (the bridge's) publishes under the local name.
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -25,8 +26,11 @@ namespace cerulion::bridge::detail {
 
 class Importer {
  public:
-  Importer(Participant& participant, LoopGuard& guard, const Selection& selection, std::string domain)
-      : participant_(participant), guard_(guard), selection_(selection), domain_(std::move(domain)) {}
+  /// `lockstep`: topics it creates are lockstep, and a publish waits longer for local readers.
+  Importer(Participant& participant, LoopGuard& guard, const Selection& selection, std::string domain,
+           bool lockstep)
+      : participant_(participant), guard_(guard), selection_(selection), domain_(std::move(domain)),
+        lockstep_(lockstep) {}
   ~Importer() { close(); }
 
   /// Follows a writer discovery found: a new bridged topic that the selection takes gets its
@@ -46,6 +50,8 @@ class Importer {
     std::optional<Publisher> publisher;
     eprosima::fastdds::dds::DataReader* reader = nullptr;
     WireMessage message;
+    std::mutex receiving;
+    std::chrono::milliseconds publish_wait{100};
     std::atomic<std::uint64_t> messages{0}, bytes{0}, failed{0};
     std::uint64_t dds_lost = 0;  ///< lost and rejected as DDS last reported them
     std::uint32_t peers = 0;
@@ -57,6 +63,7 @@ class Importer {
   LoopGuard& guard_;
   const Selection& selection_;
   std::string domain_;
+  bool lockstep_;
   mutable std::mutex mutex_;
   std::map<std::string, std::unique_ptr<Topic>> topics_;  ///< by DDS topic name
   std::vector<std::string> problems_;

@@ -52,7 +52,8 @@ struct BridgeOptions {
   bool reliable = true;
   /// Read local topics as lockstep subscribers instead of taps: their publishers wait for the
   /// bridge (and so for DDS) rather than the bridge missing messages, and a publisher that waits
-  /// for a subscriber (`ping --peer`) sees one.
+  /// for a subscriber (`ping --peer`) sees one. Topics it imports are then lockstep too: a slow
+  /// local reader holds DDS reception back (up to 1 s a message) instead of losing messages.
   bool lockstep = false;
   /// Fast DDS shared-memory segment per participant. The default 512 KiB makes a large message
   /// lose fragments and wait for repair; 64 MiB carries 16 MiB messages at once.
