@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The bridge: a participant, a tap set feeding the exporter, the importer, and one control thread
+// The bridge: a participant, local readers feeding the exporter, the importer, and one control thread
 // that follows DDS discovery, computes rates and replaces the status file once a second.
 
 #include "cerulion/bridge/bridge.hpp"
@@ -16,6 +16,7 @@
 
 #include "exporter.hpp"
 #include "importer.hpp"
+#include "local_readers.hpp"
 #include "loop_guard.hpp"
 #include "participant.hpp"
 #include "selection.hpp"
@@ -47,7 +48,7 @@ class BridgeImpl {
   LoopGuard guard;
   std::unique_ptr<Participant> participant;
   std::unique_ptr<Exporter> exporter;
-  std::optional<recording::TapSet> taps;
+  std::unique_ptr<LocalReaders> readers;  ///< feed the exporter: destroyed before it
   std::unique_ptr<Importer> importer;
   std::thread control;
   std::mutex mutex;
@@ -76,11 +77,9 @@ class BridgeImpl {
     s.updated_realtime_ns = realtime_ns();
     s.remote_participants = participant->remote_participants();
     if (exporter) {
-      auto counts = taps ? taps->counts() : std::vector<recording::TopicCounts>{};
-      s.topics = exporter->topics(counts);
+      s.topics = exporter->topics(readers->counts());
       s.problems = exporter->problems();
-      if (taps)
-        for (auto& p : taps->problems()) s.problems.push_back(p);
+      for (auto& p : readers->problems()) s.problems.push_back(p);
     }
     if (importer) {
       for (auto& t : importer->topics()) s.topics.push_back(std::move(t));
@@ -140,7 +139,7 @@ class BridgeImpl {
     }
     wake.notify_all();
     if (control.joinable()) control.join();
-    if (taps) taps->stop();
+    if (readers) readers->stop();
     if (importer) importer->close();
     if (exporter) exporter->close();
     if (options.status_file) std::remove(status_path.c_str());
@@ -175,13 +174,10 @@ Result<Bridge> Bridge::create(BridgeOptions options) {
   impl->participant = std::move(*participant);
   if (impl->exports()) {
     impl->exporter = std::make_unique<detail::Exporter>(*impl->participant, impl->guard);
-    recording::TapSetOptions t;
-    t.selection = impl->options.selection;
-    t.domain = impl->options.domain;
-    t.lockstep = impl->options.lockstep;
-    auto taps = recording::TapSet::create(t, *impl->exporter);
-    if (!taps) return taps.status();
-    impl->taps.emplace(std::move(*taps));
+    impl->readers = std::make_unique<detail::LocalReaders>(impl->selection, impl->options.selection.topics,
+                                                           impl->options.domain, impl->options.lockstep,
+                                                           *impl->exporter);
+    if (Status st = impl->readers->open_named(); !st.ok()) return st;
   }
   if (impl->imports()) {
     impl->importer = std::make_unique<detail::Importer>(*impl->participant, impl->guard, impl->selection,
@@ -201,7 +197,7 @@ Status Bridge::start() {
   std::lock_guard lock(impl_->mutex);
   if (impl_->started || impl_->stopping) return Status(ErrorCode::InvalidArgument, "the bridge was already started");
   impl_->started = true;
-  if (impl_->taps) impl_->taps->start();
+  if (impl_->readers) impl_->readers->start();
   impl_->update_status();
   impl_->control = std::thread([impl = impl_.get()] { impl->run(); });
   return {};

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Export: the tap set hands each local sample here, and it is written to the topic's DDS writer
+// Export: the local readers hand each local sample here, and it is written to the topic's DDS writer
 // (created with the first sample that is not the bridge's own import).
 
 #include <atomic>
@@ -26,7 +26,7 @@ class Exporter final : public recording::SampleSink {
   void on_topic(const recording::TopicDescription& topic) override;
   bool on_sample(const recording::TappedSample& sample) override;
 
-  /// The exported topics (those with a DDS writer), with the tap set's counts folded in.
+  /// The exported topics (those with a DDS writer), with the readers' counts folded in.
   std::vector<BridgedTopic> topics(const std::vector<recording::TopicCounts>& counts) const;
   std::vector<std::string> problems() const;
   /// Deletes the writers (after the tap set stopped).
