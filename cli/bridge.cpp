@@ -20,7 +20,8 @@ namespace {
 
 struct BridgeSettings {
   std::vector<std::string> topics, regex, exclude;
-  bool all = false, export_only = false, import_only = false, both = false, best_effort = false, lockstep = false;
+  bool all = false, export_only = false, import_only = false, both = false, best_effort = false, lockstep = false,
+       no_shared_memory = false;
   std::uint32_t dds_domain = 0, depth = 10;
   double duration_s = 0;
 };
@@ -36,6 +37,7 @@ void run_bridge(const BridgeSettings& s) {
   o.depth = s.depth;
   o.reliable = !s.best_effort;
   o.lockstep = s.lockstep;
+  o.shared_memory = !s.no_shared_memory;
   install_stop_handlers();
   auto b = take(bridge::Bridge::create(o), "bridge");
   check(b.start(), "bridge");
@@ -94,6 +96,8 @@ void add_bridge_command(CLI::App& app) {
   cmd->add_flag("--best-effort", s->best_effort, "Best-effort DDS reliability instead of reliable");
   cmd->add_flag("--lockstep", s->lockstep,
                 "Read local topics as a lockstep subscriber: publishers wait for the bridge instead of it missing messages");
+  cmd->add_flag("--no-shared-memory", s->no_shared_memory,
+                "DDS over UDP only, even to peers on this machine (the path between two machines)");
   cmd->add_option("--duration", s->duration_s, "Stop after SEC seconds")->check(positive_seconds());
   add_bridge_status_command(*cmd);
   cmd->callback([s, cmd] {

@@ -334,7 +334,7 @@ _cerulion() {
       [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "$words" -- "$cur")); return; }
       ;;
     "bridge")
-      words='-h --help -a --all -e --regex -x --exclude --export --import --both --dds-domain --depth --best-effort --lockstep --duration'
+      words='-h --help -a --all -e --regex -x --exclude --export --import --both --dds-domain --depth --best-effort --lockstep --no-shared-memory --duration'
       [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "$words" -- "$cur")); return; }
       COMPREPLY=($(compgen -W 'status' -- "$cur")); return ;;
     "bridge status")

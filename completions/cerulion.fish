@@ -227,6 +227,7 @@ complete -c cerulion -n '__fish_seen_subcommand_from bridge; and not __fish_seen
 complete -c cerulion -n '__fish_seen_subcommand_from bridge; and not __fish_seen_subcommand_from status' -l depth -r -d 'DDS history: keep the last N samples (default 10)'
 complete -c cerulion -n '__fish_seen_subcommand_from bridge; and not __fish_seen_subcommand_from status' -l best-effort -d 'Best-effort DDS reliability instead of reliable'
 complete -c cerulion -n '__fish_seen_subcommand_from bridge; and not __fish_seen_subcommand_from status' -l lockstep -d 'Read local topics as a lockstep subscriber: publishers wait for the bridge instead of it missing messages'
+complete -c cerulion -n '__fish_seen_subcommand_from bridge; and not __fish_seen_subcommand_from status' -l no-shared-memory -d 'DDS over UDP only, even to peers on this machine (the path between two machines)'
 complete -c cerulion -n '__fish_seen_subcommand_from bridge; and not __fish_seen_subcommand_from status' -l duration -r -d 'Stop after SEC seconds'
 complete -c cerulion -n '__fish_seen_subcommand_from bridge; and not __fish_seen_subcommand_from status' -a '(__cerulion_topics)'
 complete -c cerulion -n '__fish_seen_subcommand_from bridge; and __fish_seen_subcommand_from status' -s h -l help -d 'Print this help message and exit'

@@ -8,6 +8,7 @@ BIN=${1:-build}/cerulion
 DDS=$(( $$ % 200 + 20 ))
 A=perfa_$$ B=perfb_$$
 MODE=${BRIDGE_MODE:---lockstep}   # BRIDGE_MODE= (empty) measures the default tap mode
+MODE="$MODE ${BRIDGE_EXTRA:-}"     # BRIDGE_EXTRA=--no-shared-memory: UDP only, as between machines
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill -INT "$p" 2>/dev/null; done; wait 2>/dev/null; }
 trap cleanup EXIT

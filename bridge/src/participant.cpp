@@ -46,9 +46,11 @@ Result<std::unique_ptr<Participant>> Participant::create(const BridgeOptions& op
   dds::DomainParticipantQos qos = factory->get_default_participant_qos();
   qos.name("cerulion_bridge/" + options.domain);
   qos.transport().use_builtin_transports = false;
-  auto shm = std::make_shared<eprosima::fastdds::rtps::SharedMemTransportDescriptor>();
-  shm->segment_size(options.shm_segment_bytes);
-  qos.transport().user_transports.push_back(shm);
+  if (options.shared_memory) {
+    auto shm = std::make_shared<eprosima::fastdds::rtps::SharedMemTransportDescriptor>();
+    shm->segment_size(options.shm_segment_bytes);
+    qos.transport().user_transports.push_back(shm);
+  }
   auto udp = std::make_shared<eprosima::fastdds::rtps::UDPv4TransportDescriptor>();
   udp->sendBufferSize = options.udp_buffer_bytes;
   udp->receiveBufferSize = options.udp_buffer_bytes;

@@ -118,3 +118,32 @@ TEST_CASE("Bad bridge input gets one clear line and exit 2", "[bridge][cli][usag
   CHECK(none.exit_code == 1);
   CHECK(std::count(none.err.begin(), none.err.end(), '\n') == 1);
 }
+
+TEST_CASE("Over UDP only, as between two machines, 16 MiB messages arrive whole", "[bridge][cli][udp]") {
+  const std::string a = unique_domain("udpa"), b = unique_domain("udpb"), topic = unique_topic("udp");
+  const std::uint32_t dds = test_dds_domain();
+  BackgroundProcess out(bridge_args(a, dds, {topic, "--export", "--no-shared-memory"}));
+  BackgroundProcess in(bridge_args(b, dds, {topic, "--import", "--no-shared-memory"}));
+  // 16 MiB messages of a counter pattern, twice a second, until the far side has three of them.
+  BackgroundProcess pub({cerulion_binary(), "--domain", a, "pub", topic, "--size", "16MiB", "--fill", "counter", "-r", "2"});
+  SubscriberOptions so;
+  so.topic.domain = b;
+  auto sub = Subscriber::create(topic, so);
+  REQUIRE(sub.ok());
+  int whole = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (whole < 3 && std::chrono::steady_clock::now() < deadline) {
+    auto got = sub->receive(std::chrono::seconds(5));
+    if (!got.ok()) continue;
+    REQUIRE(got->size() == std::size_t{16} << 20);
+    // A counter fill is the message's number (8 bytes) repeated: every byte of every fragment
+    // must be where it belongs.
+    const auto* d = reinterpret_cast<const unsigned char*>(got->data().data());
+    bool whole_pattern = true;
+    for (std::size_t i = 8; i < got->size(); ++i)
+      if (d[i] != d[i % 8]) whole_pattern = false;
+    CHECK(whole_pattern);
+    ++whole;
+  }
+  CHECK(whole == 3);
+}

@@ -60,6 +60,9 @@ struct BridgeOptions {
   std::uint32_t shm_segment_bytes = 64u << 20;
   /// UDP socket buffers (the kernel caps them at net.core.rmem_max / wmem_max).
   std::uint32_t udp_buffer_bytes = 8u << 20;
+  /// Offer Fast DDS's shared-memory transport beside UDP (peers on this machine use it). false:
+  /// UDP only, the path two machines take, on one.
+  bool shared_memory = true;
   /// Publish the status file in `status_directory` once a second.
   bool status_file = true;
   std::string status_directory = std::string(kDefaultStatusDirectory);
