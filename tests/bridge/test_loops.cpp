@@ -123,3 +123,39 @@ TEST_CASE("A topic published on both sides reaches each other side once", "[brid
   for (const auto& [index, n] : at_a.copies) CHECK(n == 1);
   for (const auto& [index, n] : at_b.copies) CHECK(n == 1);
 }
+
+TEST_CASE("Two bridge processes following everything both ways carry each message exactly once", "[bridge][loops][cli]") {
+  const std::string a = unique_domain("bpa"), b = unique_domain("bpb"), topic = unique_topic("noloop_proc");
+  const std::uint32_t dds = test_dds_domain();
+  const auto bridge = [&](const std::string& domain) {
+    return std::vector<std::string>{cerulion_binary(), "--domain", domain, "bridge", "-a", "--dds-domain",
+                                    std::to_string(dds)};
+  };
+  BackgroundProcess bridge_a(bridge(a));
+  BackgroundProcess bridge_b(bridge(b));
+  PublisherOptions po;
+  po.topic.domain = a;
+  auto pub = Publisher::create(topic, po);
+  REQUIRE(pub.ok());
+  SubscriberOptions so;
+  so.topic.domain = b;
+  auto far = Subscriber::create(topic, so);
+  REQUIRE(far.ok());
+  REQUIRE(warm_up(*pub, *far));
+  so.topic.domain = a;
+  auto near = Subscriber::create(topic, so);
+  REQUIRE(near.ok());
+  auto far_tally = drain_async(*far);
+  auto near_tally = drain_async(*near);
+  for (int i = 0; i < 50; ++i) {
+    REQUIRE(pub->publish_copy(numbered(i, 64)).ok());
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  const auto there = far_tally.get();
+  const auto here = near_tally.get();
+  CHECK(there.copies.size() == 50);
+  CHECK(here.copies.size() == 50);
+  for (const auto& [index, n] : there.copies) CHECK(n == 1);
+  for (const auto& [index, n] : here.copies) CHECK(n == 1);
+  CHECK(here.warmups == 0);
+}
