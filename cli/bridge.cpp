@@ -28,12 +28,16 @@ struct BridgeSettings {
 
 #ifdef CERULION_HAVE_BRIDGE
 void run_bridge(const BridgeSettings& s) {
-  if (s.topics.empty() && !s.all && s.regex.empty()) throw Exit{kExitUsage, "bridge: name topics, or use -a/--all or -e/--regex"};
+  if (s.topics.empty() && !s.all && s.regex.empty()) {
+    throw Exit{kExitUsage, "bridge: name topics, or use -a/--all or -e/--regex"};
+  }
   bridge::BridgeOptions o;
   o.domain = globals().domain;
   o.dds_domain = s.dds_domain;
   o.selection = {s.topics, s.all, s.regex, s.exclude};
-  o.direction = s.export_only ? bridge::Direction::Export : s.import_only ? bridge::Direction::Import : bridge::Direction::Both;
+  o.direction = s.export_only   ? bridge::Direction::Export
+                : s.import_only ? bridge::Direction::Import
+                                : bridge::Direction::Both;
   o.depth = s.depth;
   o.reliable = !s.best_effort;
   o.lockstep = s.lockstep;
@@ -53,8 +57,10 @@ void run_bridge(const BridgeSettings& s) {
     const auto st = b.status();
     for (const auto& t : st.topics)
       if (said.insert({t.topic, t.imported}).second)
-        fmt::print(stderr, "{} {} as {} ({})\n", t.imported ? "importing" : "exporting", t.topic, t.dds_topic, t.dds_type);
-    for (; problems_said < st.problems.size(); ++problems_said) fmt::print(stderr, "cerulion: {}\n", st.problems[problems_said]);
+        fmt::print(stderr, "{} {} as {} ({})\n", t.imported ? "importing" : "exporting", t.topic, t.dds_topic,
+                   t.dds_type);
+    for (; problems_said < st.problems.size(); ++problems_said)
+      fmt::print(stderr, "cerulion: {}\n", st.problems[problems_said]);
     if (now >= next_summary) {
       for (const auto& line : bridge_status_lines(st)) fmt::print(stderr, "{}\n", line);
       next_summary += std::chrono::seconds(10);
@@ -70,7 +76,8 @@ void run_bridge(const BridgeSettings& s) {
 
 void add_bridge_command(CLI::App& app) {
   auto s = std::make_shared<BridgeSettings>();
-  auto* cmd = app.add_subcommand("bridge", "Carry topics to and from other machines over DDS (Fast DDS; ROS 2 sees them)");
+  auto* cmd =
+      app.add_subcommand("bridge", "Carry topics to and from other machines over DDS (Fast DDS; ROS 2 sees them)");
   cmd->footer(
       "Local /robot/camera is DDS topic rt/robot/camera, as ROS 2 names it; JSON topics travel as\n"
       "std_msgs/msg/String, everything else as std_msgs/msg/UInt8MultiArray. A bridge never sends back\n"
@@ -91,11 +98,14 @@ void add_bridge_command(CLI::App& app) {
   auto* both = cmd->add_flag("--both", s->both, "Both ways (the default)");
   ex->excludes(im)->excludes(both);
   im->excludes(both);
-  cmd->add_option("--dds-domain", s->dds_domain, "DDS domain id, ROS_DOMAIN_ID in ROS 2 (default 0)")->check(integer_in(0, 232));
-  cmd->add_option("--depth", s->depth, "DDS history: keep the last N samples (default 10)")->check(integer_in(1, 10000));
+  cmd->add_option("--dds-domain", s->dds_domain, "DDS domain id, ROS_DOMAIN_ID in ROS 2 (default 0)")
+      ->check(integer_in(0, 232));
+  cmd->add_option("--depth", s->depth, "DDS history: keep the last N samples (default 10)")
+      ->check(integer_in(1, 10000));
   cmd->add_flag("--best-effort", s->best_effort, "Best-effort DDS reliability instead of reliable");
   cmd->add_flag("--lockstep", s->lockstep,
-                "Read local topics as a lockstep subscriber: publishers wait for the bridge instead of it missing messages");
+                "Read local topics as a lockstep subscriber: publishers wait for the bridge instead of it missing "
+                "messages");
   cmd->add_flag("--no-shared-memory", s->no_shared_memory,
                 "DDS over UDP only, even to peers on this machine (the path between two machines)");
   cmd->add_option("--duration", s->duration_s, "Stop after SEC seconds")->check(positive_seconds());

@@ -125,7 +125,8 @@ TEST_CASE("Over UDP only, as between two machines, 16 MiB messages arrive whole"
   BackgroundProcess out(bridge_args(a, dds, {topic, "--export", "--no-shared-memory"}));
   BackgroundProcess in(bridge_args(b, dds, {topic, "--import", "--no-shared-memory"}));
   // 16 MiB messages of a counter pattern, twice a second, until the far side has three of them.
-  BackgroundProcess pub({cerulion_binary(), "--domain", a, "pub", topic, "--size", "16MiB", "--fill", "counter", "-r", "2"});
+  BackgroundProcess pub(
+      {cerulion_binary(), "--domain", a, "pub", topic, "--size", "16MiB", "--fill", "counter", "-r", "2"});
   SubscriberOptions so;
   so.topic.domain = b;
   auto sub = Subscriber::create(topic, so);

@@ -124,7 +124,8 @@ TEST_CASE("A topic published on both sides reaches each other side once", "[brid
   for (const auto& [index, n] : at_b.copies) CHECK(n == 1);
 }
 
-TEST_CASE("Two bridge processes following everything both ways carry each message exactly once", "[bridge][loops][cli]") {
+TEST_CASE("Two bridge processes following everything both ways carry each message exactly once",
+          "[bridge][loops][cli]") {
   const std::string a = unique_domain("bpa"), b = unique_domain("bpb"), topic = unique_topic("noloop_proc");
   const std::uint32_t dds = test_dds_domain();
   const auto bridge = [&](const std::string& domain) {

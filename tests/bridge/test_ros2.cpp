@@ -76,7 +76,8 @@ struct PlainNode {
   fdds::Publisher* publisher = nullptr;
   fdds::Subscriber* subscriber = nullptr;
   explicit PlainNode(std::uint32_t domain) {
-    participant = fdds::DomainParticipantFactory::get_instance()->create_participant(domain, fdds::PARTICIPANT_QOS_DEFAULT);
+    participant =
+        fdds::DomainParticipantFactory::get_instance()->create_participant(domain, fdds::PARTICIPANT_QOS_DEFAULT);
     REQUIRE(participant);
     for (const char* name : {"std_msgs::msg::dds_::String_", "std_msgs::msg::dds_::UInt8MultiArray_"}) {
       REQUIRE(fdds::TypeSupport(new RawCdrType(name)).register_type(participant) == ReturnCode_t::RETCODE_OK);
@@ -144,7 +145,8 @@ TEST_CASE("What a ROS 2 node writes on rt topics appears as local topics", "[bri
   PlainNode node(dds_domain);
   fdds::DataWriterQos wq = node.publisher->get_default_datawriter_qos();
   PlainNode::ros_defaults(wq.reliability(), wq.history());
-  auto* text_writer = node.publisher->create_datawriter(node.topic("rt" + text_topic, "std_msgs::msg::dds_::String_"), wq);
+  auto* text_writer =
+      node.publisher->create_datawriter(node.topic("rt" + text_topic, "std_msgs::msg::dds_::String_"), wq);
   auto* bytes_writer =
       node.publisher->create_datawriter(node.topic("rt" + bytes_topic, "std_msgs::msg::dds_::UInt8MultiArray_"), wq);
   REQUIRE(text_writer);
