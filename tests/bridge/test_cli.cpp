@@ -64,12 +64,18 @@ TEST_CASE("Two bridge processes carry a topic between two domains and report it"
   CHECK(info.out.find("imported from DDS rt" + topic + " (std_msgs::msg::dds_::UInt8MultiArray_) by bridge " +
                       std::to_string(in.pid())) != std::string::npos);
 
-  // SIGINT stops it, with its summary, exit 0.
+  // SIGINT stops it, with its summary, exit 0; SIGTERM too, exit 143.
   out.signal(SIGINT);
   auto stopped = out.wait(std::chrono::seconds(20));
   CHECK_FALSE(stopped.timed_out);
   CHECK(stopped.exit_code == 0);
   CHECK(stopped.err.find("export " + topic) != std::string::npos);
+  in.signal(SIGTERM);
+  auto terminated = in.wait(std::chrono::seconds(20));
+  CHECK_FALSE(terminated.timed_out);
+  CHECK(terminated.exit_code == 143);
+  // A bridge that stopped removes its status file.
+  CHECK(run_cerulion({"--domain", b, "bridge", "status"}).exit_code == 1);
 }
 
 TEST_CASE("A bridge killed with -9 and started again resumes carrying", "[bridge][cli]") {
