@@ -7,7 +7,11 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <set>
 #include <string>
+#include <sys/file.h>
 #include <unistd.h>
 #include <vector>
 
@@ -79,6 +83,37 @@ inline bool warm_up(Publisher& pub, Subscriber& sub, std::chrono::seconds timeou
     }
   }
   return false;
+}
+
+/// Fast DDS's shared-memory files in /dev/shm now.
+inline std::set<std::string> fastdds_shm_files() {
+  std::set<std::string> names;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/dev/shm", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.starts_with("fastrtps_")) names.insert(name);
+  }
+  return names;
+}
+
+/// Removes the Fast DDS segments that appeared since `before` and that no process holds any more
+/// (a participant killed with -9 leaves its segment behind; a live one holds its "_el" lock file),
+/// as Fast DDS's `fastdds shm clean` would.
+inline void remove_abandoned_fastdds_files(const std::set<std::string>& before) {
+  for (const auto& name : fastdds_shm_files()) {
+    if (before.count(name) || !name.ends_with("_el")) continue;
+    const std::string lock = "/dev/shm/" + name;
+    const int fd = ::open(lock.c_str(), O_RDONLY);
+    if (fd < 0) continue;
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+      const std::string base = name.substr(0, name.size() - 3);
+      std::error_code ec;
+      std::filesystem::remove("/dev/shm/" + base, ec);
+      std::filesystem::remove("/dev/shm/sem." + base + "_mutex", ec);
+      std::filesystem::remove(lock, ec);
+    }
+    ::close(fd);
+  }
 }
 
 }  // namespace cerulion::test
