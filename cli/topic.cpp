@@ -13,6 +13,9 @@
 #include <fmt/core.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#ifdef CERULION_HAVE_BRIDGE
+#include "cerulion/bridge/status.hpp"
+#endif
 
 #include "cerulion/core/discovery.hpp"
 #include "cerulion/core/names.hpp"
@@ -182,6 +185,27 @@ TopicInfo inspect_or_exit(const std::string& name) {
   return take(std::move(info), topic);
 }
 
+/// What the running bridges of the domain do with the topic, from their status files: one field
+/// per direction ("imported from DDS rt/x (...) by bridge 123: 10 messages, 0 lost").
+std::vector<std::vector<std::string>> bridged_fields(const std::string& topic) {
+  std::vector<std::vector<std::string>> fields;
+#ifdef CERULION_HAVE_BRIDGE
+  auto bridges = bridge::read_status_files(bridge::kDefaultStatusDirectory, globals().domain);
+  if (!bridges) return fields;
+  for (const auto& b : *bridges) {
+    for (const auto& t : b.topics) {
+      if (t.topic != topic) continue;
+      fields.push_back({"bridged:", fmt::format("{} DDS {} ({}) by bridge {}: {}, {} lost",
+                                                t.imported ? "imported from" : "exported to", t.dds_topic, t.dds_type,
+                                                b.pid, counted(t.messages, "message"), t.lost)});
+    }
+  }
+#else
+  (void)topic;
+#endif
+  return fields;
+}
+
 void run_info(const std::string& topic, bool as_json) {
   TopicInfo info = inspect_or_exit(topic);
   StdoutWriter out;
@@ -221,6 +245,7 @@ void run_info(const std::string& topic, bool as_json) {
                                    info.foreign ? "; another user's topic: joining it is refused" : "")},
   };
   if (!info.damage.empty()) fields.push_back({"damage:", info.damage});
+  for (auto& f : bridged_fields(info.name)) fields.push_back(std::move(f));
   print_table(out, fields);
   if (!info.participants.empty()) {
     std::vector<std::vector<std::string>> rows{{"  ROLE", "PID", "ALIVE", "POSITION", "LOST", "MESSAGES"}};

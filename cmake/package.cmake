@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # What `cmake --install` gives a C++ program of your own: the public headers, the static libraries
-# core, recorder and recording, an exported CMake package (find_package(cerulion)) and pkg-config files cerulion (core),
+# core, recorder and recording (and bridge where Fast DDS was found), an exported CMake package (find_package(cerulion)) and pkg-config files cerulion (core),
 # cerulion-recorder and cerulion-recording.
 
 include(CMakePackageConfigHelpers)
@@ -16,6 +16,14 @@ install(TARGETS cerulion_core_headers cerulion_core cerulion_recorder cerulion_r
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/core/include/ ${PROJECT_SOURCE_DIR}/recorder/include/
                   ${PROJECT_SOURCE_DIR}/recording/include/ ${PROJECT_BINARY_DIR}/include/
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
+# The bridge, where Fast DDS was found: a program linking it finds fastrtps too (cerulionConfig).
+set(CERULION_PACKAGE_HAS_BRIDGE FALSE)
+if(TARGET cerulion_bridge)
+  set(CERULION_PACKAGE_HAS_BRIDGE TRUE)
+  install(TARGETS cerulion_bridge EXPORT cerulionTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/bridge/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+          FILES_MATCHING PATTERN "*.hpp")
+endif()
 install(EXPORT cerulionTargets NAMESPACE cerulion:: DESTINATION ${CERULION_INSTALL_CMAKEDIR})
 
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/cerulionConfig.cmake.in

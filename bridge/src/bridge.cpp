@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: Apache-2.0
+// The bridge: a participant, local readers feeding the exporter, the importer, and one control thread
+// that follows DDS discovery, computes rates and replaces the status file once a second.
+
+#include "cerulion/bridge/bridge.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <optional>
+#include <thread>
+#include <unistd.h>
+
+#include "exporter.hpp"
+#include "importer.hpp"
+#include "local_readers.hpp"
+#include "loop_guard.hpp"
+#include "participant.hpp"
+#include "selection.hpp"
+
+namespace cerulion::bridge {
+
+const char* to_string(Direction d) noexcept {
+  switch (d) {
+    case Direction::Export: return "export";
+    case Direction::Import: return "import";
+    case Direction::Both: return "both";
+  }
+  return "both";
+}
+
+namespace detail {
+
+namespace {
+constexpr auto kDiscoveryPoll = std::chrono::milliseconds(20);
+constexpr auto kStatusPeriod = std::chrono::seconds(1);
+/// DDS history depth accepted (Fast DDS preallocates nothing for it, but keep it sane).
+constexpr std::uint32_t kMaxHistoryDepth = 10000;
+}  // namespace
+
+class BridgeImpl {
+ public:
+  BridgeOptions options;
+  Selection selection;
+  LoopGuard guard;
+  std::unique_ptr<Participant> participant;
+  std::unique_ptr<Exporter> exporter;
+  std::unique_ptr<LocalReaders> readers;  ///< feed the exporter: destroyed before it
+  std::unique_ptr<Importer> importer;
+  std::thread control;
+  std::mutex mutex;
+  std::condition_variable wake;
+  bool stopping = false;
+  bool started = false;
+  std::uint64_t started_ns = realtime_ns();
+  mutable std::mutex status_mutex;
+  BridgeStatus last;  ///< with the rates of the last period
+  std::map<std::pair<std::string, bool>, std::pair<std::uint64_t, std::uint64_t>> previous;
+  std::chrono::steady_clock::time_point previous_at = std::chrono::steady_clock::now();
+  std::string status_path;
+
+  bool exports() const { return options.direction != Direction::Import; }
+  bool imports() const { return options.direction != Direction::Export; }
+
+  BridgeStatus snapshot() const {
+    BridgeStatus s;
+    s.pid = static_cast<std::uint32_t>(::getpid());
+    s.domain = options.domain;
+    s.dds_domain = options.dds_domain;
+    s.direction = to_string(options.direction);
+    s.reliable = options.reliable;
+    s.depth = options.depth;
+    s.started_realtime_ns = started_ns;
+    s.updated_realtime_ns = realtime_ns();
+    s.remote_participants = participant->remote_participants();
+    if (exporter) {
+      s.topics = exporter->topics(readers->counts());
+      s.problems = exporter->problems();
+      for (auto& p : readers->problems()) s.problems.push_back(p);
+    }
+    if (importer) {
+      for (auto& t : importer->topics()) s.topics.push_back(std::move(t));
+      for (auto& p : importer->problems()) s.problems.push_back(p);
+    }
+    std::sort(s.topics.begin(), s.topics.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.topic, a.imported) < std::tie(b.topic, b.imported);
+    });
+    return s;
+  }
+
+  void update_status() {
+    BridgeStatus s = snapshot();
+    const auto now = std::chrono::steady_clock::now();
+    const double dt = std::chrono::duration<double>(now - previous_at).count();
+    decltype(previous) current;
+    for (auto& t : s.topics) {
+      const auto key = std::make_pair(t.topic, t.imported);
+      auto it = previous.find(key);
+      if (it != previous.end() && dt > 0) {
+        t.rate_hz = static_cast<double>(t.messages - it->second.first) / dt;
+        t.bytes_per_s = static_cast<double>(t.bytes - it->second.second) / dt;
+      }
+      current[key] = {t.messages, t.bytes};
+    }
+    previous = std::move(current);
+    previous_at = now;
+    if (options.status_file) (void)write_status_file(status_path, s);
+    std::lock_guard lock(status_mutex);
+    last = std::move(s);
+  }
+
+  void run() {
+    auto next_status = std::chrono::steady_clock::now();
+    std::unique_lock lock(mutex);
+    while (!stopping) {
+      lock.unlock();
+      if (importer)
+        for (const auto& w : participant->take_discoveries()) importer->discovered(w);
+      if (std::chrono::steady_clock::now() >= next_status) {
+        update_status();
+        next_status += kStatusPeriod;
+      }
+      lock.lock();
+      wake.wait_for(lock, kDiscoveryPoll, [&] { return stopping; });
+    }
+  }
+
+  void stop() {
+    {
+      std::lock_guard lock(mutex);
+      if (stopping || !started) {
+        stopping = true;
+        return;
+      }
+      stopping = true;
+    }
+    wake.notify_all();
+    if (control.joinable()) control.join();
+    if (readers) readers->stop();
+    if (importer) importer->close();
+    if (exporter) exporter->close();
+    if (options.status_file) std::remove(status_path.c_str());
+  }
+};
+
+}  // namespace detail
+
+Result<Bridge> Bridge::create(BridgeOptions options) {
+  if (options.dds_domain > kMaxDdsDomain) {
+    return Status(ErrorCode::InvalidArgument, "DDS domain " + std::to_string(options.dds_domain) +
+                                                  " is out of range (0 to " + std::to_string(kMaxDdsDomain) + ")");
+  }
+  if (options.depth == 0 || options.depth > detail::kMaxHistoryDepth) {
+    return Status(ErrorCode::InvalidArgument, "history depth " + std::to_string(options.depth) +
+                                                  " is out of range (1 to " +
+                                                  std::to_string(detail::kMaxHistoryDepth) + ")");
+  }
+  if (Status st = validate_domain(options.domain); !st.ok()) return st;
+  auto selection = detail::Selection::create(options.selection);
+  if (!selection) return selection.status();
+  if (selection->empty()) {
+    return Status(ErrorCode::InvalidArgument, "nothing to bridge: name topics, follow all, or give a pattern");
+  }
+  auto impl = std::make_unique<detail::BridgeImpl>();
+  impl->options = std::move(options);
+  impl->selection = std::move(*selection);
+  impl->status_path = status_file_path(impl->options.status_directory, impl->options.domain,
+                                       static_cast<std::uint32_t>(::getpid()));
+  auto participant = detail::Participant::create(impl->options);
+  if (!participant) return participant.status();
+  impl->participant = std::move(*participant);
+  if (impl->exports()) {
+    impl->exporter = std::make_unique<detail::Exporter>(*impl->participant, impl->guard);
+    impl->readers = std::make_unique<detail::LocalReaders>(impl->selection, impl->options.selection.topics,
+                                                           impl->options.domain, impl->options.lockstep,
+                                                           *impl->exporter);
+    if (Status st = impl->readers->open_named(); !st.ok()) return st;
+  }
+  if (impl->imports()) {
+    impl->importer = std::make_unique<detail::Importer>(*impl->participant, impl->guard, impl->selection,
+                                                        impl->options.domain, impl->options.lockstep);
+  }
+  return Bridge(std::move(impl));
+}
+
+Bridge::Bridge(std::unique_ptr<detail::BridgeImpl> impl) : impl_(std::move(impl)) {}
+Bridge::Bridge(Bridge&&) noexcept = default;
+Bridge& Bridge::operator=(Bridge&&) noexcept = default;
+Bridge::~Bridge() {
+  if (impl_) stop();
+}
+
+Status Bridge::start() {
+  std::lock_guard lock(impl_->mutex);
+  if (impl_->started || impl_->stopping) return Status(ErrorCode::InvalidArgument, "the bridge was already started");
+  impl_->started = true;
+  if (impl_->readers) impl_->readers->start();
+  impl_->update_status();
+  impl_->control = std::thread([impl = impl_.get()] { impl->run(); });
+  return {};
+}
+
+void Bridge::stop() { impl_->stop(); }
+
+BridgeStatus Bridge::status() const {
+  BridgeStatus s = impl_->snapshot();
+  std::lock_guard lock(impl_->status_mutex);
+  // Rates are those of the last period; counters are live.
+  for (auto& t : s.topics) {
+    for (const auto& p : impl_->last.topics) {
+      if (p.topic == t.topic && p.imported == t.imported) {
+        t.rate_hz = p.rate_hz;
+        t.bytes_per_s = p.bytes_per_s;
+      }
+    }
+  }
+  return s;
+}
+
+}  // namespace cerulion::bridge

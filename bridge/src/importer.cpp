@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "importer.hpp"
+
+#include <chrono>
+#include <cstring>
+
+#include "cerulion/core/names.hpp"
+
+namespace cerulion::bridge::detail {
+
+namespace dds = eprosima::fastdds::dds;
+
+namespace {
+/// How long a local publish may wait for room on a lockstep topic before the message counts as
+/// lost: a slow local reader never stalls DDS reception for long. Longer when lockstep was asked.
+constexpr auto kPublishWait = std::chrono::milliseconds(100);
+constexpr auto kLockstepPublishWait = std::chrono::seconds(1);
+}  // namespace
+
+void Importer::Topic::on_data_available(dds::DataReader* r) {
+  // One listener call at a time (shared memory and UDP have their own threads): the message buffer
+  // is the topic's.
+  std::lock_guard serial(receiving);
+  dds::SampleInfo info;
+  while (r->take_next_sample(&message, &info) == ReturnCode_t::RETCODE_OK) {
+    if (!info.valid_data) continue;
+    // Our own writer on the same topic (a topic both exported and imported) is not an import.
+    if (participant->own(info.sample_identity.writer_guid())) continue;
+    const auto payload = message.payload();
+    // The loan waits for room (lockstep) outside the guard's lock, so the export side, which
+    // takes that lock to check a sample, is never what keeps room from being made.
+    auto loan = publisher->loan(payload.size(), publish_wait);
+    if (!loan) {
+      failed.fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
+    if (!payload.empty()) std::memcpy(loan->data().data(), payload.data(), payload.size());
+    std::lock_guard lock(guard->mutex);
+    auto seq = publisher->publish(std::move(*loan), publish_wait);
+    if (!seq) {
+      failed.fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
+    guard->remember(*seq);
+    messages.fetch_add(1, std::memory_order_relaxed);
+    bytes.fetch_add(payload.size(), std::memory_order_relaxed);
+  }
+}
+
+Status Importer::open(Topic& t, const std::string& encoding) {
+  // A topic the bridge creates runs free: a slow local reader loses messages (counted) rather than
+  // holding DDS reception back; lockstep when asked, so that local readers lose nothing either.
+  // A JSON topic from another bridge stays JSON.
+  PublisherOptions o;
+  o.topic.domain = domain_;
+  if (!lockstep_) o.topic.mode = Mode::FreeRun;
+  t.publish_wait = lockstep_ ? std::chrono::milliseconds(kLockstepPublishWait) : kPublishWait;
+  if (t.wire == WireType::String && encoding == "json") o.topic.type = TopicType{"json", {}};
+  auto pub = Publisher::create(t.name, o);
+  if (!pub && pub.code() == ErrorCode::Incompatible) {
+    // The topic exists with its own settings (lockstep, another type): join it as it is.
+    o.topic.mode.reset();
+    o.topic.type.reset();
+    pub = Publisher::create(t.name, o);
+  }
+  if (!pub) return Status(pub.code(), "cannot publish locally: " + pub.message());
+  t.publisher.emplace(std::move(*pub));
+  auto topic = participant_.topic(t.dds_topic, t.wire);
+  if (!topic) return topic.status();
+  t.reader = participant_.subscriber()->create_datareader(*topic, participant_.reader_qos(), &t,
+                                                           dds::StatusMask::data_available());
+  if (!t.reader) return Status(ErrorCode::SystemError, "Fast DDS cannot create a reader");
+  return {};
+}
+
+void Importer::discovered(const DiscoveredWriter& writer) {
+  if (writer.removed) return;  // an imported topic stays while the bridge runs
+  const auto wire = wire_type_of(writer.dds_type);
+  if (!wire) return;
+  const auto local = local_topic_name(writer.dds_topic);
+  if (!local) return;
+  auto name = normalize_topic_name(*local);
+  std::lock_guard lock(mutex_);
+  if (topics_.count(writer.dds_topic)) return;
+  if (!name) {
+    problems_.push_back(writer.dds_topic + ": cannot import: " + name.message());
+    topics_[writer.dds_topic] = nullptr;  // said once
+    return;
+  }
+  if (!selection_.selected(*name)) return;
+  auto t = std::make_unique<Topic>();
+  t->name = *name;
+  t->dds_topic = writer.dds_topic;
+  t->wire = *wire;
+  t->participant = &participant_;
+  t->guard = &guard_.entry(*name);
+  if (Status st = open(*t, writer.encoding); !st.ok()) {
+    problems_.push_back(*name + ": cannot import: " + st.message());
+    if (t->reader) participant_.subscriber()->delete_datareader(t->reader);
+    topics_[writer.dds_topic] = nullptr;
+    return;
+  }
+  topics_[writer.dds_topic] = std::move(t);
+}
+
+std::vector<BridgedTopic> Importer::topics() const {
+  std::vector<BridgedTopic> out;
+  std::lock_guard lock(mutex_);
+  for (const auto& [dds_topic, t] : topics_) {
+    if (!t || !t->publisher) continue;
+    if (t->reader) {
+      dds::SampleLostStatus lost{};
+      dds::SampleRejectedStatus rejected{};
+      t->reader->get_sample_lost_status(lost);
+      t->reader->get_sample_rejected_status(rejected);
+      t->dds_lost = static_cast<std::uint64_t>(lost.total_count) + rejected.total_count;
+      dds::SubscriptionMatchedStatus matched{};
+      t->reader->get_subscription_matched_status(matched);
+      t->peers = static_cast<std::uint32_t>(matched.current_count);
+    }
+    BridgedTopic b;
+    b.topic = t->name;
+    b.dds_topic = dds_topic;
+    b.dds_type = std::string(dds_type_name(t->wire));
+    b.imported = true;
+    b.messages = t->messages.load();
+    b.bytes = t->bytes.load();
+    b.lost = t->dds_lost + t->failed.load();
+    b.peers = t->peers;
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+std::vector<std::string> Importer::problems() const {
+  std::lock_guard lock(mutex_);
+  return problems_;
+}
+
+void Importer::close() {
+  std::lock_guard lock(mutex_);
+  for (auto& [name, t] : topics_) {
+    if (!t || !t->reader) continue;
+    t->peers = 0;
+    t->reader->set_listener(nullptr);
+    participant_.subscriber()->delete_datareader(t->reader);
+    t->reader = nullptr;
+  }
+}
+
+}  // namespace cerulion::bridge::detail

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Import: for each "rt/..." topic of a bridged type that another participant writes, a DDS reader
+// whose samples a local publisher (the bridge's) publishes under the local name.
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fastdds/dds/subscriber/DataReader.hpp>
+#include <fastdds/dds/subscriber/DataReaderListener.hpp>
+
+#include "cerulion/bridge/status.hpp"
+#include "cerulion/core/publisher.hpp"
+#include "dds_types.hpp"
+#include "loop_guard.hpp"
+#include "participant.hpp"
+#include "selection.hpp"
+
+namespace cerulion::bridge::detail {
+
+class Importer {
+ public:
+  /// `lockstep`: topics it creates are lockstep, and a publish waits longer for local readers.
+  Importer(Participant& participant, LoopGuard& guard, const Selection& selection, std::string domain,
+           bool lockstep)
+      : participant_(participant), guard_(guard), selection_(selection), domain_(std::move(domain)),
+        lockstep_(lockstep) {}
+  ~Importer() { close(); }
+
+  /// Follows a writer discovery found: a new bridged topic that the selection takes gets its
+  /// reader and local publisher. What cannot be bridged is kept for problems().
+  void discovered(const DiscoveredWriter& writer);
+  std::vector<BridgedTopic> topics() const;
+  std::vector<std::string> problems() const;
+  /// Deletes the readers; no listener runs once it returns.
+  void close();
+
+ private:
+  struct Topic final : eprosima::fastdds::dds::DataReaderListener {
+    std::string name, dds_topic;
+    WireType wire = WireType::ByteArray;
+    const Participant* participant = nullptr;
+    LoopGuard::Entry* guard = nullptr;
+    std::optional<Publisher> publisher;
+    eprosima::fastdds::dds::DataReader* reader = nullptr;
+    WireMessage message;
+    std::mutex receiving;
+    std::chrono::milliseconds publish_wait{100};
+    std::atomic<std::uint64_t> messages{0}, bytes{0}, failed{0};
+    std::uint64_t dds_lost = 0;  ///< lost and rejected as DDS last reported them
+    std::uint32_t peers = 0;
+    void on_data_available(eprosima::fastdds::dds::DataReader* reader) override;
+  };
+  Status open(Topic& t, const std::string& encoding);
+
+  Participant& participant_;
+  LoopGuard& guard_;
+  const Selection& selection_;
+  std::string domain_;
+  bool lockstep_;
+  mutable std::mutex mutex_;
+  std::map<std::string, std::unique_ptr<Topic>> topics_;  ///< by DDS topic name
+  std::vector<std::string> problems_;
+};
+
+}  // namespace cerulion::bridge::detail

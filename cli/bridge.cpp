@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cerulion bridge [TOPIC...]`: local topics out to DDS and DDS topics in (bridge/ does the work),
+// with a line per topic as it starts being carried, a summary every 10 s and one at the end.
+
+#include <chrono>
+#include <set>
+#include <thread>
+
+#include <fmt/core.h>
+
+#include "bridge_status.hpp"
+#include "command.hpp"
+#include "record_util.hpp"
+#ifdef CERULION_HAVE_BRIDGE
+#include "cerulion/bridge/bridge.hpp"
+#endif
+
+namespace cerulion::cli {
+namespace {
+
+struct BridgeSettings {
+  std::vector<std::string> topics, regex, exclude;
+  bool all = false, export_only = false, import_only = false, both = false, best_effort = false, lockstep = false,
+       no_shared_memory = false;
+  std::uint32_t dds_domain = 0, depth = 10;
+  double duration_s = 0;
+};
+
+#ifdef CERULION_HAVE_BRIDGE
+void run_bridge(const BridgeSettings& s) {
+  if (s.topics.empty() && !s.all && s.regex.empty()) {
+    throw Exit{kExitUsage, "bridge: name topics, or use -a/--all or -e/--regex"};
+  }
+  bridge::BridgeOptions o;
+  o.domain = globals().domain;
+  o.dds_domain = s.dds_domain;
+  o.selection = {s.topics, s.all, s.regex, s.exclude};
+  o.direction = s.export_only   ? bridge::Direction::Export
+                : s.import_only ? bridge::Direction::Import
+                                : bridge::Direction::Both;
+  o.depth = s.depth;
+  o.reliable = !s.best_effort;
+  o.lockstep = s.lockstep;
+  o.shared_memory = !s.no_shared_memory;
+  install_stop_handlers();
+  auto b = take(bridge::Bridge::create(o), "bridge");
+  check(b.start(), "bridge");
+  fmt::print(stderr, "bridging domain '{}' <-> DDS domain {} ({}, {}, keep last {}); Ctrl-C stops\n", o.domain,
+             o.dds_domain, bridge::to_string(o.direction), o.reliable ? "reliable" : "best effort", o.depth);
+  std::set<std::pair<std::string, bool>> said;
+  std::size_t problems_said = 0;
+  const auto started = std::chrono::steady_clock::now();
+  auto next_summary = started + std::chrono::seconds(10);
+  while (!stop_requested()) {
+    const auto now = std::chrono::steady_clock::now();
+    if (s.duration_s > 0 && now - started >= std::chrono::duration<double>(s.duration_s)) break;
+    const auto st = b.status();
+    for (const auto& t : st.topics)
+      if (said.insert({t.topic, t.imported}).second)
+        fmt::print(stderr, "{} {} as {} ({})\n", t.imported ? "importing" : "exporting", t.topic, t.dds_topic,
+                   t.dds_type);
+    for (; problems_said < st.problems.size(); ++problems_said)
+      fmt::print(stderr, "cerulion: {}\n", st.problems[problems_said]);
+    if (now >= next_summary) {
+      for (const auto& line : bridge_status_lines(st)) fmt::print(stderr, "{}\n", line);
+      next_summary += std::chrono::seconds(10);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const auto final_status = b.status();
+  b.stop();
+  for (const auto& line : bridge_status_lines(final_status)) fmt::print(stderr, "{}\n", line);
+  if (int code = finished_exit_code(); code != kExitOk) throw Exit{code, {}};
+}
+#endif
+
+void add_bridge_command(CLI::App& app) {
+  auto s = std::make_shared<BridgeSettings>();
+  auto* cmd =
+      app.add_subcommand("bridge", "Carry topics to and from other machines over DDS (Fast DDS; ROS 2 sees them)");
+  cmd->footer(
+      "Local /robot/camera is DDS topic rt/robot/camera, as ROS 2 names it; JSON topics travel as\n"
+      "std_msgs/msg/String, everything else as std_msgs/msg/UInt8MultiArray. A bridge never sends back\n"
+      "what it imported. QoS as ROS 2's default: reliable, keep last 10, volatile.\n"
+      "Examples:\n"
+      "  cerulion bridge -a                      # everything, both ways, DDS domain 0\n"
+      "  cerulion bridge /robot/camera --export --dds-domain 7\n"
+      "  cerulion bridge -e '^/robot/' -x '/debug$' --best-effort\n"
+      "  cerulion bridge status");
+  cmd->add_option("topics", s->topics, "Topics to bridge (local names; rt/ is added on the DDS side)");
+  cmd->add_flag("-a,--all", s->all, "Bridge every topic of either side, including topics that appear later");
+  cmd->add_option("-e,--regex", s->regex, "Bridge topics matching this regular expression (repeatable; new ones too)")
+      ->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("-x,--exclude", s->exclude, "Do not bridge topics matching this regular expression (repeatable)")
+      ->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  auto* ex = cmd->add_flag("--export", s->export_only, "Only local topics out to DDS");
+  auto* im = cmd->add_flag("--import", s->import_only, "Only DDS topics in as local topics");
+  auto* both = cmd->add_flag("--both", s->both, "Both ways (the default)");
+  ex->excludes(im)->excludes(both);
+  im->excludes(both);
+  cmd->add_option("--dds-domain", s->dds_domain, "DDS domain id, ROS_DOMAIN_ID in ROS 2 (default 0)")
+      ->check(integer_in(0, 232));
+  cmd->add_option("--depth", s->depth, "DDS history: keep the last N samples (default 10)")
+      ->check(integer_in(1, 10000));
+  cmd->add_flag("--best-effort", s->best_effort, "Best-effort DDS reliability instead of reliable");
+  cmd->add_flag("--lockstep", s->lockstep,
+                "Read local topics as a lockstep subscriber: publishers wait for the bridge instead of it missing "
+                "messages");
+  cmd->add_flag("--no-shared-memory", s->no_shared_memory,
+                "DDS over UDP only, even to peers on this machine (the path between two machines)");
+  cmd->add_option("--duration", s->duration_s, "Stop after SEC seconds")->check(positive_seconds());
+  add_bridge_status_command(*cmd);
+  cmd->callback([s, cmd] {
+    if (!cmd->get_subcommands().empty()) return;  // `bridge status` ran
+    check_patterns(s->regex, "--regex");
+    check_patterns(s->exclude, "--exclude");
+#ifdef CERULION_HAVE_BRIDGE
+    run_bridge(*s);
+#else
+    throw Exit{kExitFailure, "bridge: this cerulion was built without Fast DDS (libfastrtps-dev)"};
+#endif
+  });
+}
+
+}  // namespace
+
+static CommandRegistration registration(55, add_bridge_command);
+
+}  // namespace cerulion::cli

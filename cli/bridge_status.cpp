@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cerulion bridge status [--json]`: what the bridges of the domain are doing, from the status
+// files they replace once a second.
+
+#include "bridge_status.hpp"
+
+#include <fmt/core.h>
+
+#include "command.hpp"
+
+namespace cerulion::cli {
+
+#ifdef CERULION_HAVE_BRIDGE
+std::string bridged_topic_line(const bridge::BridgedTopic& t) {
+  return fmt::format("{} {} -> {} ({}): {}, {}, {:.1f} Hz, {:.2f} MB/s, {} lost, {}", t.imported ? "import" : "export",
+                     t.imported ? t.dds_topic : t.topic, t.imported ? t.topic : t.dds_topic,
+                     t.dds_type, counted(t.messages, "message"), format_bytes(static_cast<double>(t.bytes)),
+                     t.rate_hz, t.bytes_per_s / 1e6, t.lost,
+                     counted(t.peers, t.imported ? "writer" : "reader"));
+}
+
+std::vector<std::string> bridge_status_lines(const bridge::BridgeStatus& s) {
+  std::vector<std::string> lines;
+  const double up = static_cast<double>(s.updated_realtime_ns - s.started_realtime_ns) / 1e9;
+  lines.push_back(fmt::format("bridge {}: domain '{}' <-> DDS domain {}, {}, {}, keep last {}, up {:.0f} s, {}",
+                              s.pid, s.domain, s.dds_domain, s.direction, s.reliable ? "reliable" : "best effort",
+                              s.depth, up, counted(s.total_lost(), "message") + " lost"));
+  std::string peers;
+  for (const auto& p : s.remote_participants) peers += (peers.empty() ? "" : ", ") + p;
+  lines.push_back(fmt::format("  {} seen{}{}", counted(s.remote_participants.size(), "remote participant"),
+                              peers.empty() ? "" : ": ", peers));
+  for (const auto& t : s.topics) lines.push_back("  " + bridged_topic_line(t));
+  for (const auto& p : s.problems) lines.push_back("  problem: " + p);
+  return lines;
+}
+#endif
+
+void add_bridge_status_command(CLI::App& parent) {
+  auto json = std::make_shared<bool>(false);
+  auto* cmd = parent.add_subcommand("status", "What the running bridges of the domain carry, from their status files");
+  cmd->footer(
+      "Each running bridge replaces /dev/shm/cerulion-bridge.<domain>.<pid>.json once a second.\n"
+      "With no bridge running in the domain it says so and exits 1.\n"
+      "Examples:\n"
+      "  cerulion bridge status\n"
+      "  cerulion --domain lab bridge status --json");
+  cmd->add_flag("--json", *json, "Print the bridges' status as a JSON array");
+  cmd->callback([json] {
+#ifdef CERULION_HAVE_BRIDGE
+    auto found = bridge::read_status_files(bridge::kDefaultStatusDirectory, globals().domain);
+    check(found.status(), "bridge status");
+    if (found->empty()) throw Exit{kExitFailure, fmt::format("no bridge is running in domain '{}'", globals().domain)};
+    if (*json) {
+      std::string out = "[";
+      for (std::size_t i = 0; i < found->size(); ++i) out += (i ? "," : "") + bridge::to_json((*found)[i]);
+      fmt::print("{}]\n", out);
+      return;
+    }
+    for (const auto& s : *found)
+      for (const auto& line : bridge_status_lines(s)) fmt::print("{}\n", line);
+#else
+    (void)json;
+    throw Exit{kExitFailure, "bridge: this cerulion was built without Fast DDS (libfastrtps-dev)"};
+#endif
+  });
+}
+
+}  // namespace cerulion::cli

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Two "machines" on one: two cerulion domains, each with its bridge, on a DDS domain of the test's
+// own. DDS is volatile (as in ROS 2): what is published before the far side's reader matched is not
+// delivered, so senders first repeat a warm-up message until it arrives.
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <sys/file.h>
+#include <unistd.h>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "cerulion/bridge/bridge.hpp"
+#include "cerulion/core/publisher.hpp"
+#include "cerulion/core/subscriber.hpp"
+#include "process.hpp"
+
+namespace cerulion::test {
+
+/// A DDS domain id for this test process (1..232), different per call.
+inline std::uint32_t test_dds_domain() {
+  static std::atomic<std::uint32_t> counter{0};
+  return 1 + (static_cast<std::uint32_t>(::getpid()) * 7 + counter++ * 31) % bridge::kMaxDdsDomain;
+}
+
+/// Every topic, including later ones.
+inline recording::TopicSelection all_topics() {
+  recording::TopicSelection s;
+  s.all = true;
+  return s;
+}
+
+inline bridge::Bridge start_bridge(const std::string& domain, std::uint32_t dds_domain, bridge::Direction direction,
+                                   recording::TopicSelection selection = all_topics()) {
+  bridge::BridgeOptions o;
+  o.domain = domain;
+  o.dds_domain = dds_domain;
+  o.direction = direction;
+  o.selection = std::move(selection);
+  auto b = bridge::Bridge::create(o);
+  INFO(b.message());
+  REQUIRE(b.ok());
+  REQUIRE(b->start().ok());
+  return std::move(*b);
+}
+
+/// Marks a warm-up message: its first byte.
+inline constexpr std::byte kWarmup{0xff};
+
+/// A message of `size` bytes (at least 9): byte 0 is 0 (not a warm-up), 1..8 the index, the rest
+/// a pattern of the index.
+inline std::vector<std::byte> numbered(std::uint64_t index, std::size_t size) {
+  std::vector<std::byte> m(size);
+  std::memcpy(m.data() + 1, &index, 8);
+  for (std::size_t i = 9; i < size; ++i) m[i] = static_cast<std::byte>((i * 31 + index) & 0xff);
+  return m;
+}
+inline std::uint64_t index_of(std::span<const std::byte> m) {
+  std::uint64_t index = 0;
+  std::memcpy(&index, m.data() + 1, 8);
+  return index;
+}
+
+/// Publishes warm-up messages on `pub` until `sub` receives one (then drains what arrives within
+/// a moment): the bridges have matched. False if nothing came within `timeout`.
+inline bool warm_up(Publisher& pub, Subscriber& sub, std::chrono::seconds timeout = std::chrono::seconds(30)) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::vector<std::byte> w(16, kWarmup);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (!pub.publish_copy(w).ok()) return false;
+    auto got = sub.receive(std::chrono::milliseconds(100));
+    if (got.ok()) {
+      while (sub.receive(std::chrono::milliseconds(300)).ok()) {
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+/// Fast DDS's shared-memory files in /dev/shm now.
+inline std::set<std::string> fastdds_shm_files() {
+  std::set<std::string> names;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/dev/shm", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.starts_with("fastrtps_")) names.insert(name);
+  }
+  return names;
+}
+
+/// Removes the Fast DDS segments that appeared since `before` and that no process holds any more
+/// (a participant killed with -9 leaves its segment behind; a live one holds its "_el" lock file),
+/// as Fast DDS's `fastdds shm clean` would.
+inline void remove_abandoned_fastdds_files(const std::set<std::string>& before) {
+  for (const auto& name : fastdds_shm_files()) {
+    if (before.count(name) || !name.ends_with("_el")) continue;
+    const std::string lock = "/dev/shm/" + name;
+    const int fd = ::open(lock.c_str(), O_RDONLY);
+    if (fd < 0) continue;
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+      const std::string base = name.substr(0, name.size() - 3);
+      std::error_code ec;
+      std::filesystem::remove("/dev/shm/" + base, ec);
+      std::filesystem::remove("/dev/shm/sem." + base + "_mutex", ec);
+      std::filesystem::remove(lock, ec);
+    }
+    ::close(fd);
+  }
+}
+
+}  // namespace cerulion::test
