@@ -85,7 +85,11 @@ void FootprintCounter::close_window() {
   current_.data_lines = data_lines_.size();
   current_.data_pages = data_pages_.size();
   current_.lines = lines_.size();
-  if (closed_++ >= options_.skip_windows) windows_.push_back(current_);
+  if (closed_++ >= options_.skip_windows) {
+    windows_.push_back(current_);
+    last_code_lines_.assign(code_lines_.begin(), code_lines_.end());
+    last_data_lines_.assign(data_lines_.begin(), data_lines_.end());
+  }
   current_ = {};
   for (auto* set : {&code_lines_, &code_pages_, &data_lines_, &data_pages_, &lines_}) set->clear();
 }
@@ -98,6 +102,12 @@ Result<FootprintReport> FootprintCounter::finish() {
   }
   FootprintReport report;
   report.windows = windows_;
+  for (auto* lines : {&last_code_lines_, &last_data_lines_}) {
+    for (auto& line : *lines) line *= kCacheLineBytes;
+    std::sort(lines->begin(), lines->end());
+  }
+  report.last_code_lines = last_code_lines_;
+  report.last_data_lines = last_data_lines_;
   auto column = [&](std::uint64_t WindowFootprint::*field) {
     std::vector<std::uint64_t> v;
     v.reserve(windows_.size());

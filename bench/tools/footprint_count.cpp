@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Counts a lackey trace's footprint per round trip (scripts/footprint.sh runs the campaign):
 //   footprint-count --delimiter 0x2ce4c0 [--skip N] [--label L] TRACE
+//   footprint-count ... --lines-out FILE    (the last window's line addresses, "code 0x..." / "data 0x...")
 //   footprint-count ... --ignore-data FROM-TO    (hexadecimal; data accesses there are not counted)
 //   footprint-count --every K [--skip N] [--label L] TRACE    (the delimiter: the first
 //                   instruction that ran exactly K times)
@@ -20,6 +21,7 @@ int main(int argc, char** argv) {
   std::string label = "trace";
   std::string path;
   std::uint64_t every = 0;
+  std::string lines_out;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (!a.starts_with("--")) {
@@ -43,6 +45,8 @@ int main(int argc, char** argv) {
       }
       options.ignored_data.push_back({std::strtoull(range.substr(0, dash).c_str(), nullptr, 16),
                                       std::strtoull(range.substr(dash + 1).c_str(), nullptr, 16)});
+    } else if (a == "--lines-out") {  // the last window's code and data line addresses
+      lines_out = argv[++i];
     } else if (a == "--skip") {
       options.skip_windows = std::strtoull(argv[++i], nullptr, 10);
     } else if (a == "--label") {
@@ -71,6 +75,11 @@ int main(int argc, char** argv) {
   if (!report.ok()) {
     std::fprintf(stderr, "footprint-count: %s\n", report.message().c_str());
     return 1;
+  }
+  if (!lines_out.empty()) {
+    std::ofstream out(lines_out);
+    for (auto line : report->last_code_lines) out << "code 0x" << std::hex << line << "\n";
+    for (auto line : report->last_data_lines) out << "data 0x" << std::hex << line << "\n";
   }
   const auto& m = report->median;
   std::printf("%-28s windows %4zu  instructions %7llu  code lines %4llu pages %3llu  data lines %4llu pages %3llu  lines %4llu\n",

@@ -52,6 +52,9 @@ struct FootprintOptions {
 struct FootprintReport {
   std::vector<WindowFootprint> windows;
   WindowFootprint median;
+  /// The last counted window's distinct lines (line addresses, ascending), to tell what touches
+  /// them (addr2line on the code lines).
+  std::vector<std::uint64_t> last_code_lines, last_data_lines;
 };
 
 /// Counts one trace, record by record. Feed it instructions and data accesses in trace order.
@@ -74,6 +77,7 @@ class FootprintCounter {
   WindowFootprint current_;
   std::unordered_set<std::uint64_t> code_lines_, code_pages_, data_lines_, data_pages_, lines_;
   std::vector<WindowFootprint> windows_;
+  std::vector<std::uint64_t> last_code_lines_, last_data_lines_;
 };
 
 /// An instruction of a lackey trace that ran exactly `times` times, spread over the widest part of
