@@ -37,6 +37,15 @@ inline recording::TopicSelection all_topics() {
   return s;
 }
 
+/// A bridge made and started with `o`.
+inline bridge::Bridge start_bridge(const bridge::BridgeOptions& o) {
+  auto b = bridge::Bridge::create(o);
+  INFO(b.message());
+  REQUIRE(b.ok());
+  REQUIRE(b->start().ok());
+  return std::move(*b);
+}
+
 inline bridge::Bridge start_bridge(const std::string& domain, std::uint32_t dds_domain, bridge::Direction direction,
                                    recording::TopicSelection selection = all_topics()) {
   bridge::BridgeOptions o;
@@ -44,11 +53,7 @@ inline bridge::Bridge start_bridge(const std::string& domain, std::uint32_t dds_
   o.dds_domain = dds_domain;
   o.direction = direction;
   o.selection = std::move(selection);
-  auto b = bridge::Bridge::create(o);
-  INFO(b.message());
-  REQUIRE(b.ok());
-  REQUIRE(b->start().ok());
-  return std::move(*b);
+  return start_bridge(o);
 }
 
 /// Marks a warm-up message: its first byte.
@@ -83,6 +88,25 @@ inline bool warm_up(Publisher& pub, Subscriber& sub, std::chrono::seconds timeou
     }
   }
   return false;
+}
+
+/// A publisher of `topic` in domain `from` and a subscriber of it in domain `to`, once the bridges
+/// between them carry it (warm_up): how every test that carries messages starts.
+struct Crossing {
+  Result<Publisher> pub;
+  Result<Subscriber> sub;
+};
+inline Crossing open_crossing(const std::string& from, const std::string& to, const std::string& topic) {
+  PublisherOptions po;
+  po.topic.domain = from;
+  auto pub = Publisher::create(topic, po);
+  REQUIRE(pub.ok());
+  SubscriberOptions so;
+  so.topic.domain = to;
+  auto sub = Subscriber::create(topic, so);
+  REQUIRE(sub.ok());
+  REQUIRE(warm_up(*pub, *sub));
+  return {std::move(pub), std::move(sub)};
 }
 
 /// Fast DDS's shared-memory files in /dev/shm now.

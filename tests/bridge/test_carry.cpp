@@ -19,15 +19,7 @@ TEST_CASE("A message published in one domain arrives in the other byte-exact and
   auto out = start_bridge(a, dds, bridge::Direction::Export);
   auto in = start_bridge(b, dds, bridge::Direction::Import);
 
-  PublisherOptions po;
-  po.topic.domain = a;
-  auto pub = Publisher::create(topic, po);
-  REQUIRE(pub.ok());
-  SubscriberOptions so;
-  so.topic.domain = b;
-  auto sub = Subscriber::create(topic, so);
-  REQUIRE(sub.ok());
-  REQUIRE(warm_up(*pub, *sub));
+  auto [pub, sub] = open_crossing(a, b, topic);
 
   // Published while the far side reads (its topic runs free: a reader far behind would lose the
   // oldest). The exporting tap never holds the publisher back either: the messages are paced.
@@ -98,20 +90,9 @@ TEST_CASE("Best-effort bridges carry messages byte-exact", "[bridge]") {
     o.direction = direction;
     o.reliable = false;
     o.selection = all_topics();
-    auto made = bridge::Bridge::create(o);
-    REQUIRE(made.ok());
-    REQUIRE(made->start().ok());
-    bridges.push_back(std::move(*made));
+    bridges.push_back(start_bridge(o));
   }
-  PublisherOptions po;
-  po.topic.domain = a;
-  auto pub = Publisher::create(topic, po);
-  REQUIRE(pub.ok());
-  SubscriberOptions so;
-  so.topic.domain = b;
-  auto sub = Subscriber::create(topic, so);
-  REQUIRE(sub.ok());
-  REQUIRE(warm_up(*pub, *sub));
+  auto [pub, sub] = open_crossing(a, b, topic);
   // Best effort may drop a sample: resend until one arrives, then check it is whole.
   std::optional<Sample> got;
   for (int i = 0; i < 100 && !got; ++i) {
@@ -137,20 +118,9 @@ TEST_CASE("Lockstep bridges with a deep history carry a burst without a loss", "
     o.lockstep = true;
     o.depth = 1000;
     o.selection = all_topics();
-    auto made = bridge::Bridge::create(o);
-    REQUIRE(made.ok());
-    REQUIRE(made->start().ok());
-    bridges.push_back(std::move(*made));
+    bridges.push_back(start_bridge(o));
   }
-  PublisherOptions po;
-  po.topic.domain = a;
-  auto pub = Publisher::create(topic, po);
-  REQUIRE(pub.ok());
-  SubscriberOptions so;
-  so.topic.domain = b;
-  auto sub = Subscriber::create(topic, so);
-  REQUIRE(sub.ok());
-  REQUIRE(warm_up(*pub, *sub));
+  auto [pub, sub] = open_crossing(a, b, topic);
   constexpr int kCount = 500;
   std::thread sender([&] {
     for (int i = 0; i < kCount; ++i) (void)pub->publish_copy(numbered(i, 256));  // back to back

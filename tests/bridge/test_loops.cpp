@@ -42,15 +42,8 @@ TEST_CASE("Two bridges following everything both ways carry each message exactly
   auto bridge_a = start_bridge(a, dds, bridge::Direction::Both);
   auto bridge_b = start_bridge(b, dds, bridge::Direction::Both);
 
-  PublisherOptions po;
-  po.topic.domain = a;
-  auto pub = Publisher::create(topic, po);
-  REQUIRE(pub.ok());
+  auto [pub, far] = open_crossing(a, b, topic);
   SubscriberOptions so;
-  so.topic.domain = b;
-  auto far = Subscriber::create(topic, so);
-  REQUIRE(far.ok());
-  REQUIRE(warm_up(*pub, *far));
   so.topic.domain = a;
   auto near = Subscriber::create(topic, so);  // beside the publisher: must see its own messages only
   REQUIRE(near.ok());
@@ -134,15 +127,8 @@ TEST_CASE("Two bridge processes following everything both ways carry each messag
   };
   BackgroundProcess bridge_a(bridge(a));
   BackgroundProcess bridge_b(bridge(b));
-  PublisherOptions po;
-  po.topic.domain = a;
-  auto pub = Publisher::create(topic, po);
-  REQUIRE(pub.ok());
+  auto [pub, far] = open_crossing(a, b, topic);
   SubscriberOptions so;
-  so.topic.domain = b;
-  auto far = Subscriber::create(topic, so);
-  REQUIRE(far.ok());
-  REQUIRE(warm_up(*pub, *far));
   so.topic.domain = a;
   auto near = Subscriber::create(topic, so);
   REQUIRE(near.ok());

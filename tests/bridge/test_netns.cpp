@@ -61,15 +61,7 @@ TEST_CASE("Bridges in two network namespaces carry a topic over UDP byte-exact",
                          "--export", "--no-shared-memory", "--dds-domain", dds});
   BackgroundProcess in({"ip", "netns", "exec", hosts.ns_b, cerulion_binary(), "--domain", b, "bridge", topic,
                         "--import", "--no-shared-memory", "--dds-domain", dds});
-  PublisherOptions po;
-  po.topic.domain = a;
-  auto pub = Publisher::create(topic, po);
-  REQUIRE(pub.ok());
-  SubscriberOptions so;
-  so.topic.domain = b;
-  auto sub = Subscriber::create(topic, so);
-  REQUIRE(sub.ok());
-  REQUIRE(warm_up(*pub, *sub));
+  auto [pub, sub] = open_crossing(a, b, topic);
   std::uint64_t index = 0;
   for (std::size_t size : {std::size_t{64}, std::size_t{1} << 20, std::size_t{16} << 20}) {
     INFO("size " << size);
