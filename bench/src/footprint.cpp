@@ -49,6 +49,22 @@ Status not_a_record(std::uint64_t number, const std::string& line) {
                 "trace line " + std::to_string(number) + " is not a lackey record: '" + line.substr(0, 60) + "'");
 }
 
+/// Calls `each(record, line_number)` for every record of a lackey trace, skipping valgrind's own
+/// lines; InvalidArgument names the first line that is neither.
+template <typename Each>
+Status for_each_record(std::istream& trace, Each&& each) {
+  std::string line;
+  std::uint64_t number = 0;
+  while (std::getline(trace, line)) {
+    ++number;
+    const Record r = parse_record(line);
+    if (r.kind == '-') continue;
+    if (r.kind == '?') return not_a_record(number, line);
+    each(r, number);
+  }
+  return Status::success();
+}
+
 std::uint64_t median_of(std::vector<std::uint64_t> v) {
   if (v.empty()) return 0;
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
@@ -128,18 +144,13 @@ Result<std::uint64_t> find_delimiter(std::istream& trace, std::uint64_t times) {
     std::uint64_t last = 0;   ///< and of the last
   };
   std::unordered_map<std::uint64_t, Runs> runs;
-  std::string line;
-  std::uint64_t number = 0;
-  while (std::getline(trace, line)) {
-    ++number;
-    const Record r = parse_record(line);
-    if (r.kind == '-') continue;
-    if (r.kind == '?') return not_a_record(number, line);
-    if (r.kind != 'I') continue;
+  Status read = for_each_record(trace, [&](const Record& r, std::uint64_t number) {
+    if (r.kind != 'I') return;
     Runs& x = runs[r.address];
     if (x.count++ == 0) x.first = number;
     x.last = number;
-  }
+  });
+  if (!read.ok()) return read;
   // Of the instructions that ran `times` times, the one whose runs spread widest: a loop's body
   // spans the whole measurement, a start-up loop (the dynamic linker's) a moment of it.
   std::uint64_t best = 0;
@@ -161,19 +172,14 @@ Result<std::uint64_t> find_delimiter(std::istream& trace, std::uint64_t times) {
 Result<FootprintReport> count_lackey_trace(std::istream& trace, FootprintOptions options) {
   if (options.delimiter == 0) return Status(ErrorCode::InvalidArgument, "no delimiter address given");
   FootprintCounter counter(options);
-  std::string line;
-  std::uint64_t number = 0;
-  while (std::getline(trace, line)) {
-    ++number;
-    const Record r = parse_record(line);
-    if (r.kind == '-') continue;
-    if (r.kind == '?') return not_a_record(number, line);
+  Status read = for_each_record(trace, [&](const Record& r, std::uint64_t) {
     if (r.kind == 'I') {
       counter.instruction(r.address, r.size);
     } else {
       counter.data(r.address, r.size);
     }
-  }
+  });
+  if (!read.ok()) return read;
   return counter.finish();
 }
 
