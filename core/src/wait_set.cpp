@@ -55,6 +55,7 @@ class WaitSetImpl {
     for (const auto& m : members_) {
       if (m.impl == impl) return Status(ErrorCode::InvalidArgument, "the wait set already watches '" + subscriber.topic() + "'");
     }
+    if (options_.strategy == WaitStrategy::Adaptive) impl->waiter().learn_arrivals();
     members_.push_back({impl, next_member_key_, {}});
     return next_member_key_++;
   }

@@ -23,7 +23,11 @@ class alignas(64) Waiter {
   /// `passive`: a tap's waiter. It never sleeps on the futex (so publishers never pay a wake-up
   /// system call for it); it checks back at an interval short enough for the ring not to wrap.
   Waiter(WaitOptions options, std::uint32_t participant_bit, bool passive = false, std::uint32_t ring_depth = 16)
-      : options_(options), bit_(participant_bit), ring_depth_(ring_depth), passive_(passive) {}
+      : options_(options),
+        bit_(participant_bit),
+        ring_depth_(ring_depth),
+        passive_(passive),
+        learns_(options.strategy == WaitStrategy::Adaptive || passive) {}
 
   /// Returns Ok when `ready()` became true, Timeout at the deadline, Interrupted when cancelled.
   /// `channel` is the futex a waker notifies after making `ready()` true. `housekeeping` runs about
@@ -32,8 +36,13 @@ class alignas(64) Waiter {
   Status wait(Ready&& ready, WakeChannel& channel, Timeout timeout, Housekeeping&& housekeeping);
 
   /// Tells the adaptive strategy when the awaited message was published (CLOCK_MONOTONIC ns), so
-  /// it can predict the next one.
-  void record_arrival(std::uint64_t event_ns) { planner_.record_arrival(event_ns); }
+  /// it can predict the next one. Only a waiter that plans (adaptive, a tap's) or whose planner
+  /// an adaptive wait set reads learns: spin and block skip the work on every message.
+  void record_arrival(std::uint64_t event_ns) {
+    if (learns_) planner_.record_arrival(event_ns);
+  }
+  /// From now on, learns arrivals whatever its strategy (an adaptive wait set plans with it).
+  void learn_arrivals() { learns_ = true; }
 
   /// What the adaptive strategy learnt; the wait set plans over several members' planners.
   AdaptivePlanner& planner() { return planner_; }
@@ -72,6 +81,7 @@ class alignas(64) Waiter {
   std::uint32_t bit_;
   std::uint32_t ring_depth_;
   bool passive_;
+  bool learns_;
   AdaptivePlanner planner_;
 };
 
