@@ -42,7 +42,7 @@ class [[nodiscard]] Status {
   /// An error. Cold: the compiler moves the paths that build one (and their messages) out of the
   /// functions they fail in, so the code a message runs through stays small.
   [[gnu::cold]] Status(ErrorCode code, std::string message)
-      : code_(code), message_(message.empty() ? nullptr : std::make_unique<std::string>(std::move(message))) {}
+      : code_(code), message_(message.empty() ? nullptr : new std::string(std::move(message))) {}
   Status(const Status& other) : code_(other.code_), message_(copy(other.message_)) {}
   Status& operator=(const Status& other) {
     if (this != &other) {
@@ -62,13 +62,17 @@ class [[nodiscard]] Status {
   const std::string& message() const noexcept { return message_ ? *message_ : kNoMessage; }
 
  private:
-  static std::unique_ptr<std::string> copy(const std::unique_ptr<std::string>& m) {
-    return m ? std::make_unique<std::string>(*m) : nullptr;
-  }
+  /// Frees an error's message: out of line and cold, so that destroying a success (on every step
+  /// of the message path) is one test of a null pointer.
+  struct MessageDeleter {
+    [[gnu::cold, gnu::noinline]] void operator()(std::string* message) const noexcept { delete message; }
+  };
+  using Message = std::unique_ptr<std::string, MessageDeleter>;
+  static Message copy(const Message& m) { return m ? Message(new std::string(*m)) : nullptr; }
   inline static const std::string kNoMessage;
 
   ErrorCode code_ = ErrorCode::Ok;
-  std::unique_ptr<std::string> message_;
+  Message message_;
 };
 
 /// A value or the Status explaining why there is none (an `expected`-like type for C++20).
