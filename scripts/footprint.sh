@@ -60,12 +60,12 @@ run_cerulion() {  # label, wait, extra args for both sides
   # Traced ping against a native pong.
   "$bin" pong --topic $topic --topic-ceiling 1MiB --wait "$wait" "$@" --cpu 1 & local pong=$!
   "${lackey[@]}" --log-file="$work/ping.trace" "$bin" ping --peer --topic $topic --topic-ceiling 1MiB --wait "$wait" "$@" \
-      -r $rate -c "$count" --warmup $skip --timeout 60 --cpus none >/dev/null
+      -r $rate -c "$count" --warmup $skip --timeout 300 --cpus none >/dev/null
   kill -INT $pong; wait $pong || true
   "$counter" --skip $skip --label "cerulion $label ping" --delimiter "$publish" --ignore-data "${hot_begin#0x}-${hot_end#0x}" "$work/ping.trace"
   # Traced pong against a native ping.
   "${lackey[@]}" --log-file="$work/pong.trace" "$bin" pong --topic $topic --topic-ceiling 1MiB --wait "$wait" "$@" & local traced=$!
-  "$bin" ping --peer --topic $topic --topic-ceiling 1MiB --wait "$wait" "$@" -r $rate -c "$count" --warmup $skip --timeout 60 --cpus none >/dev/null
+  "$bin" ping --peer --topic $topic --topic-ceiling 1MiB --wait "$wait" "$@" -r $rate -c "$count" --warmup $skip --timeout 300 --cpus none >/dev/null
   kill -INT $traced; wait $traced || true
   "$counter" --skip $skip --label "cerulion $label pong" --delimiter "$publish" --ignore-data "${hot_begin#0x}-${hot_end#0x}" "$work/pong.trace"
   rm -f "$work"/*.trace
