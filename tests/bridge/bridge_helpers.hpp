@@ -46,6 +46,24 @@ inline bridge::Bridge start_bridge(const bridge::BridgeOptions& o) {
   return std::move(*b);
 }
 
+/// An exporting bridge in domain `from` and an importing one in domain `to`, over DDS domain
+/// `dds`, following every topic, with `tune` applied to both bridges' options.
+template <typename Tune>
+std::vector<bridge::Bridge> start_export_import(const std::string& from, const std::string& to, std::uint32_t dds,
+                                                Tune&& tune) {
+  std::vector<bridge::Bridge> bridges;
+  for (auto [domain, direction] : {std::pair{from, bridge::Direction::Export}, std::pair{to, bridge::Direction::Import}}) {
+    bridge::BridgeOptions o;
+    o.domain = domain;
+    o.dds_domain = dds;
+    o.direction = direction;
+    o.selection = all_topics();
+    tune(o);
+    bridges.push_back(start_bridge(o));
+  }
+  return bridges;
+}
+
 inline bridge::Bridge start_bridge(const std::string& domain, std::uint32_t dds_domain, bridge::Direction direction,
                                    recording::TopicSelection selection = all_topics()) {
   bridge::BridgeOptions o;

@@ -82,16 +82,9 @@ TEST_CASE("A JSON topic stays JSON through two bridges", "[bridge]") {
 TEST_CASE("Best-effort bridges carry messages byte-exact", "[bridge]") {
   const std::string a = unique_domain("bra"), b = unique_domain("brb"), topic = unique_topic("besteffort");
   const std::uint32_t dds = test_dds_domain();
-  std::vector<bridge::Bridge> bridges;
-  for (auto [domain, direction] : {std::pair{a, bridge::Direction::Export}, std::pair{b, bridge::Direction::Import}}) {
-    bridge::BridgeOptions o;
-    o.domain = domain;
-    o.dds_domain = dds;
-    o.direction = direction;
+  const auto bridges = start_export_import(a, b, dds, [](bridge::BridgeOptions& o) {
     o.reliable = false;
-    o.selection = all_topics();
-    bridges.push_back(start_bridge(o));
-  }
+  });
   auto [pub, sub] = open_crossing(a, b, topic);
   // Best effort may drop a sample: resend until one arrives, then check it is whole.
   std::optional<Sample> got;
@@ -109,17 +102,10 @@ TEST_CASE("Best-effort bridges carry messages byte-exact", "[bridge]") {
 TEST_CASE("Lockstep bridges with a deep history carry a burst without a loss", "[bridge]") {
   const std::string a = unique_domain("bra"), b = unique_domain("brb"), topic = unique_topic("burst");
   const std::uint32_t dds = test_dds_domain();
-  std::vector<bridge::Bridge> bridges;
-  for (auto [domain, direction] : {std::pair{a, bridge::Direction::Export}, std::pair{b, bridge::Direction::Import}}) {
-    bridge::BridgeOptions o;
-    o.domain = domain;
-    o.dds_domain = dds;
-    o.direction = direction;
+  const auto bridges = start_export_import(a, b, dds, [](bridge::BridgeOptions& o) {
     o.lockstep = true;
     o.depth = 1000;
-    o.selection = all_topics();
-    bridges.push_back(start_bridge(o));
-  }
+  });
   auto [pub, sub] = open_crossing(a, b, topic);
   constexpr int kCount = 500;
   std::thread sender([&] {
