@@ -62,7 +62,6 @@ TopicInfo describe(TopicSegment& seg, std::string_view domain) {
   }
   info.creator_pid = cfg.creator_pid;
   info.created_realtime_ns = cfg.created_realtime_ns;
-  info.segment_bytes = cfg.total_bytes;
   const struct stat& opened = seg.file_status();
   info.owner_uid = opened.st_uid;
   info.owner = detail::user_name(opened.st_uid);
@@ -70,7 +69,10 @@ TopicInfo describe(TopicSegment& seg, std::string_view domain) {
   info.permissions = opened.st_mode & 07777;
   info.foreign = detail::is_foreign(opened);
   struct stat st {};
-  if (::fstat(seg.fd(), &st) == 0) info.resident_bytes = static_cast<std::uint64_t>(st.st_blocks) * 512;
+  if (::fstat(seg.fd(), &st) == 0) {
+    info.segment_bytes = static_cast<std::uint64_t>(st.st_size);
+    info.resident_bytes = static_cast<std::uint64_t>(st.st_blocks) * 512;
+  }
   for (std::uint32_t i = 0; i < kMaxParticipants; ++i) {
     detail::Participant& p = seg.participant(i);
     if (p.state.load() != detail::kActive) continue;

@@ -14,7 +14,11 @@ LayoutPlan plan_layout(std::uint32_t depth, std::uint64_t max_payload) {
   plan.depth = depth;
   plan.slot_count = depth + kMaxHeldPerParticipant * kMaxParticipants;
   plan.hot_slots = std::min(plan.slot_count, depth + 4);
-  plan.stride = round_up(std::max<std::uint64_t>(max_payload, 1), kPageBytes);
+  plan.max_payload = max_payload;
+  plan.generations = 1;
+  while (plan.generations < kMaxGenerations && (kSmallestStride << (plan.generations - 1)) < max_payload) {
+    ++plan.generations;
+  }
   std::uint64_t off = kParticipantsOffset;
   plan.participants_offset = off;
   off += std::uint64_t(kMaxParticipants) * sizeof(Participant);
@@ -22,10 +26,31 @@ LayoutPlan plan_layout(std::uint32_t depth, std::uint64_t max_payload) {
   off += std::uint64_t(depth) * sizeof(LogEntry);
   plan.slots_offset = off;
   off += std::uint64_t(plan.slot_count) * sizeof(SlotControl);
-  plan.data_offset = round_up(off, kPageBytes);
-  plan.type_offset = plan.data_offset + std::uint64_t(plan.slot_count) * plan.stride;
-  plan.total_bytes = plan.type_offset + kTypeCapacity;
+  plan.header_bytes = round_up(off, kPageBytes);
+  plan.type_offset = plan.header_bytes;
+  plan.payload_offset = round_up(plan.type_offset + kTypeCapacity, kPageBytes);
+  plan.total_bytes = plan.payload_offset + generation_bytes(plan, 0);
   return plan;
+}
+
+std::uint64_t generation_stride(const LayoutPlan& plan, std::uint32_t g) {
+  return std::min(kSmallestStride << g, round_up(std::max<std::uint64_t>(plan.max_payload, 1), kSmallestStride));
+}
+
+std::uint64_t generation_bytes(const LayoutPlan& plan, std::uint32_t g) {
+  return round_up(std::uint64_t(plan.slot_count) * generation_stride(plan, g), kPageBytes);
+}
+
+std::uint64_t generation_offset(const LayoutPlan& plan, std::uint32_t g) {
+  std::uint64_t offset = plan.payload_offset;
+  for (std::uint32_t k = 0; k < g; ++k) offset += generation_bytes(plan, k);
+  return offset;
+}
+
+std::uint32_t generation_for(const LayoutPlan& plan, std::uint64_t size) {
+  std::uint32_t g = 0;
+  while (g + 1 < plan.generations && generation_stride(plan, g) < size) ++g;
+  return g;
 }
 
 std::uint32_t fnv1a(const void* data, std::size_t size) {
@@ -50,12 +75,13 @@ Config make_config(const LayoutPlan& plan, std::uint64_t max_payload, std::strin
   cfg.hot_slots = plan.hot_slots;
   cfg.max_participants = kMaxParticipants;
   cfg.max_payload = max_payload;
-  cfg.slot_stride = plan.stride;
+  cfg.generations = plan.generations;
   cfg.participants_offset = plan.participants_offset;
   cfg.log_offset = plan.log_offset;
   cfg.slots_offset = plan.slots_offset;
-  cfg.data_offset = plan.data_offset;
+  cfg.header_bytes = plan.header_bytes;
   cfg.type_offset = plan.type_offset;
+  cfg.payload_offset = plan.payload_offset;
   cfg.total_bytes = plan.total_bytes;
   cfg.created_realtime_ns = realtime_ns();
   cfg.creator_pid = static_cast<std::uint32_t>(::getpid());
@@ -79,15 +105,17 @@ Status validate_config(const Config& c, std::uint64_t file_bytes, std::string_vi
   if (c.depth == 0 || c.depth > kMaxDepth || c.max_participants != kMaxParticipants) {
     return bad("implausible depth or participant count");
   }
+  if (c.max_payload == 0 || c.max_payload > kMaxCeiling) return bad("implausible payload ceiling");
   LayoutPlan plan = plan_layout(c.depth, c.max_payload);
-  if (plan.slot_count != c.slot_count || plan.hot_slots != c.hot_slots || plan.stride != c.slot_stride ||
+  if (plan.slot_count != c.slot_count || plan.hot_slots != c.hot_slots || plan.generations != c.generations ||
       plan.participants_offset != c.participants_offset || plan.log_offset != c.log_offset ||
-      plan.slots_offset != c.slots_offset || plan.data_offset != c.data_offset ||
-      plan.type_offset != c.type_offset ||
+      plan.slots_offset != c.slots_offset || plan.header_bytes != c.header_bytes ||
+      plan.type_offset != c.type_offset || plan.payload_offset != c.payload_offset ||
       plan.total_bytes != c.total_bytes) {
     return bad("header describes an inconsistent layout");
   }
-  if (file_bytes != c.total_bytes) return bad("segment size does not match its header");
+  // Publishers extend the file as wider generations are needed; it never shrinks.
+  if (file_bytes < c.total_bytes) return bad("segment is shorter than its header says");
   if (::memchr(c.topic, '\0', sizeof c.topic) == nullptr) return bad("topic name not terminated");
   return Status::success();
 }

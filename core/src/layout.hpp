@@ -4,14 +4,18 @@
 // read from it is bounds-checked before use, because the segment is shared and may be damaged.
 //
 //   [ Config (immutable, checksummed) | Control | Participant x32 | LogEntry x depth |
-//     SlotControl x slot_count | padding to a page | payload slots x slot_count (stride each) |
-//     topic type (kTypeCapacity) ]
+//     SlotControl x slot_count | padding to a page | topic type (kTypeCapacity) |
+//     payload generation 0 | generation 1 | ... ]
 //
-// The payload area is sparse: each slot has address space for the topic's ceiling, but only the
-// pages its largest payload so far needs are committed (reserved with fallocate as the slot grows,
-// so that a full /dev/shm refuses a loan instead of faulting), so a 16 MiB slot carrying 8 bytes
-// costs one page. Everything before the payload area is committed and written before the segment
-// gets its name.
+// The payload area grows with the messages, in generations: generation g lays out slot_count
+// slots of generation_stride(g) bytes (128 B, doubling, up to the ceiling), and a message lives in
+// the smallest generation its size fits. Small messages thus sit side by side on a few pages, and
+// a topic's address space is what its messages need, not slot_count times the ceiling. The file is
+// sized up to generation 0 at creation and extended by the publisher that first needs a wider
+// generation; every participant maps a generation the first time a message names it. Within a
+// generation only the pages a slot's largest payload so far needs are committed (reserved with
+// fallocate as the slot grows, so that a full /dev/shm refuses a loan instead of faulting).
+// Everything before the type area is committed and written before the segment gets its name.
 
 #include <atomic>
 #include <cstddef>
@@ -25,7 +29,7 @@ namespace cerulion::detail {
 
 inline constexpr std::uint64_t kSegmentMagic = 0x4E4F494C55524543ull;  // "CERULION" little-endian
 /// Bump whenever any struct below changes: a process of another version refuses the segment.
-inline constexpr std::uint32_t kLayoutVersion = 4;
+inline constexpr std::uint32_t kLayoutVersion = 5;
 inline constexpr std::size_t kTopicNameCapacity = 216;
 
 static_assert(kMaxParticipants <= 32, "participant bits must fit the 32-bit holder mask of a slot");
@@ -40,13 +44,15 @@ struct alignas(64) Config {
   std::uint32_t hot_slots;
   std::uint32_t max_participants;
   std::uint64_t max_payload;
-  std::uint64_t slot_stride;
+  std::uint32_t generations;  ///< payload generations the ceiling needs (generation_stride)
+  std::uint32_t reserved;
   std::uint64_t participants_offset;
   std::uint64_t log_offset;
   std::uint64_t slots_offset;
-  std::uint64_t data_offset;
+  std::uint64_t header_bytes;  ///< [0, header_bytes): committed, mapped by every participant
   std::uint64_t type_offset;  ///< the declared TopicType, serialized (see Control::type_state)
-  std::uint64_t total_bytes;
+  std::uint64_t payload_offset;  ///< where generation 0 starts
+  std::uint64_t total_bytes;  ///< the file's size at creation: up to the end of generation 0
   std::uint64_t created_realtime_ns;
   std::uint32_t creator_pid;
   std::uint32_t creator_uid;
@@ -108,6 +114,14 @@ struct alignas(64) Control {
 static_assert(offsetof(Control, mode) == 64, "the publish line (lock .. data channel) must fit one cache line");
 
 inline constexpr std::uint64_t kPageBytes = 4096;
+/// Generation 0's stride: two cache lines, so that neighbouring slots share neither a line nor the
+/// pair of lines the adjacent-line prefetcher fetches together.
+inline constexpr std::uint64_t kSmallestStride = 128;
+/// The largest payload ceiling a topic may have.
+inline constexpr std::uint64_t kMaxCeiling = 1ull << 40;
+/// Enough generations for the largest ceiling (kSmallestStride << 33).
+inline constexpr std::uint32_t kMaxGenerations = 34;
+static_assert((kSmallestStride << (kMaxGenerations - 1)) >= kMaxCeiling);
 /// Room for a serialized TopicType: four length-prefixed strings around the largest schema. Never
 /// mapped (read and written with pread/pwrite), and committed only as far as a type uses it.
 inline constexpr std::uint64_t kTypeCapacity = kMaxSchemaBytes + 4 * kPageBytes;
@@ -129,6 +143,7 @@ struct alignas(64) LogEntry {
   std::uint64_t publish_real_ns;
   std::uint32_t publisher_pid;
   std::uint32_t mode;  ///< the topic's Mode when published: a reader needs no other line to know it
+  std::uint32_t generation;  ///< the payload generation the slot's bytes are in
 };
 
 inline constexpr std::uint64_t kSlotIndexBits = 24;
@@ -146,8 +161,11 @@ struct alignas(64) SlotControl {
   std::uint64_t publish_mono_ns;
   std::uint64_t publish_real_ns;
   std::uint32_t publisher_pid;
-  std::uint32_t reserved;
-  std::atomic<std::uint64_t> high_water;  ///< most bytes ever loaned here: the slot's grown size
+  std::uint32_t generation;  ///< the payload generation of the bytes loaned or published here
+  /// Most bytes ever loaned here in generation high_water_generation: what is committed. Only the
+  /// loan's holder reads or writes them.
+  std::atomic<std::uint64_t> high_water;
+  std::atomic<std::uint32_t> high_water_generation;
 };
 
 inline constexpr std::uint64_t kHolderMask = 0xFFFF'FFFFull;

@@ -138,12 +138,20 @@ class alignas(64) PublisherImpl {
   }
 
   Status grow_slot(std::uint32_t slot, SlotControl& sc, std::size_t size) {
-    // The slot's address space is there for the ceiling; its memory is committed as it grows, and
-    // committed before anyone writes it: a page written without it would fault (SIGBUS) in every
-    // process that touches it once /dev/shm is full. Only the loan's holder grows a slot.
+    // A slot's memory is committed as it grows, and committed before anyone writes it: a page
+    // written without it would fault (SIGBUS) in every process that touches it once /dev/shm is
+    // full. Only the loan's holder grows a slot.
+    const std::uint32_t generation = segment_->generation();
     std::uint64_t high = sc.high_water.load(std::memory_order_relaxed);
-    if (size <= high) return Status::success();
-    if (Status st = segment_->reserve_payload(slot, high, size); !st.ok()) return st;
+    const std::uint32_t high_generation = sc.high_water_generation.load(std::memory_order_relaxed);
+    if (high_generation == generation && size <= high) return Status::success();
+    if (high_generation != generation) {
+      // The slot moves to another generation: what it committed in the old one is nobody's now.
+      segment_->release_payload(high_generation, slot, high);
+      high = 0;
+    }
+    if (Status st = segment_->reserve_payload(generation, slot, high, size); !st.ok()) return st;
+    sc.high_water_generation.store(generation, std::memory_order_relaxed);
     sc.high_water.store(size, std::memory_order_relaxed);
     std::uint64_t largest = segment_->control().largest_payload.load(std::memory_order_relaxed);
     while (largest < size && !segment_->control().largest_payload.compare_exchange_weak(largest, size)) {
@@ -211,6 +219,9 @@ CERULION_HOT_PATH Result<Loan> PublisherImpl::loan(std::size_t size, Timeout tim
     return Status(ErrorCode::LoanLimit, "a publisher may hold at most " +
                                             std::to_string(kMaxHeldPerParticipant) + " loans at once");
   }
+  if (size > segment_->stride()) [[unlikely]] {
+    if (Status st = segment_->use_generation_for(size); !st.ok()) return st;
+  }
   if (mode_ == Mode::Lockstep) {
     if (Status st = wait_for_room(timeout); !st.ok()) return st;
   }
@@ -226,6 +237,8 @@ CERULION_HOT_PATH Result<Loan> PublisherImpl::loan(std::size_t size, Timeout tim
     sc.word.fetch_and(~bit());
     return st;
   }
+  // Recorded now: a second loan may move this publisher to a wider generation before publishing.
+  sc.generation = segment_->generation();
   ++held_;
   Loan loan;
   loan.impl_ = this;
@@ -266,6 +279,7 @@ CERULION_HOT_PATH Result<std::uint64_t> PublisherImpl::publish(Loan& loan, Timeo
     entry.publish_real_ns = sc.publish_real_ns;
     entry.publisher_pid = sc.publisher_pid;
     entry.mode = static_cast<std::uint32_t>(mode_);
+    entry.generation = sc.generation;
     entry.seq_slot.store(make_log_entry(seq, loan.slot_), std::memory_order_release);
     ctl.published.store(seq + 1, std::memory_order_release);
     if (old != 0) {

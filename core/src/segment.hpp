@@ -21,10 +21,19 @@ struct LayoutPlan {
   std::uint32_t depth;
   std::uint32_t slot_count;
   std::uint32_t hot_slots;
-  std::uint64_t stride;
-  std::uint64_t participants_offset, log_offset, slots_offset, data_offset, type_offset, total_bytes;
+  std::uint32_t generations;
+  std::uint64_t max_payload;
+  std::uint64_t participants_offset, log_offset, slots_offset, header_bytes, type_offset, payload_offset, total_bytes;
 };
 LayoutPlan plan_layout(std::uint32_t depth, std::uint64_t max_payload);
+
+/// Where payload generation `g` (< plan.generations) starts in the file, how far apart its slots
+/// are, and how many bytes it spans (page-rounded, so the next one starts on a page).
+std::uint64_t generation_offset(const LayoutPlan& plan, std::uint32_t g);
+std::uint64_t generation_stride(const LayoutPlan& plan, std::uint32_t g);
+std::uint64_t generation_bytes(const LayoutPlan& plan, std::uint32_t g);
+/// The smallest generation whose stride holds `size` bytes (size <= plan.max_payload).
+std::uint32_t generation_for(const LayoutPlan& plan, std::uint64_t size);
 
 /// FNV-1a: the checksum of what the segment keeps immutable (its configuration, its declared type).
 std::uint32_t fnv1a(const void* data, std::size_t size);
@@ -66,7 +75,22 @@ class TopicSegment {
   // cache line fewer to miss on a core gone cold.
   LogEntry& log(std::uint64_t seq) { return log_[seq % depth_]; }
   SlotControl& slot(std::uint32_t index) { return slots_[index]; }
+  /// Slot `index`'s payload in the current generation: the one this process's publisher loans
+  /// from, or the newest its subscriber has read.
   std::byte* slot_data(std::uint32_t index) { return data_ + std::uint64_t(index) * stride_; }
+  std::uint32_t generation() const { return generation_; }
+  std::uint64_t stride() const { return stride_; }
+  /// Slot `index`'s payload in `generation`, mapping the generation on first sight; nullptr when
+  /// `size` bytes do not fit there or the generation cannot be mapped (payload_failure() says why).
+  std::byte* payload(std::uint32_t generation, std::uint32_t index, std::uint64_t size) {
+    if (generation == generation_ && size <= stride_) [[likely]] return slot_data(index);
+    return payload_elsewhere(generation, index, size);
+  }
+  /// Why payload(generation, index, size) returned nullptr.
+  [[gnu::cold]] Status payload_failure(std::uint32_t generation, std::uint64_t size) const;
+  /// Makes the generation `size` bytes need the current one: extends the file to hold it (the
+  /// first publisher to need it) and maps it. Publishers only.
+  [[gnu::cold]] Status use_generation_for(std::uint64_t size);
   std::uint32_t depth() const { return depth_; }
   std::uint32_t slot_count() const { return slot_count_; }
   std::uint32_t hot_slots() const { return hot_slots_; }
@@ -81,7 +105,10 @@ class TopicSegment {
 
   /// Commits the memory of slot `index`'s payload bytes [from, to) before anyone writes them, so a
   /// full /dev/shm is an OutOfMemory error here and never a SIGBUS later (in any participant).
-  Status reserve_payload(std::uint32_t index, std::uint64_t from, std::uint64_t to);
+  Status reserve_payload(std::uint32_t generation, std::uint32_t index, std::uint64_t from, std::uint64_t to);
+  /// Gives back the memory of slot `index`'s first `bytes` in `generation` (whole pages of its own
+  /// only): the slot moved to another generation, and nobody reads a free slot.
+  void release_payload(std::uint32_t generation, std::uint32_t index, std::uint64_t bytes);
 
   /// The type a participant declared for the topic; nullopt while none has (raw bytes). Corrupted
   /// when the stored type fails its checksum.
@@ -144,6 +171,11 @@ class TopicSegment {
                                                         const OpenRequest& request,
                                                         const std::string& what);
   void evict_locked(std::uint32_t index);
+  [[gnu::cold]] std::byte* payload_elsewhere(std::uint32_t generation, std::uint32_t index, std::uint64_t size);
+  /// Maps `generation` if it is not yet (checking that the file holds it); false, with
+  /// map_failure_ set, when it cannot.
+  bool map_generation(std::uint32_t generation);
+  void make_current(std::uint32_t generation);
   void repair_ring_locked();
   void note_lock_owner();
   // What every message uses comes first, within one cache line (see layout.hpp on cold lines);
@@ -152,16 +184,19 @@ class TopicSegment {
   Participant* participants_ = nullptr;
   LogEntry* log_ = nullptr;
   SlotControl* slots_ = nullptr;
-  std::byte* data_ = nullptr;
-  std::uint64_t stride_ = 0;
-  std::uint64_t max_payload_ = 0;
+  std::byte* data_ = nullptr;  ///< the current generation's first slot
+  std::uint64_t stride_ = 0;   ///< the current generation's stride
   std::uint32_t depth_ = 0;
   std::uint32_t slot_count_ = 0;
-  alignas(64) std::uint32_t hot_slots_ = 0;
+  std::uint32_t generation_ = 0;
+  alignas(64) std::uint64_t max_payload_ = 0;
+  std::uint32_t hot_slots_ = 0;
   std::uint32_t own_pid_ = 0;  ///< the lock word's value while we hold it
   std::uint64_t own_start_time_ = 0;
-  std::uint64_t data_offset_ = 0;
   std::uint32_t own_pid_namespace_ = 0;
+  bool writable_payloads_ = false;
+  LayoutPlan plan_{};
+  Status map_failure_;  ///< why the last generation failed to map
   struct Mapping;
   std::unique_ptr<Mapping> mapping_;
   struct stat file_status_ {};

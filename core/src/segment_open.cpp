@@ -12,14 +12,9 @@
 #include "cerulion/core/names.hpp"
 #include "cerulion/core/detail/liveness.hpp"
 #include "segment.hpp"
+#include "segment_mapping.hpp"
 
 namespace cerulion::detail {
-
-struct TopicSegment::Mapping {
-  ShmFile file;
-  MappedRegion header;    ///< [0, data_offset): Config, Control, participants, ring, slot words
-  MappedRegion payloads;  ///< the payload slots; unmapped for Inspect and Maintain
-};
 
 namespace {
 
@@ -55,12 +50,12 @@ Result<ShmFile> TopicSegment::build(const OpenRequest& request, const std::strin
   if (::ftruncate(fd, static_cast<off_t>(plan.total_bytes)) != 0) {
     return system_error(what + ": cannot size the segment", errno);
   }
-  if (Status st = reserve(fd, 0, plan.data_offset, what + ": cannot create its segment"); !st.ok()) return st;
-  auto header = MappedRegion::map(fd, 0, plan.data_offset, true, what);
+  if (Status st = reserve(fd, 0, plan.header_bytes, what + ": cannot create its segment"); !st.ok()) return st;
+  auto header = MappedRegion::map(fd, 0, plan.header_bytes, true, what);
   if (!header) return header.status();
   // Writing every page of the header is what tells a later opener it may map them (fully_written).
   auto* base = static_cast<std::byte*>(header->address());
-  std::memset(base, 0, plan.data_offset);
+  std::memset(base, 0, plan.header_bytes);
   *reinterpret_cast<Config*>(base) = make_config(plan, request.options.max_payload, request.topic);
   auto* ctl = new (base + kControlOffset) Control();
   ctl->mode.store(static_cast<std::uint32_t>(request.options.mode.value_or(Mode::Lockstep)));
@@ -113,20 +108,14 @@ Result<std::shared_ptr<TopicSegment>> TopicSegment::from_file(ShmFile file, cons
   if (Status valid = validate_config(cfg, static_cast<std::uint64_t>(st.st_size), what); !valid.ok()) return valid;
   std::uint32_t initialized = 0;
   if (!read_unmapped(fd, &initialized, sizeof initialized, kControlOffset + offsetof(Control, initialized)) ||
-      initialized != 1 || !fully_written(fd, cfg.data_offset)) {
+      initialized != 1 || !fully_written(fd, cfg.header_bytes)) {
     return Status(ErrorCode::Corrupted, what + ": the segment's header was never completely written (damaged)");
   }
 
   auto mapping = std::make_unique<Mapping>();
-  auto header = MappedRegion::map(fd, 0, cfg.data_offset, request.access != Access::Inspect, what);
+  auto header = MappedRegion::map(fd, 0, cfg.header_bytes, request.access != Access::Inspect, what);
   if (!header) return header.status();
   mapping->header = std::move(*header);
-  if (joins(request.access)) {
-    auto payloads = MappedRegion::map(fd, cfg.data_offset, cfg.type_offset - cfg.data_offset,
-                                      request.access == Access::Publish, what);
-    if (!payloads) return payloads.status();
-    mapping->payloads = std::move(*payloads);
-  }
   mapping->file = std::move(file);
 
   std::shared_ptr<TopicSegment> seg(new TopicSegment());
@@ -142,15 +131,19 @@ Result<std::shared_ptr<TopicSegment>> TopicSegment::from_file(ShmFile file, cons
   seg->participants_ = reinterpret_cast<Participant*>(base + cfg.participants_offset);
   seg->log_ = reinterpret_cast<LogEntry*>(base + cfg.log_offset);
   seg->slots_ = reinterpret_cast<SlotControl*>(base + cfg.slots_offset);
-  seg->data_ = static_cast<std::byte*>(mapping->payloads.address());
   // Copies of the validated sizes: the bounds every shared index is checked against.
   seg->depth_ = cfg.depth;
   seg->slot_count_ = cfg.slot_count;
   seg->hot_slots_ = cfg.hot_slots;
-  seg->stride_ = cfg.slot_stride;
   seg->max_payload_ = cfg.max_payload;
-  seg->data_offset_ = cfg.data_offset;
+  seg->plan_ = plan_layout(cfg.depth, cfg.max_payload);
+  seg->writable_payloads_ = request.access == Access::Publish;
+  mapping->generations.resize(cfg.generations);
   seg->mapping_ = std::move(mapping);
+  if (joins(request.access)) {
+    if (!seg->map_generation(0)) return seg->map_failure_;
+    seg->make_current(0);
+  }
   return seg;
 }
 
@@ -160,7 +153,7 @@ Result<std::shared_ptr<TopicSegment>> TopicSegment::open(const OpenRequest& requ
   if (depth == 0 || depth > kMaxDepth) {
     return Status(ErrorCode::InvalidArgument, "depth must be 1.." + std::to_string(kMaxDepth));
   }
-  if (request.options.max_payload == 0 || request.options.max_payload > (1ull << 40)) {
+  if (request.options.max_payload == 0 || request.options.max_payload > kMaxCeiling) {
     return Status(ErrorCode::InvalidArgument, "payload ceiling must be 1 B .. 1 TiB");
   }
   // Found here, not as "File name too long" from shm_open.
@@ -191,11 +184,5 @@ Result<std::shared_ptr<TopicSegment>> TopicSegment::open(const OpenRequest& requ
 TopicSegment::~TopicSegment() = default;
 
 int TopicSegment::fd() const { return mapping_->file.fd(); }
-
-Status TopicSegment::reserve_payload(std::uint32_t index, std::uint64_t from, std::uint64_t to) {
-  const std::uint64_t begin = data_offset_ + std::uint64_t(index) * stride_ + from / kPageBytes * kPageBytes;
-  const std::uint64_t end = data_offset_ + std::uint64_t(index) * stride_ + round_up(to, kPageBytes);
-  return reserve(fd(), begin, end - begin, "topic '" + topic_ + "': cannot loan " + std::to_string(to) + " bytes");
-}
 
 }  // namespace cerulion::detail

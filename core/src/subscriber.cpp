@@ -66,11 +66,12 @@ CERULION_HOT_PATH Result<std::optional<Sample>> SubscriberImpl::try_take() {
       continue;
     }
     const std::uint64_t size = sc.size;
-    if (size > segment_->max_payload()) {
+    const std::byte* data = segment_->payload(sc.generation, slot, size);
+    if (data == nullptr) [[unlikely]] {
       sc.word.fetch_and(~bit());
-      return Status(ErrorCode::Corrupted, "topic '" + segment_->topic() + "': slot size over the ceiling");
+      return segment_->payload_failure(sc.generation, size);
     }
-    Sample sample = sample_at_cursor(slot, size, sc);
+    Sample sample = sample_at_cursor(slot, data, size, sc);
     ++held_;
     move_past(me, sample);
     // Free run: the ring never waits for us. Lockstep (before held_from_): never below what it held.
@@ -81,11 +82,10 @@ CERULION_HOT_PATH Result<std::optional<Sample>> SubscriberImpl::try_take() {
 
 CERULION_HOT_PATH Result<std::optional<Sample>> SubscriberImpl::take_lockstep(Participant& me, const LogEntry& entry, std::uint32_t slot) {
   // The payload's head most likely comes next, and from the publisher's cache: ask for it now.
-  prefetch(segment_->slot_data(slot), Access::Read);
-  if (entry.size > segment_->max_payload()) {
-    return Status(ErrorCode::Corrupted, "topic '" + segment_->topic() + "': message size over the ceiling");
-  }
-  Sample sample = sample_at_cursor(slot, entry.size, entry);
+  const std::byte* data = segment_->payload(entry.generation, slot, entry.size);
+  if (data == nullptr) [[unlikely]] return segment_->payload_failure(entry.generation, entry.size);
+  prefetch(data, Access::Read);
+  Sample sample = sample_at_cursor(slot, data, entry.size, entry);
   sample.hold_ = kHeldByFloor;
   held_seqs_[held_++] = cursor_;
   move_past(me, sample);

@@ -86,13 +86,14 @@ class alignas(64) SubscriberImpl {
   /// The lines keep_next_take_warm enrols.
   enum class WarmLine : std::uint32_t { Self, SelfTail, Waiter, WaiterTail, Segment, Cursor, RoomChannel };
 
-  /// The sample for the message at the cursor in `slot`. `metadata` is where its publisher wrote
-  /// the publish times and pid: the ring entry (lockstep) or the slot (free run, taps).
+  /// The sample for the message at the cursor in `slot`, of `data` (TopicSegment::payload).
+  /// `metadata` is where its publisher wrote the publish times and pid: the ring entry (lockstep)
+  /// or the slot (free run, taps).
   template <typename Metadata>
-  Sample sample_at_cursor(std::uint32_t slot, std::uint64_t size, const Metadata& metadata) {
+  Sample sample_at_cursor(std::uint32_t slot, const std::byte* data, std::uint64_t size, const Metadata& metadata) {
     Sample sample;
     sample.impl_ = this;
-    sample.data_ = segment_->slot_data(slot);
+    sample.data_ = data;
     sample.size_ = static_cast<std::size_t>(size);
     sample.sequence_ = cursor_;
     sample.publish_time_ns_ = metadata.publish_mono_ns;

@@ -61,7 +61,7 @@ TEST_CASE("A segment whose header was never written is reported never mapped", "
   // A segment with a valid first page and holes after it: what a creator that died half way
   // through, or a hostile user, leaves. Mapping its header would need memory that is not there.
   const detail::LayoutPlan plan = detail::plan_layout(kDefaultDepth, kDefaultMaxPayload);
-  REQUIRE(plan.data_offset > 2 * detail::kPageBytes);
+  REQUIRE(plan.header_bytes > 2 * detail::kPageBytes);
   alignas(64) unsigned char page[detail::kPageBytes] = {};
   const detail::Config cfg = detail::make_config(plan, kDefaultMaxPayload, "/half");
   std::memcpy(page, &cfg, sizeof cfg);

@@ -42,7 +42,8 @@ struct TopicInfo {
   double rate_hz = 0;            ///< Recent publish rate (0 when idle for over 2 periods).
   std::uint32_t creator_pid = 0;
   std::uint64_t created_realtime_ns = 0;
-  std::uint64_t segment_bytes = 0;   ///< Address space reserved (sparse).
+  /// The segment file's size (sparse): it grows as messages need wider payload generations.
+  std::uint64_t segment_bytes = 0;
   std::uint64_t resident_bytes = 0;  ///< Memory actually committed in /dev/shm.
   std::uint32_t owner_uid = 0;
   std::string owner;                 ///< the owner's user name
