@@ -195,8 +195,7 @@ void add_ping_command(CLI::App& app) {
                 "With --wait-set: every other round trip waits on the topics themselves, so one run compares "
                 "both ways (a median each, and their ratio)");
   cmd->add_option("--topic-ceiling", a->topic_ceiling,
-                  "Payload ceiling of the topics this run creates (native; each slot reserves address space "
-                  "for it): smaller for a run under valgrind")
+                  "Payload ceiling of the topics this run creates (native)")
       ->transform(size_at_most(kLargestPayload))->capture_default_str();
   cmd->add_flag("--flashback", a->flashback,
                 "Run a flashback keeper (a separate process) on the ping topics during the measurement");
