@@ -34,7 +34,12 @@ LayoutPlan plan_layout(std::uint32_t depth, std::uint64_t max_payload) {
 }
 
 std::uint64_t generation_stride(const LayoutPlan& plan, std::uint32_t g) {
-  return std::min(kSmallestStride << g, round_up(std::max<std::uint64_t>(plan.max_payload, 1), kSmallestStride));
+  const std::uint64_t room =
+      std::min(kSmallestStride << g, round_up(std::max<std::uint64_t>(plan.max_payload, 1), kSmallestStride));
+  // Slots a whole number of pages apart would all start at the same offset in a page, so their
+  // first lines, the ones every message touches, would compete for one set of each cache. One
+  // stride's worth more staggers them over the sets.
+  return room >= kPageBytes ? room + kSmallestStride : room;
 }
 
 std::uint64_t generation_bytes(const LayoutPlan& plan, std::uint32_t g) {
