@@ -122,7 +122,7 @@ complete -c cerulion -n '__fish_seen_subcommand_from ping' -l topic -r -d 'Topic
 complete -c cerulion -n '__fish_seen_subcommand_from ping' -l cpus -r -d 'Pin ping and pong to CPUs PING,PONG; auto: the first two this process may use (as the floor benchmark does); none: leave them to the scheduler'
 complete -c cerulion -n '__fish_seen_subcommand_from ping' -l wait-set -r -d 'Both sides wait through a wait set of N topics (theirs and N-1 idle ones), as a node listening to several topics in one thread does (native only; 0 = on the topic itself)'
 complete -c cerulion -n '__fish_seen_subcommand_from ping' -l alternate -d 'With --wait-set: every other round trip waits on the topics themselves, so one run compares both ways (a median each, and their ratio)'
-complete -c cerulion -n '__fish_seen_subcommand_from ping' -l topic-ceiling -r -d 'Payload ceiling of the topics this run creates (native; each slot reserves address space for it): smaller for a run under valgrind'
+complete -c cerulion -n '__fish_seen_subcommand_from ping' -l topic-ceiling -r -d 'Payload ceiling of the topics this run creates (native)'
 complete -c cerulion -n '__fish_seen_subcommand_from ping' -l flashback -d 'Run a flashback keeper (a separate process) on the ping topics during the measurement'
 complete -c cerulion -n '__fish_seen_subcommand_from pong' -s h -l help -d 'Print this help message and exit'
 complete -c cerulion -n '__fish_seen_subcommand_from pong' -l topic -r -d 'Topic prefix: requests on PREFIX/ping, replies on PREFIX/pong'
