@@ -8,13 +8,14 @@
 //     payload generation 0 | generation 1 | ... ]
 //
 // The payload area grows with the messages, in generations: generation g lays out slot_count
-// slots of generation_stride(g) bytes (128 B, doubling, up to the ceiling), and a message lives in
-// the smallest generation its size fits. Small messages thus sit side by side on a few pages, and
-// a topic's address space is what its messages need, not slot_count times the ceiling. The file is
-// sized up to generation 0 at creation and extended by the publisher that first needs a wider
-// generation; every participant maps a generation the first time a message names it. Within a
-// generation only the pages a slot's largest payload so far needs are committed (reserved with
-// fallocate as the slot grows, so that a full /dev/shm refuses a loan instead of faulting).
+// slots of generation_stride(g) bytes (128 B doubling up to the ceiling, 128 B more from a page on),
+// and a message lives in the smallest generation its size fits. Small messages thus sit side by
+// side on a few pages, and a topic's address space is what its messages need, not slot_count
+// times the ceiling. The file is sized up to generation 0 at creation and extended by the
+// publisher that first needs a wider generation; every participant maps a generation the first
+// time a message names it. Within a generation only the pages a slot's largest payload so far
+// needs are committed (reserved with fallocate as the slot grows, so that a full /dev/shm refuses
+// a loan instead of faulting).
 // Everything before the type area is committed and written before the segment gets its name.
 
 #include <atomic>
