@@ -231,7 +231,15 @@ Result<MappedRegion> MappedRegion::map(int fd, std::uint64_t offset, std::uint64
                                        const std::string& what) {
   void* address = ::mmap(nullptr, length, writable ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, fd,
                          static_cast<off_t>(offset));
-  if (address == MAP_FAILED) return system_error(what + ": cannot map the segment", errno);
+  if (address == MAP_FAILED) {
+    // mmap's ENOMEM is this process's address space or its count of mappings, not /dev/shm.
+    if (errno == ENOMEM) {
+      return Status(ErrorCode::OutOfMemory, what + ": cannot map " + std::to_string(length) +
+                                                " bytes of the segment: this process is out of address space or of "
+                                                "mappings (vm.max_map_count)");
+    }
+    return system_error(what + ": cannot map the segment", errno);
+  }
   MappedRegion region;
   region.address_ = address;
   region.length_ = length;

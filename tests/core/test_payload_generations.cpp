@@ -5,9 +5,11 @@
 #include <catch2/catch.hpp>
 
 #include <cstddef>
+#include <sys/resource.h>
 #include <vector>
 
 #include "helpers.hpp"
+#include "child.hpp"
 #include "process.hpp"
 #include "segment.hpp"
 
@@ -172,4 +174,29 @@ TEST_CASE("A ring entry naming a payload generation the segment lacks is reporte
   REQUIRE_FALSE(got.ok());
   CHECK(got.code() == ErrorCode::Corrupted);
   CHECK(got.message().find("payload generation") != std::string::npos);
+}
+
+TEST_CASE("A loan whose generation does not fit the process's address space is refused with a clear error", "[generations]") {
+  const std::string topic = unique_topic("nomap");
+  // In a child, whose address space is capped a little above what it uses: 80 slots of 64 MiB
+  // (5 GiB) cannot be mapped there. The parent keeps the topic and reads what the child published.
+  auto sub = Subscriber::create(topic, subscriber_options());
+  REQUIRE(sub.ok());
+  Child child([&](Child&) {
+    auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep, std::nullopt));
+    if (!pub.ok()) return 3;
+    const rlimit cap{1ull << 30, 1ull << 30};
+    if (::setrlimit(RLIMIT_AS, &cap) != 0) return 4;
+    auto loan = pub->loan(64 * kMiB, 1s);
+    if (loan.ok()) return 5;
+    if (loan.code() != ErrorCode::OutOfMemory) return 6;
+    if (loan.message().find("address space") == std::string::npos) return 7;
+    // The topic still works at the sizes that fit.
+    if (!pub->publish_copy(pattern(64, 1), 1s).ok()) return 8;
+    return 0;
+  });
+  CHECK(child.join() == 0);
+  auto got = sub->receive(1s);
+  REQUIRE(got.ok());
+  CHECK(carries(*got, 64, 1));
 }
