@@ -29,6 +29,15 @@ Tally drain(Subscriber& sub, std::chrono::milliseconds quiet) {
   }
 }
 
+/// `count` distinct messages arrived, each exactly once.
+void check_each_once(const Tally& t, std::size_t count) {
+  CHECK(t.copies.size() == count);
+  for (const auto& [index, n] : t.copies) {
+    INFO("message " << index);
+    CHECK(n == 1);
+  }
+}
+
 /// Drains `sub` in a thread of its own while the test publishes.
 std::future<Tally> drain_async(Subscriber& sub) {
   return std::async(std::launch::async, [&sub] { return drain(sub, std::chrono::seconds(2)); });
@@ -111,10 +120,8 @@ TEST_CASE("A topic published on both sides reaches each other side once", "[brid
   const auto at_a = tally_a.get();
   const auto at_b = tally_b.get();
   // Each side sees its own 20 and the other's 20, once each.
-  CHECK(at_a.copies.size() == 40);
-  CHECK(at_b.copies.size() == 40);
-  for (const auto& [index, n] : at_a.copies) CHECK(n == 1);
-  for (const auto& [index, n] : at_b.copies) CHECK(n == 1);
+  check_each_once(at_a, 40);
+  check_each_once(at_b, 40);
 }
 
 TEST_CASE("Two bridge processes following everything both ways carry each message exactly once",
@@ -140,9 +147,7 @@ TEST_CASE("Two bridge processes following everything both ways carry each messag
   }
   const auto there = far_tally.get();
   const auto here = near_tally.get();
-  CHECK(there.copies.size() == 50);
-  CHECK(here.copies.size() == 50);
-  for (const auto& [index, n] : there.copies) CHECK(n == 1);
-  for (const auto& [index, n] : here.copies) CHECK(n == 1);
+  check_each_once(there, 50);
+  check_each_once(here, 50);
   CHECK(here.warmups == 0);
 }
