@@ -39,6 +39,45 @@ Result<std::shared_ptr<TopicSegment>> open_existing(std::string_view topic, std:
   return TopicSegment::open(request);
 }
 
+/// What the ring still holds about recent publishes: publishing writes no statistics of its own
+/// (they would cost every message), so the rate is measured over the messages the ring keeps.
+struct RecentPublishes {
+  std::uint64_t messages = 0;  ///< how many the times below span (0 or 1: no rate)
+  std::uint64_t oldest_mono_ns = 0;
+  std::uint64_t newest_mono_ns = 0;
+  std::uint64_t newest_realtime_ns = 0;
+};
+
+/// Reads one ring entry's publish times while publishers may be overwriting it: the entry must
+/// carry message `seq` before and after the read, or nothing is returned.
+bool entry_times(TopicSegment& seg, std::uint64_t seq, std::uint64_t& mono, std::uint64_t& real) {
+  const detail::LogEntry& entry = seg.log(seq);
+  const std::uint64_t tagged = detail::make_log_entry(seq, 0) >> detail::kSlotIndexBits;
+  if ((entry.seq_slot.load(std::memory_order_acquire) >> detail::kSlotIndexBits) != tagged) return false;
+  mono = entry.publish_mono_ns;
+  real = entry.publish_real_ns;
+  std::atomic_thread_fence(std::memory_order_acquire);
+  return (entry.seq_slot.load(std::memory_order_relaxed) >> detail::kSlotIndexBits) == tagged;
+}
+
+RecentPublishes recent_publishes(TopicSegment& seg) {
+  RecentPublishes recent;
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    const std::uint64_t published = seg.control().published.load(std::memory_order_acquire);
+    if (published == 0) return recent;
+    // The oldest is read first and one short of the depth: a publish moving on meanwhile then
+    // overwrites neither before they are read.
+    const std::uint64_t span = std::min<std::uint64_t>(published, std::max<std::uint32_t>(seg.depth(), 2) - 1);
+    const std::uint64_t oldest = published - span;
+    std::uint64_t real_unused = 0;
+    if (!entry_times(seg, oldest, recent.oldest_mono_ns, real_unused)) continue;
+    if (!entry_times(seg, published - 1, recent.newest_mono_ns, recent.newest_realtime_ns)) continue;
+    recent.messages = span;
+    return recent;
+  }
+  return {};  // publishing far faster than it can be read: no figure rather than a wrong one
+}
+
 TopicInfo describe(TopicSegment& seg, std::string_view domain) {
   TopicInfo info;
   const detail::Config& cfg = seg.config();
@@ -53,12 +92,13 @@ TopicInfo describe(TopicSegment& seg, std::string_view domain) {
   info.max_payload = cfg.max_payload;
   info.largest_payload = ctl.largest_payload.load();
   info.published = ctl.published.load();
-  info.last_publish_realtime_ns = ctl.last_publish_real_ns.load();
-  const std::uint64_t period = ctl.period_ewma_ns.load();
-  const std::uint64_t last = ctl.last_publish_mono_ns.load();
+  const RecentPublishes recent = recent_publishes(seg);
+  info.last_publish_realtime_ns = recent.newest_realtime_ns;
   const std::uint64_t now = monotonic_ns();
-  if (period > 0 && last > 0 && now - last < std::max<std::uint64_t>(2 * period, 100'000'000)) {
-    info.rate_hz = 1e9 / static_cast<double>(period);
+  if (recent.messages > 1 && recent.newest_mono_ns > recent.oldest_mono_ns) {
+    const double period = static_cast<double>(recent.newest_mono_ns - recent.oldest_mono_ns) /
+                          static_cast<double>(recent.messages - 1);
+    if (static_cast<double>(now - recent.newest_mono_ns) < std::max(2 * period, 1e8)) info.rate_hz = 1e9 / period;
   }
   info.creator_pid = cfg.creator_pid;
   info.created_realtime_ns = cfg.created_realtime_ns;

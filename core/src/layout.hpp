@@ -30,7 +30,7 @@ namespace cerulion::detail {
 
 inline constexpr std::uint64_t kSegmentMagic = 0x4E4F494C55524543ull;  // "CERULION" little-endian
 /// Bump whenever any struct below changes: a process of another version refuses the segment.
-inline constexpr std::uint32_t kLayoutVersion = 5;
+inline constexpr std::uint32_t kLayoutVersion = 6;
 inline constexpr std::size_t kTopicNameCapacity = 216;
 
 static_assert(kMaxParticipants <= 32, "participant bits must fit the 32-bit holder mask of a slot");
@@ -92,9 +92,6 @@ struct alignas(64) Control {
   std::uint32_t lock_owner_ns;  ///< the holder's pid namespace (see Participant::pid_namespace)
   std::atomic<std::uint64_t> lock_owner_start;
   std::atomic<std::uint64_t> published;  ///< next sequence number to assign
-  std::atomic<std::uint64_t> last_publish_mono_ns;
-  std::atomic<std::uint64_t> last_publish_real_ns;
-  std::atomic<std::uint64_t> period_ewma_ns;
   WakeChannel data;  ///< readers sleep here for the next message
   // Read by everyone, written almost never: kept off the publish line, so reading them costs no
   // cache-line transfer.

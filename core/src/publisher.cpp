@@ -108,6 +108,13 @@ class alignas(64) PublisherImpl {
     return seq < cached_min_cursor_ + segment_->depth();
   }
 
+  /// Lockstep: whether there is room for one more message now, without waiting (the common
+  /// case, answered from the cached minimum cursor); false too when the counters are damaged, so
+  /// that wait_for_room reports it.
+  bool room_now() {
+    return has_room(segment_->control().published.load(std::memory_order_acquire)) && !damaged_;
+  }
+
   Status damage_report() const {
     std::string why = segment_->inconsistency();
     if (why.empty()) {
@@ -125,12 +132,13 @@ class alignas(64) PublisherImpl {
     // Round robin over the hot slots keeps reuse FIFO (the next one is the one released longest
     // ago) and the touched memory small; the rest of the pool is the overflow for held samples.
     for (std::uint32_t probe = 0; probe < total; ++probe) {
-      std::uint32_t k = probe < hot ? (hint_ + probe) % hot : probe;
+      std::uint32_t k = probe;
+      if (probe < hot) k = hint_ + probe < hot ? hint_ + probe : hint_ + probe - hot;  // no division
       SlotControl& sc = segment_->slot(k);
       std::uint64_t word = sc.word.load(std::memory_order_acquire);
       if (!slot_is_free(word)) continue;
       if (sc.word.compare_exchange_strong(word, (kLoanTag << kTagShift) | bit(), std::memory_order_acq_rel)) {
-        if (k < hot) hint_ = (k + 1) % hot;
+        if (k < hot) hint_ = k + 1 < hot ? k + 1 : 0;
         return k;
       }
     }
@@ -157,18 +165,6 @@ class alignas(64) PublisherImpl {
     while (largest < size && !segment_->control().largest_payload.compare_exchange_weak(largest, size)) {
     }
     return Status::success();
-  }
-
-  static void note_rate(Control& ctl, std::uint64_t now_mono, std::uint64_t now_real, std::size_t) {
-    std::uint64_t last = ctl.last_publish_mono_ns.load(std::memory_order_relaxed);
-    if (last != 0 && now_mono > last) {
-      double interval = static_cast<double>(now_mono - last);
-      double ewma = static_cast<double>(ctl.period_ewma_ns.load(std::memory_order_relaxed));
-      ewma = ewma == 0 ? interval : ewma + (interval - ewma) / 16;
-      ctl.period_ewma_ns.store(static_cast<std::uint64_t>(ewma), std::memory_order_relaxed);
-    }
-    ctl.last_publish_mono_ns.store(now_mono, std::memory_order_relaxed);
-    ctl.last_publish_real_ns.store(now_real, std::memory_order_relaxed);
   }
 
   /// CLOCK_REALTIME derived from a CLOCK_MONOTONIC reading: one clock read per publish instead
@@ -222,7 +218,7 @@ CERULION_HOT_PATH Result<Loan> PublisherImpl::loan(std::size_t size, Timeout tim
   if (size > segment_->stride()) [[unlikely]] {
     if (Status st = segment_->use_generation_for(size); !st.ok()) return st;
   }
-  if (mode_ == Mode::Lockstep) {
+  if (mode_ == Mode::Lockstep && !room_now()) {
     if (Status st = wait_for_room(timeout); !st.ok()) return st;
   }
   auto slot = claim_free_slot();
@@ -260,7 +256,7 @@ CERULION_HOT_PATH Result<std::uint64_t> PublisherImpl::publish(Loan& loan, Timeo
   sc.publish_real_ns = realtime_from_monotonic(now_mono);
   sc.publisher_pid = segment_->own_pid();
   for (;;) {
-    if (mode_ == Mode::Lockstep) {
+    if (mode_ == Mode::Lockstep && !room_now()) {
       if (Status st = wait_for_room(timeout); !st.ok()) return st;
     }
     if (Status st = segment_->lock(); !st.ok()) return st;
@@ -286,7 +282,6 @@ CERULION_HOT_PATH Result<std::uint64_t> PublisherImpl::publish(Loan& loan, Timeo
       const auto old_slot = static_cast<std::uint32_t>(old & kSlotIndexMask);
       if (old_slot < segment_->slot_count()) segment_->slot(old_slot).word.fetch_and(~kWindowBit);
     }
-    note_rate(ctl, now_mono, sc.publish_real_ns, loan.size_);
     segment_->unlock();
     ctl.data.notify();
     auto& messages = segment_->participant(index_).messages;  // only we write it, beside our cursor
@@ -300,11 +295,6 @@ CERULION_HOT_PATH Result<std::uint64_t> PublisherImpl::publish(Loan& loan, Timeo
 
 }  // namespace detail
 
-CERULION_HOT_PATH Loan::Loan(Loan&& other) noexcept
-    : impl_(other.impl_), data_(other.data_), size_(other.size_), slot_(other.slot_) {
-  other.impl_ = nullptr;
-}
-
 CERULION_HOT_PATH Loan& Loan::operator=(Loan&& other) noexcept {
   if (this != &other) {
     if (impl_) impl_->drop(*this);
@@ -317,9 +307,7 @@ CERULION_HOT_PATH Loan& Loan::operator=(Loan&& other) noexcept {
   return *this;
 }
 
-CERULION_HOT_PATH Loan::~Loan() {
-  if (impl_) impl_->drop(*this);
-}
+void Loan::give_back() noexcept { impl_->drop(*this); }
 
 Result<Publisher> Publisher::create(std::string_view topic, PublisherOptions options) {
   auto name = normalize_topic_name(topic);

@@ -74,6 +74,8 @@ class TopicSegment {
   // The hot-path accessors read private copies of the configuration, never the shared Config: one
   // cache line fewer to miss on a core gone cold.
   LogEntry& log(std::uint64_t seq) { return log_[seq % depth_]; }
+  /// The entry after `entry`, the ring's first after its last: log(seq + 1) without a division.
+  LogEntry* log_after(LogEntry* entry) { return entry + 1 == log_ + depth_ ? log_ : entry + 1; }
   SlotControl& slot(std::uint32_t index) { return slots_[index]; }
   /// Slot `index`'s payload in the current generation: the one this process's publisher loans
   /// from, or the newest its subscriber has read.

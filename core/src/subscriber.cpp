@@ -10,23 +10,25 @@
 namespace cerulion {
 namespace detail {
 
-CERULION_HOT_PATH Result<std::optional<Sample>> SubscriberImpl::try_take() {
-  if (held_ >= kMaxHeldPerParticipant) {
-    return Status(ErrorCode::LoanLimit, "a subscriber may hold at most " +
-                                            std::to_string(kMaxHeldPerParticipant) + " samples at once");
+CERULION_HOT_PATH SubscriberImpl::Take SubscriberImpl::take(Sample& out, Status& failure) {
+  if (held_ >= kMaxHeldPerParticipant) [[unlikely]] {
+    failure = Status(ErrorCode::LoanLimit, "a subscriber may hold at most " +
+                                               std::to_string(kMaxHeldPerParticipant) + " samples at once");
+    return Take::Failed;
   }
-  Participant& me = segment_->participant(index_);
   for (;;) {
     const LogEntry& log_entry = *cursor_entry_;
     const std::uint64_t entry = log_entry.seq_slot.load(std::memory_order_acquire);
     const std::uint64_t want = cursor_ + 1;
     const std::uint64_t have = entry >> kSlotIndexBits;
-    if (entry == 0 || have < want) return std::optional<Sample>{};
-    if (have > want) {
+    if (entry == 0 || have < want) return Take::None;
+    Participant& me = segment_->participant(index_);
+    if (have > want) [[unlikely]] {
       if (role_ == Role::Subscriber && cursor_ >= held_from_ && mode() == Mode::Lockstep) {
-        return Status(ErrorCode::Corrupted, "topic '" + segment_->topic() + "' is damaged: the ring holds message " +
-                                                std::to_string(have - 1) + " where message " + std::to_string(cursor_) +
-                                                " belongs, which lockstep never allows");
+        failure = Status(ErrorCode::Corrupted, "topic '" + segment_->topic() + "' is damaged: the ring holds message " +
+                                                   std::to_string(have - 1) + " where message " +
+                                                   std::to_string(cursor_) + " belongs, which lockstep never allows");
+        return Take::Failed;
       }
       // Overwritten before we got to it (free run, or a tap): skip to the oldest still kept.
       const std::uint64_t published = segment_->control().published.load(std::memory_order_acquire);
@@ -37,15 +39,16 @@ CERULION_HOT_PATH Result<std::optional<Sample>> SubscriberImpl::try_take() {
       continue;
     }
     const auto slot = static_cast<std::uint32_t>(entry & kSlotIndexMask);
-    if (slot >= segment_->slot_count()) {
-      return Status(ErrorCode::Corrupted, "topic '" + segment_->topic() + "': ring entry names slot " +
-                                              std::to_string(slot) + " of " +
-                                              std::to_string(segment_->slot_count()));
+    if (slot >= segment_->slot_count()) [[unlikely]] {
+      failure = Status(ErrorCode::Corrupted, "topic '" + segment_->topic() + "': ring entry names slot " +
+                                                 std::to_string(slot) + " of " +
+                                                 std::to_string(segment_->slot_count()));
+      return Take::Failed;
     }
     // The entry says how it was published: no need to read the topic's mode line as well.
     if (role_ == Role::Subscriber && log_entry.mode == static_cast<std::uint32_t>(Mode::Lockstep) &&
         cursor_ >= held_from_) {
-      return take_lockstep(me, log_entry, slot);
+      return take_lockstep(me, log_entry, slot, out, failure);
     }
     SlotControl& sc = segment_->slot(slot);
     // Fetch the payload's head alongside the slot word: two transfers in flight, not in a row.
@@ -69,49 +72,61 @@ CERULION_HOT_PATH Result<std::optional<Sample>> SubscriberImpl::try_take() {
     const std::byte* data = segment_->payload(sc.generation, slot, size);
     if (data == nullptr) [[unlikely]] {
       sc.word.fetch_and(~bit());
-      return segment_->payload_failure(sc.generation, size);
+      failure = segment_->payload_failure(sc.generation, size);
+      return Take::Failed;
     }
-    Sample sample = sample_at_cursor(slot, data, size, sc);
+    fill_at_cursor(out, slot, data, size, sc);
     ++held_;
-    move_past(me, sample);
+    move_past(me, out);
     // Free run: the ring never waits for us. Lockstep (before held_from_): never below what it held.
     me.floor.store(std::max(cursor_, held_from_), std::memory_order_release);
-    return std::optional<Sample>(std::move(sample));
+    return Take::Taken;
   }
 }
 
-CERULION_HOT_PATH Result<std::optional<Sample>> SubscriberImpl::take_lockstep(Participant& me, const LogEntry& entry, std::uint32_t slot) {
+CERULION_HOT_PATH SubscriberImpl::Take SubscriberImpl::take_lockstep(Participant& me, const LogEntry& entry,
+                                                                     std::uint32_t slot, Sample& out,
+                                                                     Status& failure) {
   // The payload's head most likely comes next, and from the publisher's cache: ask for it now.
   const std::byte* data = segment_->payload(entry.generation, slot, entry.size);
-  if (data == nullptr) [[unlikely]] return segment_->payload_failure(entry.generation, entry.size);
+  if (data == nullptr) [[unlikely]] {
+    failure = segment_->payload_failure(entry.generation, entry.size);
+    return Take::Failed;
+  }
   prefetch(data, Access::Read);
-  Sample sample = sample_at_cursor(slot, data, entry.size, entry);
-  sample.hold_ = kHeldByFloor;
+  fill_at_cursor(out, slot, data, entry.size, entry);
+  out.hold_ = kHeldByFloor;
   held_seqs_[held_++] = cursor_;
-  move_past(me, sample);
-  return std::optional<Sample>(std::move(sample));
+  move_past(me, out);
+  return Take::Taken;
+}
+
+CERULION_HOT_PATH Result<std::optional<Sample>> SubscriberImpl::try_take() {
+  Sample sample;
+  Status failure;
+  switch (take(sample, failure)) {
+    case Take::Taken:
+      return std::optional<Sample>(std::move(sample));
+    case Take::None:
+      return std::optional<Sample>();
+    case Take::Failed:
+      break;
+  }
+  return failure;
 }
 
 CERULION_HOT_PATH Result<Sample> SubscriberImpl::receive(Timeout timeout) {
   keep_next_take_warm();
-  std::optional<Sample> got;
+  Sample got;
   Status failure;
-  auto ready = [&]() CERULION_HOT_PATH {
-    auto r = try_take();
-    if (!r.ok()) {
-      failure = r.status();
-      return true;
-    }
-    if (r->has_value()) {
-      got = std::move(**r);
-      return true;
-    }
-    return false;
-  };
-  Status st = waiter_.wait(ready, segment_->control().data, timeout, [&] { segment_->evict_dead(); });
-  if (!failure.ok()) return failure;
-  if (!st.ok()) return st;
-  return std::move(*got);
+  Take taken = take(got, failure);
+  if (taken == Take::None) {
+    auto ready = [&]() CERULION_HOT_PATH { return (taken = take(got, failure)) != Take::None; };
+    Status st = waiter_.wait(ready, segment_->control().data, timeout, [&] { segment_->evict_dead(); });
+    if (taken == Take::None) return st;
+  }
+  if (taken == Take::Failed) [[unlikely]] return failure;
+  return got;
 }
 
 CERULION_HOT_PATH void SubscriberImpl::release(Sample& sample) {
@@ -137,8 +152,6 @@ CERULION_HOT_PATH void SubscriberImpl::release(Sample& sample) {
 
 }  // namespace detail
 
-CERULION_HOT_PATH Sample::Sample(Sample&& other) noexcept { *this = std::move(other); }
-
 CERULION_HOT_PATH Sample& Sample::operator=(Sample&& other) noexcept {
   if (this != &other) {
     release();
@@ -157,11 +170,7 @@ CERULION_HOT_PATH Sample& Sample::operator=(Sample&& other) noexcept {
   return *this;
 }
 
-CERULION_HOT_PATH Sample::~Sample() { release(); }
-
-CERULION_HOT_PATH void Sample::release() noexcept {
-  if (impl_) impl_->release(*this);
-}
+CERULION_HOT_PATH void Sample::give_back() noexcept { impl_->release(*this); }
 
 Result<Subscriber> Subscriber::create(std::string_view topic, SubscriberOptions options) {
   auto name = normalize_topic_name(topic);

@@ -32,13 +32,20 @@ class alignas(64) SubscriberImpl {
     segment_->detach(index_);
   }
 
-  /// One attempt to take the message at the cursor: a Sample, nullopt if none is ready.
+  /// How one attempt to take a message ended.
+  enum class Take : std::uint8_t { Taken, None, Failed };
+  /// One attempt to take the message at the cursor into `out` (empty on entry): Taken, None when
+  /// none is ready, Failed with the reason in `failure`. Out-parameters rather than a
+  /// Result<optional<Sample>>: a receive polls this in a loop, and nothing is built or moved
+  /// until a message is there.
+  Take take(Sample& out, Status& failure);
+  /// take() for Subscriber::try_receive.
   Result<std::optional<Sample>> try_take();
 
   /// Lockstep: the publisher never lets the ring overtake this subscriber's floor (its oldest
   /// held sample), so the slot needs no hold of its own and the entry carries the metadata: one
   /// cache line to read, none to write in shared state.
-  Result<std::optional<Sample>> take_lockstep(Participant& me, const LogEntry& entry, std::uint32_t slot);
+  Take take_lockstep(Participant& me, const LogEntry& entry, std::uint32_t slot, Sample& out, Status& failure);
 
   Result<Sample> receive(Timeout timeout);
 
@@ -86,12 +93,12 @@ class alignas(64) SubscriberImpl {
   /// The lines keep_next_take_warm enrols.
   enum class WarmLine : std::uint32_t { Self, SelfTail, Waiter, WaiterTail, Segment, Cursor, RoomChannel };
 
-  /// The sample for the message at the cursor in `slot`, of `data` (TopicSegment::payload).
+  /// Makes `sample` the message at the cursor in `slot`, of `data` (TopicSegment::payload).
   /// `metadata` is where its publisher wrote the publish times and pid: the ring entry (lockstep)
   /// or the slot (free run, taps).
   template <typename Metadata>
-  Sample sample_at_cursor(std::uint32_t slot, const std::byte* data, std::uint64_t size, const Metadata& metadata) {
-    Sample sample;
+  void fill_at_cursor(Sample& sample, std::uint32_t slot, const std::byte* data, std::uint64_t size,
+                      const Metadata& metadata) {
     sample.impl_ = this;
     sample.data_ = data;
     sample.size_ = static_cast<std::size_t>(size);
@@ -101,14 +108,15 @@ class alignas(64) SubscriberImpl {
     sample.publisher_pid_ = metadata.publisher_pid;
     sample.slot_ = slot;
     sample.lost_before_ = pending_lost_;
-    return sample;
+    sample.hold_ = 0;
   }
 
   /// Moves the cursor past `sample`, just taken: publishers see the new cursor, the count grows,
   /// and the adaptive waiter learns when it was published.
   void move_past(Participant& me, const Sample& sample) {
     pending_lost_ = 0;
-    move_cursor(cursor_ + 1);
+    cursor_ += 1;
+    cursor_entry_ = segment_->log_after(cursor_entry_);
     me.cursor.store(cursor_, std::memory_order_release);
     me.messages.store(me.messages.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     waiter_.record_arrival(sample.publish_time_ns_);

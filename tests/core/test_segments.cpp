@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 #include "helpers.hpp"
@@ -219,4 +220,34 @@ TEST_CASE("Listing shows live participants and marks dead ones", "[segment]") {
   CHECK(t.published == 1);
   CHECK_FALSE(t.abandoned());
   CHECK(inspect_topic("/nope", domain).code() == ErrorCode::NotFound);
+}
+
+TEST_CASE("Topic info measures the rate over the messages the ring keeps and forgets it when idle", "[segment]") {
+  const std::string domain = "ratetest" + std::to_string(getpid());
+  PublisherOptions po = publisher_options(Mode::FreeRun, 4);
+  po.topic.domain = domain;
+  auto pub = Publisher::create("/rate/me", po);
+  REQUIRE(pub.ok());
+  auto info = inspect_topic("/rate/me", domain);
+  REQUIRE(info.ok());
+  CHECK(info->rate_hz == 0);
+  CHECK(info->last_publish_realtime_ns == 0);
+  const std::uint64_t before = realtime_ns();
+  // Ten messages at least 10 ms apart: more than the ring's depth, so its entries have wrapped.
+  for (int i = 0; i < 10; ++i) {
+    REQUIRE(pub->publish_copy(bytes_of("x"), 0ms).ok());
+    std::this_thread::sleep_for(10ms);
+  }
+  info = inspect_topic("/rate/me", domain);
+  REQUIRE(info.ok());
+  CHECK(info->published == 10);
+  CHECK(info->rate_hz > 0);
+  CHECK(info->rate_hz <= 100.5);  // sleeps last at least what they ask
+  CHECK(info->last_publish_realtime_ns >= before);
+  CHECK(info->last_publish_realtime_ns <= realtime_ns());
+  std::this_thread::sleep_for(250ms);  // idle for over two periods and over 100 ms
+  info = inspect_topic("/rate/me", domain);
+  REQUIRE(info.ok());
+  CHECK(info->rate_hz == 0);
+  CHECK(info->last_publish_realtime_ns >= before);
 }

@@ -41,11 +41,16 @@ struct PublisherOptions {
 class Loan {
  public:
   Loan() = default;
-  Loan(Loan&& other) noexcept;
+  // Inline, as Sample's: a loan is moved out through a Result on every message.
+  Loan(Loan&& other) noexcept : impl_(other.impl_), data_(other.data_), size_(other.size_), slot_(other.slot_) {
+    other.impl_ = nullptr;
+  }
   Loan& operator=(Loan&& other) noexcept;
   Loan(const Loan&) = delete;
   Loan& operator=(const Loan&) = delete;
-  ~Loan();
+  ~Loan() {
+    if (impl_) give_back();
+  }
 
   /// The payload bytes, writable in place; size() bytes long.
   std::span<std::byte> data() const noexcept { return {data_, size_}; }
@@ -58,6 +63,8 @@ class Loan {
  private:
   friend class Publisher;
   friend class detail::PublisherImpl;
+  /// Returns the slot of a loan dropped unpublished.
+  void give_back() noexcept;
   detail::PublisherImpl* impl_ = nullptr;
   std::byte* data_ = nullptr;
   std::size_t size_ = 0;

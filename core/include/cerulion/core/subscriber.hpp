@@ -40,11 +40,25 @@ struct SubscriberOptions {
 class Sample {
  public:
   Sample() = default;
-  Sample(Sample&& other) noexcept;
+  // Inline: every receive moves its sample out through a Result, and a call per move would be
+  // most of the moving.
+  Sample(Sample&& other) noexcept
+      : impl_(other.impl_),
+        data_(other.data_),
+        size_(other.size_),
+        sequence_(other.sequence_),
+        publish_time_ns_(other.publish_time_ns_),
+        publish_realtime_ns_(other.publish_realtime_ns_),
+        lost_before_(other.lost_before_),
+        publisher_pid_(other.publisher_pid_),
+        slot_(other.slot_),
+        hold_(other.hold_) {
+    other.impl_ = nullptr;
+  }
   Sample& operator=(Sample&& other) noexcept;
   Sample(const Sample&) = delete;
   Sample& operator=(const Sample&) = delete;
-  ~Sample();
+  ~Sample() { release(); }
 
   std::span<const std::byte> data() const noexcept { return {data_, size_}; }
   std::size_t size() const noexcept { return size_; }
@@ -72,10 +86,13 @@ class Sample {
   }
 
   /// Releases the slot now rather than at destruction.
-  void release() noexcept;
+  void release() noexcept {
+    if (impl_) give_back();
+  }
 
  private:
   friend class detail::SubscriberImpl;
+  void give_back() noexcept;
   detail::SubscriberImpl* impl_ = nullptr;
   const std::byte* data_ = nullptr;
   std::size_t size_ = 0;
