@@ -30,7 +30,7 @@ namespace cerulion::detail {
 
 inline constexpr std::uint64_t kSegmentMagic = 0x4E4F494C55524543ull;  // "CERULION" little-endian
 /// Bump whenever any struct below changes: a process of another version refuses the segment.
-inline constexpr std::uint32_t kLayoutVersion = 6;
+inline constexpr std::uint32_t kLayoutVersion = 7;
 inline constexpr std::size_t kTopicNameCapacity = 216;
 
 static_assert(kMaxParticipants <= 32, "participant bits must fit the 32-bit holder mask of a slot");
@@ -93,6 +93,13 @@ struct alignas(64) Control {
   std::atomic<std::uint64_t> lock_owner_start;
   std::atomic<std::uint64_t> published;  ///< next sequence number to assign
   WakeChannel data;  ///< readers sleep here for the next message
+  /// The single-publisher fast path (sole_publisher.cpp): the participant index + 1 of the one
+  /// publisher that publishes without the lock while it is the topic's only one; 0 while every
+  /// publish takes the lock. Set by that publisher under the lock, cleared by whoever takes the
+  /// lock next.
+  std::atomic<std::uint32_t> sole_publisher;
+  /// 1 while the sole publisher is inside a publish it started as the sole publisher.
+  std::atomic<std::uint32_t> sole_busy;
   // Read by everyone, written almost never: kept off the publish line, so reading them costs no
   // cache-line transfer.
   alignas(64) std::atomic<std::uint32_t> mode;
@@ -100,6 +107,7 @@ struct alignas(64) Control {
   std::atomic<std::uint32_t> unlinked;  ///< set by the last participant before shm_unlink
   std::atomic<std::uint32_t> initialized;
   std::atomic<std::uint64_t> largest_payload;
+  std::atomic<std::uint32_t> publishers;  ///< active publishers; changed under the lock
   /// 0: no type declared (raw bytes); 1: type_bytes bytes at Config::type_offset, checksummed by
   /// type_crc, hold the declared TopicType. Written once, under the topic lock: the bytes first,
   /// then the state (release), so a declarer that dies half-way leaves the topic undeclared.

@@ -259,10 +259,14 @@ CERULION_HOT_PATH Result<std::uint64_t> PublisherImpl::publish(Loan& loan, Timeo
     if (mode_ == Mode::Lockstep && !room_now()) {
       if (Status st = wait_for_room(timeout); !st.ok()) return st;
     }
-    if (Status st = segment_->lock(); !st.ok()) return st;
+    // The topic's only publisher orders its publishes by itself (sole_publisher.cpp).
+    const bool sole = segment_->enter_sole_publish(index_);
+    if (!sole) {
+      if (Status st = segment_->lock(); !st.ok()) return st;
+    }
     const std::uint64_t seq = ctl.published.load(std::memory_order_relaxed);
     if (mode_ == Mode::Lockstep && (!has_room(seq) || damaged_)) {
-      segment_->unlock();
+      sole ? segment_->leave_sole_publish() : segment_->unlock();
       if (damaged_) return damage_report();
       continue;  // another publisher took the room first
     }
@@ -282,7 +286,12 @@ CERULION_HOT_PATH Result<std::uint64_t> PublisherImpl::publish(Loan& loan, Timeo
       const auto old_slot = static_cast<std::uint32_t>(old & kSlotIndexMask);
       if (old_slot < segment_->slot_count()) segment_->slot(old_slot).word.fetch_and(~kWindowBit);
     }
-    segment_->unlock();
+    if (sole) {
+      segment_->leave_sole_publish();
+    } else {
+      segment_->offer_sole_publishing_locked(index_);
+      segment_->unlock();
+    }
     ctl.data.notify();
     auto& messages = segment_->participant(index_).messages;  // only we write it, beside our cursor
     messages.store(messages.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);

@@ -124,6 +124,26 @@ class TopicSegment {
   Status lock();
   void unlock();
 
+  /// The single-publisher fast path (sole_publisher.cpp). A publisher that publishes as the sole
+  /// publisher (participant `index`) brackets its publish with these instead of lock/unlock;
+  /// enter_sole_publish is false when it is not (or no longer) the sole publisher.
+  bool enter_sole_publish(std::uint32_t index) {
+    Control& ctl = *control_;
+    if (ctl.sole_publisher.load(std::memory_order_relaxed) != index + 1) return false;
+    ctl.sole_busy.store(1, std::memory_order_relaxed);
+    // Only a compiler barrier: whoever ends the fast path issues a barrier on every CPU
+    // (membarrier) between clearing sole_publisher and reading sole_busy, which orders this store
+    // before the load below as a fence here would, without its cost on every publish.
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    if (ctl.sole_publisher.load(std::memory_order_relaxed) == index + 1) return true;
+    ctl.sole_busy.store(0, std::memory_order_release);
+    return false;
+  }
+  void leave_sole_publish() { control_->sole_busy.store(0, std::memory_order_release); }
+  /// Under the lock, by publisher `index`: makes it the sole publisher if it is the topic's only
+  /// publisher and this process can take part (membarrier).
+  void offer_sole_publishing_locked(std::uint32_t index);
+
   /// A segment joined: the mapping, and the participant's index in it.
   struct Membership {
     std::shared_ptr<TopicSegment> segment;
@@ -179,7 +199,11 @@ class TopicSegment {
   bool map_generation(std::uint32_t generation);
   void make_current(std::uint32_t generation);
   void repair_ring_locked();
+  Status take_lock_word();
   void note_lock_owner();
+  /// Just after taking the lock word: ends the single-publisher fast path and waits for a publish
+  /// in progress on it to finish (repairing the ring if its publisher died in it).
+  [[gnu::cold]] Status end_sole_publishing_locked();
   // What every message uses comes first, within one cache line (see layout.hpp on cold lines);
   // what every publish uses, on the next.
   alignas(64) Control* control_ = nullptr;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The topic lock: a plain word in the segment, taken over from a holder that died (the ring is
-// then repaired, since the holder may have stopped half way through a publish).
+// then repaired, since the holder may have stopped half way through a publish). Taking it also
+// ends the single-publisher fast path (sole_publisher.cpp).
 
 #include "cerulion/core/warm.hpp"
 
@@ -20,6 +21,15 @@ constexpr std::uint32_t kLockOwnerMask = kLockWaiters - 1;
 }  // namespace
 
 CERULION_HOT_PATH Status TopicSegment::lock() {
+  Status st = take_lock_word();
+  if (st.ok() && control_->sole_publisher.load(std::memory_order_relaxed) != 0) [[unlikely]] {
+    st = end_sole_publishing_locked();
+    if (!st.ok()) unlock();
+  }
+  return st;
+}
+
+CERULION_HOT_PATH Status TopicSegment::take_lock_word() {
   auto& word = control_->lock_word;
   const std::uint32_t me = own_pid_;
   std::uint32_t expected = 0;

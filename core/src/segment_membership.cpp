@@ -55,6 +55,7 @@ Result<std::uint32_t> TopicSegment::attach(Role role, std::optional<Mode> explic
       p.cursor.store(from_first ? oldest : published);
       p.floor.store(from_first ? first_floor(oldest, published) : published);
       p.state.store(kActive, std::memory_order_release);
+      if (role == Role::Publisher) control_->publishers.fetch_add(1, std::memory_order_relaxed);
       unlock();
       control_->members.notify();
       return i;
@@ -91,6 +92,10 @@ void TopicSegment::evict_locked(std::uint32_t index) {
   control_->data.sleepers.fetch_and(~static_cast<std::uint32_t>(bit));
   control_->room.sleepers.fetch_and(~static_cast<std::uint32_t>(bit));
   control_->members.sleepers.fetch_and(~static_cast<std::uint32_t>(bit));
+  if (p.role == static_cast<std::uint32_t>(Role::Publisher) && p.state.load() == kActive) {
+    std::uint32_t publishers = control_->publishers.load(std::memory_order_relaxed);
+    if (publishers > 0) control_->publishers.store(publishers - 1, std::memory_order_relaxed);
+  }
   p.state.store(kFree, std::memory_order_release);
 }
 

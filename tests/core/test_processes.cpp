@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "helpers.hpp"
-#include "layout.hpp"  // white box: to fake a lock holder that died
+#include "mapped_control.hpp"  // white box: to fake a lock holder that died
 #include "child.hpp"
 #include "process.hpp"
 
@@ -162,12 +162,8 @@ TEST_CASE("Topic lock held by a dead process is taken over", "[process]") {
   // A child takes the topic lock the way the library does (its pid in the lock word) and dies
   // holding it, as a publisher killed mid-publish would.
   Child child([&](Child&) {
-    int fd = ::shm_open(segment_name(default_domain(), topic).c_str(), O_RDWR, 0);
-    if (fd < 0) return 1;
-    void* base = ::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (base == MAP_FAILED) return 2;
-    auto* control = reinterpret_cast<cerulion::detail::Control*>(static_cast<char*>(base) +
-                                                                  (sizeof(cerulion::detail::Config) + 63) / 64 * 64);
+    MappedControl control(topic);
+    if (!control.valid()) return 1;
     std::uint32_t expected = 0;
     if (!control->lock_word.compare_exchange_strong(expected, static_cast<std::uint32_t>(getpid()))) return 3;
     return 0;  // exits holding the lock
