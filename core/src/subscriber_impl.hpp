@@ -66,6 +66,13 @@ class alignas(64) SubscriberImpl {
     set.set_line(warm_ticket_, WarmLine::Segment, segment_.get(), Access::Read);
     set.set_line(warm_ticket_, WarmLine::Cursor, &segment_->participant(index_).cursor, Access::Write);
     set.set_line(warm_ticket_, WarmLine::RoomChannel, &segment_->control().room, Access::Read);
+    if (warms_next_entry_) set.set_line(warm_ticket_, WarmLine::NextEntry, cursor_entry_, Access::Read);
+  }
+  /// A wait set polls this subscriber's ring entry at the cursor while it waits: from now on its
+  /// warm lines include that entry, moved along as messages are taken (note_cursor_moved).
+  void warm_next_entry() {
+    warms_next_entry_ = true;
+    WarmSet::of_this_thread().release(warm_ticket_);  // enrolled again, with the entry, when next used
   }
 
   /// Whether the message at the cursor is published (or the ring moved past it): what try_take
@@ -91,7 +98,7 @@ class alignas(64) SubscriberImpl {
 
  private:
   /// The lines keep_next_take_warm enrols.
-  enum class WarmLine : std::uint32_t { Self, SelfTail, Waiter, WaiterTail, Segment, Cursor, RoomChannel };
+  enum class WarmLine : std::uint32_t { Self, SelfTail, Waiter, WaiterTail, Segment, Cursor, RoomChannel, NextEntry };
 
   /// Makes `sample` the message at the cursor in `slot`, of `data` (TopicSegment::payload).
   /// `metadata` is where its publisher wrote the publish times and pid: the ring entry (lockstep)
@@ -117,6 +124,7 @@ class alignas(64) SubscriberImpl {
     pending_lost_ = 0;
     cursor_ += 1;
     cursor_entry_ = segment_->log_after(cursor_entry_);
+    if (warms_next_entry_) [[unlikely]] note_cursor_moved();
     me.cursor.store(cursor_, std::memory_order_release);
     me.messages.store(me.messages.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     waiter_.record_arrival(sample.publish_time_ns_);
@@ -127,6 +135,12 @@ class alignas(64) SubscriberImpl {
   void move_cursor(std::uint64_t sequence) {
     cursor_ = sequence;
     cursor_entry_ = &segment_->log(sequence);
+    if (warms_next_entry_) note_cursor_moved();
+  }
+  /// Keeps the warmed ring entry (warm_next_entry) the one at the cursor.
+  void note_cursor_moved() {
+    WarmSet& set = WarmSet::of_this_thread();
+    if (set.holds(warm_ticket_)) set.set_line(warm_ticket_, WarmLine::NextEntry, cursor_entry_, Access::Read);
   }
 
   /// Counts `n` messages lost: in the shared count at once, and in the next sample's lost_before.
@@ -150,6 +164,7 @@ class alignas(64) SubscriberImpl {
   std::uint64_t held_seqs_[kMaxHeldPerParticipant] = {};
   static constexpr std::uint32_t kHeldByFloor = 1;  ///< Sample::hold_: kept by the floor, no slot bit
   WarmTicket warm_ticket_;
+  bool warms_next_entry_ = false;  ///< a wait set polls this subscriber (warm_next_entry)
   alignas(64) Waiter waiter_;
 };
 

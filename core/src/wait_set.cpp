@@ -40,9 +40,7 @@ class WaitSetImpl {
  public:
   explicit WaitSetImpl(WaitOptions options) : options_(options) {}
   ~WaitSetImpl() {
-    WarmSet& set = WarmSet::of_this_thread();
-    set.release(warm_ticket_);
-    for (const auto& m : members_) set.release(m.warm_ticket);
+    WarmSet::of_this_thread().release(warm_ticket_);
   }
 
   Result<std::size_t> add(Subscriber& subscriber) {
@@ -56,16 +54,15 @@ class WaitSetImpl {
       if (m.impl == impl) return Status(ErrorCode::InvalidArgument, "the wait set already watches '" + subscriber.topic() + "'");
     }
     if (options_.strategy == WaitStrategy::Adaptive) impl->waiter().learn_arrivals();
-    members_.push_back({impl, next_member_key_, {}});
+    impl->warm_next_entry();
+    members_.push_back({impl, next_member_key_});
+    warm_lines_stale_ = true;
     return next_member_key_++;
   }
 
   void remove(const Subscriber& subscriber) {
-    std::erase_if(members_, [&](const Member& m) {
-      if (m.impl != subscriber.impl_.get()) return false;
-      WarmSet::of_this_thread().release(m.warm_ticket);
-      return true;
-    });
+    std::erase_if(members_, [&](const Member& m) { return m.impl == subscriber.impl_.get(); });
+    warm_lines_stale_ = true;
   }
 
   Result<std::size_t> add_timer(std::chrono::nanoseconds period) {
@@ -84,7 +81,6 @@ class WaitSetImpl {
   struct Member {
     SubscriberImpl* impl;
     std::size_t key;
-    WarmTicket warm_ticket;  ///< what polling it reads, kept warm (see keep_polling_warm)
   };
   struct Timer {
     std::uint64_t period;
@@ -124,14 +120,14 @@ class WaitSetImpl {
   }
 
   /// Enrols in this thread's warm set what polling reads: the set, and for each of the first
-  /// kWarmedMembers members its subscriber and the ring entry at its cursor (which
-  /// moves as messages are taken, so it is set again on every wait). Idle members are never taken
-  /// from, so nothing else would keep their lines warm, and after a sleep each cold one is a miss
-  /// on the path of whichever message comes.
+  /// kWarmedMembers members its subscriber's lines, the ring entry at its cursor among them (the
+  /// subscriber moves that line itself as it takes messages). Idle members are never taken from,
+  /// so nothing else would keep their lines warm, and after a sleep each cold one is a miss on the
+  /// path of whichever message comes. Done again only when members change or the warm set let
+  /// the enrolment go: not on every wait.
   void keep_polling_warm();
   static constexpr std::size_t kWarmedMembers = 8;
   enum class SetLine : std::uint32_t { Self, SelfTail, Members };
-  enum class MemberLine : std::uint32_t { Subscriber, NextEntry };
 
   void housekeeping() {
     for (const auto& m : members_) m.impl->evict_dead();
@@ -163,24 +159,18 @@ class WaitSetImpl {
   std::vector<FutexWaitv> waitv_;
   bool waitv_missing_ = false;
   WarmTicket warm_ticket_;
+  bool warm_lines_stale_ = true;  ///< members changed since keep_polling_warm enrolled them
 };
 
 void WaitSetImpl::keep_polling_warm() {
   WarmSet& set = WarmSet::of_this_thread();
-  if (!set.holds(warm_ticket_)) {
-    set.enroll(warm_ticket_);
-    set.set_line(warm_ticket_, SetLine::Self, this, Access::Read);
-    set.set_line(warm_ticket_, SetLine::SelfTail, reinterpret_cast<const std::byte*>(this) + 64, Access::Read);
-  }
+  if (set.holds(warm_ticket_) && !warm_lines_stale_) return;
+  if (!set.holds(warm_ticket_)) set.enroll(warm_ticket_);
+  set.set_line(warm_ticket_, SetLine::Self, this, Access::Read);
+  set.set_line(warm_ticket_, SetLine::SelfTail, reinterpret_cast<const std::byte*>(this) + 64, Access::Read);
   set.set_line(warm_ticket_, SetLine::Members, members_.data(), Access::Read);
-  for (std::size_t i = 0; i < members_.size() && i < kWarmedMembers; ++i) {
-    Member& m = members_[i];
-    if (!set.holds(m.warm_ticket)) {
-      set.enroll(m.warm_ticket);
-      set.set_line(m.warm_ticket, MemberLine::Subscriber, m.impl, Access::Read);
-    }
-    set.set_line(m.warm_ticket, MemberLine::NextEntry, &m.impl->next_entry(), Access::Read);
-  }
+  for (std::size_t i = 0; i < members_.size() && i < kWarmedMembers; ++i) members_[i].impl->keep_next_take_warm();
+  warm_lines_stale_ = false;
 }
 
 bool WaitSetImpl::sleep_on_members(std::uint64_t until) {
@@ -235,17 +225,19 @@ AdaptivePlanner::Plan WaitSetImpl::plan_wait(std::uint64_t now, AdaptivePlanner*
 
 CERULION_HOT_PATH Result<WaitSetReady> WaitSetImpl::wait(Timeout timeout) {
   keep_polling_warm();
-  const std::uint64_t deadline = deadline_after(monotonic_ns(), timeout);
+  // A member ready already, or found ready by the wait loop, returns at once, without the clock,
+  // unless timers too may be due: a single subscriber's receive reads no clock then either.
+  bool members_ready = timers_.empty() && poll_members();
+  std::uint64_t now = members_ready ? 0 : monotonic_ns();
+  const std::uint64_t deadline = deadline_after(now, timeout);
   MembersTarget target{*this};
-  for (bool members_ready = false;;) {
-    // A member the wait loop found ready returns at once, without the clock, unless timers too
-    // may be due.
+  for (bool first = true;; first = false) {
     if (members_ready && timers_.empty()) {
       ready_.timers_ = 0;
       return ready_;
     }
     next_timer_due_ = next_timer_due();
-    const std::uint64_t now = monotonic_ns();
+    if (!first) now = monotonic_ns();
     if (poll(now)) return ready_;
     AdaptivePlanner* learner = nullptr;
     const AdaptivePlanner::Plan plan =
