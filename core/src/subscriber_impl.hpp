@@ -69,18 +69,24 @@ class alignas(64) SubscriberImpl {
     if (warms_next_entry_) set.set_line(warm_ticket_, WarmLine::NextEntry, cursor_entry_, Access::Read);
   }
   /// A wait set polls this subscriber's ring entry at the cursor while it waits: from now on its
-  /// warm lines include that entry, moved along as messages are taken (note_cursor_moved).
+  /// warm lines include that entry, which the wait set moves along (note_cursor_moved).
   void warm_next_entry() {
     warms_next_entry_ = true;
     WarmSet::of_this_thread().release(warm_ticket_);  // enrolled again, with the entry, when next used
   }
-
-  /// Whether the message at the cursor is published (or the ring moved past it): what try_take
-  /// would act on, without taking it. One acquire load of the ring entry.
-  bool has_message() const noexcept {
-    const std::uint64_t entry = cursor_entry_->seq_slot.load(std::memory_order_acquire);
-    return entry != 0 && (entry >> kSlotIndexBits) >= cursor_ + 1;
+  /// Makes the warmed ring entry (warm_next_entry) the one at the cursor again, after takes.
+  void note_cursor_moved() {
+    WarmSet& set = WarmSet::of_this_thread();
+    if (set.holds(warm_ticket_)) set.set_line(warm_ticket_, WarmLine::NextEntry, cursor_entry_, Access::Read);
   }
+
+  /// Whether a ring entry read as `entry` holds the message at `cursor` (or the ring moved past it):
+  /// what take() would act on, without taking it.
+  static bool entry_holds(std::uint64_t entry, std::uint64_t cursor) noexcept {
+    return entry != 0 && (entry >> kSlotIndexBits) >= cursor + 1;
+  }
+  /// The sequence of the next message this subscriber takes.
+  std::uint64_t cursor() const noexcept { return cursor_; }
   /// The ring entry of the message at the cursor: what has_message reads.
   const std::atomic<std::uint64_t>& next_entry() const noexcept { return cursor_entry_->seq_slot; }
   /// The futex a publisher notifies after publishing, and this subscriber's sleeper bit in it.
@@ -124,7 +130,6 @@ class alignas(64) SubscriberImpl {
     pending_lost_ = 0;
     cursor_ += 1;
     cursor_entry_ = segment_->log_after(cursor_entry_);
-    if (warms_next_entry_) [[unlikely]] note_cursor_moved();
     me.cursor.store(cursor_, std::memory_order_release);
     me.messages.store(me.messages.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     waiter_.record_arrival(sample.publish_time_ns_);
@@ -135,12 +140,6 @@ class alignas(64) SubscriberImpl {
   void move_cursor(std::uint64_t sequence) {
     cursor_ = sequence;
     cursor_entry_ = &segment_->log(sequence);
-    if (warms_next_entry_) note_cursor_moved();
-  }
-  /// Keeps the warmed ring entry (warm_next_entry) the one at the cursor.
-  void note_cursor_moved() {
-    WarmSet& set = WarmSet::of_this_thread();
-    if (set.holds(warm_ticket_)) set.set_line(warm_ticket_, WarmLine::NextEntry, cursor_entry_, Access::Read);
   }
 
   /// Counts `n` messages lost: in the shared count at once, and in the next sample's lost_before.

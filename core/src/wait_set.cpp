@@ -106,11 +106,26 @@ class WaitSetImpl {
   /// loop polls: timers are its return_at, and need the clock.
   bool poll_members() {
     std::uint64_t messages = 0;
-    for (const auto& m : members_) {
-      if (m.impl->has_message()) messages |= 1ull << m.key;
+    for (const PolledEntry& p : polled_) {
+      if (SubscriberImpl::entry_holds(p.entry->load(std::memory_order_acquire), p.cursor)) messages |= p.key_bit;
     }
     ready_.messages_ = messages;
     return messages != 0;
+  }
+  /// What poll_members reads, copied out of the members at the start of each wait (their cursors
+  /// move only when they are taken from, between waits): one line per member per poll, rather
+  /// than a walk through each subscriber to its ring entry.
+  struct PolledEntry {
+    const std::atomic<std::uint64_t>* entry;
+    std::uint64_t cursor;
+    std::uint64_t key_bit;
+  };
+  void note_polled_entries() {
+    polled_.resize(members_.size());
+    for (std::size_t i = 0; i < members_.size(); ++i) {
+      const SubscriberImpl& m = *members_[i].impl;
+      polled_[i] = {&m.next_entry(), m.cursor(), 1ull << members_[i].key};
+    }
   }
 
   std::uint64_t next_timer_due() const {
@@ -152,6 +167,7 @@ class WaitSetImpl {
 
   WaitOptions options_;
   std::vector<Member> members_;
+  std::vector<PolledEntry> polled_;  ///< members_' entries, as note_polled_entries copied them
   std::vector<Timer> timers_;
   std::size_t next_member_key_ = 0;
   std::uint64_t next_timer_due_ = UINT64_MAX;
@@ -163,6 +179,12 @@ class WaitSetImpl {
 };
 
 void WaitSetImpl::keep_polling_warm() {
+  // The members the last wait returned were most likely taken from since: their cursors moved.
+  if (ready_.messages_ != 0) {
+    for (std::size_t i = 0; i < members_.size() && i < kWarmedMembers; ++i) {
+      if (ready_.message(members_[i].key)) members_[i].impl->note_cursor_moved();
+    }
+  }
   WarmSet& set = WarmSet::of_this_thread();
   if (set.holds(warm_ticket_) && !warm_lines_stale_) return;
   if (!set.holds(warm_ticket_)) set.enroll(warm_ticket_);
@@ -225,6 +247,7 @@ AdaptivePlanner::Plan WaitSetImpl::plan_wait(std::uint64_t now, AdaptivePlanner*
 
 CERULION_HOT_PATH Result<WaitSetReady> WaitSetImpl::wait(Timeout timeout) {
   keep_polling_warm();
+  note_polled_entries();
   // A member ready already, or found ready by the wait loop, returns at once, without the clock,
   // unless timers too may be due: a single subscriber's receive reads no clock then either.
   bool members_ready = timers_.empty() && poll_members();

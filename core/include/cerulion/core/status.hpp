@@ -79,7 +79,9 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : storage_(std::move(value)) {}  // NOLINT: implicit by design, like expected
+  // Implicit by design, like expected; a value is moved in once (a Sample or Loan on every message).
+  Result(T&& value) : storage_(std::in_place_index<0>, std::move(value)) {}  // NOLINT
+  Result(const T& value) : storage_(std::in_place_index<0>, value) {}       // NOLINT
   Result(Status error) : storage_(std::move(error)) {}  // NOLINT
   Result(ErrorCode code, std::string message) : storage_(Status(code, std::move(message))) {}
 
