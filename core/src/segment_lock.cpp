@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cerulion/core/detail/liveness.hpp"
+#include "holder_watch.hpp"
 #include "segment.hpp"
 
 namespace cerulion::detail {
@@ -39,9 +40,8 @@ CERULION_HOT_PATH Status TopicSegment::take_lock_word() {
   }
   // Contended: spin a little (holders keep it for microseconds), then sleep on the word, and
   // every 10 ms make sure the holder is still alive.
-  const std::uint64_t start = monotonic_ns();
-  std::uint64_t next_liveness_check = start + 10'000'000;
-  for (std::uint32_t spins = 0;; ++spins) {
+  HolderWatch watch;
+  for (;;) {
     // Acquire: a holder's identity (start time, namespace) read below is then at least as new as
     // the lock word's value.
     std::uint32_t current = word.load(std::memory_order_acquire);
@@ -53,13 +53,7 @@ CERULION_HOT_PATH Status TopicSegment::take_lock_word() {
       }
       continue;
     }
-    if (spins < 1000) {
-      cpu_relax();
-      continue;
-    }
-    const std::uint64_t now = monotonic_ns();
-    if (now >= next_liveness_check) {
-      next_liveness_check = now + 10'000'000;
+    if (watch.check_due()) {
       const auto owner = static_cast<pid_t>(current & kLockOwnerMask);
       if (!process_alive(owner, control_->lock_owner_start.load(std::memory_order_relaxed),
                          control_->lock_owner_ns)) {
@@ -71,11 +65,12 @@ CERULION_HOT_PATH Status TopicSegment::take_lock_word() {
         }
         continue;
       }
-      if (now - start > 2'000'000'000) {
+      if (watch.stuck()) {
         return Status(ErrorCode::Corrupted, "topic '" + topic_ + "': its lock has been held by process " +
                                                 std::to_string(owner) + " for over 2 s; if it is stuck, the topic must be removed by force");
       }
     }
+    if (!watch.spun()) continue;
     if ((current & kLockWaiters) == 0 &&
         !word.compare_exchange_weak(current, current | kLockWaiters, std::memory_order_relaxed)) {
       continue;

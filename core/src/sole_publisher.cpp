@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cerulion/core/detail/liveness.hpp"
+#include "holder_watch.hpp"
 #include "segment.hpp"
 
 namespace cerulion::detail {
@@ -66,16 +67,9 @@ Status TopicSegment::end_sole_publishing_locked() {
   if (ctl.sole_busy.load(std::memory_order_acquire) == 0) return Status::success();
   // A publish is in progress: it takes microseconds, unless its publisher stopped or died in it.
   const std::uint32_t index = holder - 1;
-  const std::uint64_t start = monotonic_ns();
-  std::uint64_t next_liveness_check = start;
-  for (std::uint32_t spins = 0; ctl.sole_busy.load(std::memory_order_acquire) != 0; ++spins) {
-    if (spins < 1000) {
-      cpu_relax();
-      continue;
-    }
-    const std::uint64_t now = monotonic_ns();
-    if (now >= next_liveness_check) {
-      next_liveness_check = now + 10'000'000;
+  HolderWatch watch;
+  while (ctl.sole_busy.load(std::memory_order_acquire) != 0) {
+    if (watch.check_due()) {
       const bool alive = index < kMaxParticipants &&
                          process_alive(static_cast<pid_t>(participants_[index].pid), participants_[index].start_time,
                                        participants_[index].pid_namespace);
@@ -85,15 +79,17 @@ Status TopicSegment::end_sole_publishing_locked() {
         repair_ring_locked();
         return Status::success();
       }
-      if (now - start > 2'000'000'000) {
+      if (watch.stuck()) {
         return Status(ErrorCode::Corrupted, "topic '" + topic_ + "': its publisher (process " +
                                                 std::to_string(participants_[index].pid) +
                                                 ") has been in the middle of a publish for over 2 s; if it is "
                                                 "stuck, the topic must be removed by force");
       }
     }
-    timespec pause{0, 50'000};
-    nanosleep(&pause, nullptr);
+    if (watch.spun()) {
+      timespec pause{0, 50'000};
+      nanosleep(&pause, nullptr);
+    }
   }
   return Status::success();
 }

@@ -87,7 +87,7 @@ class alignas(64) SubscriberImpl {
   }
   /// The sequence of the next message this subscriber takes.
   std::uint64_t cursor() const noexcept { return cursor_; }
-  /// The ring entry of the message at the cursor: what has_message reads.
+  /// The ring entry of the message at the cursor: what entry_holds is asked about.
   const std::atomic<std::uint64_t>& next_entry() const noexcept { return cursor_entry_->seq_slot; }
   /// The futex a publisher notifies after publishing, and this subscriber's sleeper bit in it.
   WakeChannel& data_channel() { return segment_->control().data; }
