@@ -47,19 +47,12 @@ class alignas(64) PublisherImpl {
  private:
   /// A core that has not published for a while misses on every line a publish touches (warm.hpp),
   /// and misses in a row add up. A loan therefore asks for all of them at once, so they arrive
-  /// together, while the caller fills the payload.
-  void start_fetching_publish_lines() {
-    prefetch(&segment_->control(), Access::Write);  // the publish line
-    prefetch(&segment_->participant(index_).cursor, Access::Write);
-    prefetch(&segment_->slot(hint_), Access::Write);
-  }
-  /// The same at the publish itself, for the loan's slot and the ring entry this publisher filled
-  /// last's successor: whatever ran between the loan and the publish (filling a camera frame of
-  /// megabytes) may have evicted them again, and a publish that misses on four lines in a row
-  /// takes four transfers where asking for all of them at once takes one.
-  void start_fetching_publish_lines(const Loan& loan) {
+  /// together while the caller fills the payload: the publish line, `slot`, the ring entry after
+  /// this publisher's last one, and its cursor. The publish asks again for the loan's slot:
+  /// whatever ran in between (filling a camera frame of megabytes) may have evicted them.
+  void start_fetching_publish_lines(std::uint32_t slot) {
     prefetch(&segment_->control(), Access::Write);
-    prefetch(&segment_->slot(loan.slot_), Access::Write);
+    prefetch(&segment_->slot(slot), Access::Write);
     prefetch(segment_->log_after(last_entry_), Access::Write);
     prefetch(&segment_->participant(index_).cursor, Access::Write);
   }
@@ -216,7 +209,7 @@ CERULION_HOT_PATH Status PublisherImpl::wait_for_room(Timeout timeout) {
 }
 
 CERULION_HOT_PATH Result<Loan> PublisherImpl::loan(std::size_t size, Timeout timeout) {
-  start_fetching_publish_lines();
+  start_fetching_publish_lines(hint_);
   if (size > segment_->max_payload()) {
     return Status(ErrorCode::PayloadTooLarge, "payload of " + std::to_string(size) + " bytes is over topic '" +
                                                   segment_->topic() + "' ceiling of " +
@@ -259,7 +252,7 @@ CERULION_HOT_PATH Result<Loan> PublisherImpl::loan(std::size_t size, Timeout tim
 
 CERULION_HOT_PATH Result<std::uint64_t> PublisherImpl::publish(Loan& loan, Timeout timeout) {
   if (loan.impl_ != this) return Status(ErrorCode::InvalidArgument, "loan belongs to another publisher");
-  start_fetching_publish_lines(loan);
+  start_fetching_publish_lines(loan.slot_);
   Control& ctl = segment_->control();
   SlotControl& sc = segment_->slot(loan.slot_);
   const std::uint64_t now_mono = monotonic_ns();

@@ -38,8 +38,8 @@ CERULION_HOT_PATH Status TopicSegment::take_lock_word() {
     note_lock_owner();
     return Status::success();
   }
-  // Contended: spin a little (holders keep it for microseconds), then sleep on the word, and
-  // every 10 ms make sure the holder is still alive.
+  // Contended: spin a little (holders keep it for microseconds), then sleep on the word, making
+  // sure now and then (HolderWatch) that the holder is still alive.
   HolderWatch watch;
   for (;;) {
     // Acquire: a holder's identity (start time, namespace) read below is then at least as new as
