@@ -135,14 +135,14 @@ class WaitSetImpl {
   }
 
   /// Enrols in this thread's warm set what polling reads: the set, and for each of the first
-  /// kWarmedMembers members its subscriber's lines, the ring entry at its cursor among them (the
-  /// subscriber moves that line itself as it takes messages). Idle members are never taken from,
+  /// kWarmedMembers members its subscriber's lines, the ring entry at its cursor among them (moved
+  /// along, at the next wait, for the members the last one returned). Idle members are never taken from,
   /// so nothing else would keep their lines warm, and after a sleep each cold one is a miss on the
   /// path of whichever message comes. Done again only when members change or the warm set let
   /// the enrolment go: not on every wait.
   void keep_polling_warm();
   static constexpr std::size_t kWarmedMembers = 8;
-  enum class SetLine : std::uint32_t { Self, SelfTail, Members };
+  enum class SetLine : std::uint32_t { Self, SelfTail, PolledEntries };
 
   void housekeeping() {
     for (const auto& m : members_) m.impl->evict_dead();
@@ -190,7 +190,7 @@ void WaitSetImpl::keep_polling_warm() {
   if (!set.holds(warm_ticket_)) set.enroll(warm_ticket_);
   set.set_line(warm_ticket_, SetLine::Self, this, Access::Read);
   set.set_line(warm_ticket_, SetLine::SelfTail, reinterpret_cast<const std::byte*>(this) + 64, Access::Read);
-  set.set_line(warm_ticket_, SetLine::Members, members_.data(), Access::Read);
+  set.set_line(warm_ticket_, SetLine::PolledEntries, polled_.data(), Access::Read);
   for (std::size_t i = 0; i < members_.size() && i < kWarmedMembers; ++i) members_[i].impl->keep_next_take_warm();
   warm_lines_stale_ = false;
 }
@@ -246,8 +246,8 @@ AdaptivePlanner::Plan WaitSetImpl::plan_wait(std::uint64_t now, AdaptivePlanner*
 }
 
 CERULION_HOT_PATH Result<WaitSetReady> WaitSetImpl::wait(Timeout timeout) {
+  note_polled_entries();  // first: keep_polling_warm enrols where they are
   keep_polling_warm();
-  note_polled_entries();
   // A member ready already, or found ready by the wait loop, returns at once, without the clock,
   // unless timers too may be due: a single subscriber's receive reads no clock then either.
   bool members_ready = timers_.empty() && poll_members();
