@@ -62,9 +62,9 @@ CERULION_HOT_PATH void AdaptivePlanner::record_arrival(std::uint64_t event_ns) {
   }
 }
 
-std::uint64_t AdaptivePlanner::predicted_next_ns() const { return learnt() ? next_expected_ : 0; }
+CERULION_HOT_PATH std::uint64_t AdaptivePlanner::predicted_next_ns() const { return learnt() ? next_expected_ : 0; }
 
-void AdaptivePlanner::note_oversleep(std::uint64_t late_ns) { oversleep_.note(late_ns); }
+CERULION_HOT_PATH void AdaptivePlanner::note_oversleep(std::uint64_t late_ns) { oversleep_.note(late_ns); }
 
 CERULION_HOT_PATH AdaptivePlanner::Plan AdaptivePlanner::plan(std::uint64_t now) const {
   const std::uint64_t predicted = predicted_next_ns();

@@ -3,6 +3,7 @@
 
 #include "cerulion/core/options.hpp"
 #include "cerulion/core/status.hpp"
+#include "cerulion/core/warm.hpp"
 
 namespace cerulion {
 
@@ -57,13 +58,13 @@ std::optional<WaitStrategy> parse_wait(std::string_view text) noexcept {
   return std::nullopt;
 }
 
-std::uint64_t monotonic_ns() noexcept {
+CERULION_HOT_PATH std::uint64_t monotonic_ns() noexcept {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return std::uint64_t(ts.tv_sec) * 1'000'000'000ull + std::uint64_t(ts.tv_nsec);
 }
 
-std::uint64_t realtime_ns() noexcept {
+CERULION_HOT_PATH std::uint64_t realtime_ns() noexcept {
   timespec ts{};
   clock_gettime(CLOCK_REALTIME, &ts);
   return std::uint64_t(ts.tv_sec) * 1'000'000'000ull + std::uint64_t(ts.tv_nsec);

@@ -46,13 +46,17 @@ struct WaitOutcome {
   bool ready = false;
 };
 
+/// Every member is always_inline, as are wait_with and Waiter::wait: GCC leaves template
+/// instantiations out of the hot section (CERULION_HOT_PATH), so a loop compiled on its own
+/// would be code the warm pass never reads, cold on every message after an idle gap; inlined,
+/// it is part of the marked function that waits (the receive, the wait set's wait).
 template <typename Target>
 class WaitLoop {
  public:
   WaitLoop(Target& target, WaitLimits limits) : target_(target), limits_(limits) {}
 
   /// Polls until ready: one core, the lowest latency. Looks at the clock every 256 polls.
-  WaitOutcome spin() {
+  [[gnu::always_inline]] WaitOutcome spin() {
     const WarmSet& warm = WarmSet::of_this_thread();
     const std::uint64_t start = monotonic_ns();
     std::uint64_t next_housekeeping = start + kHousekeepingNs;
@@ -77,10 +81,12 @@ class WaitLoop {
 
   /// Polls until ready or `until` (then Ok, not ready), keeping this thread's lines warm: the
   /// adaptive strategy's window around a predicted arrival. Looks at the clock every 64 polls.
-  WaitOutcome poll_until(std::uint64_t until) {
+  /// `slept`: the thread comes from a sleep, so what it touches next went cold: warm first. Else
+  /// the first poll comes first (a reply due within microseconds is not held up by a warm pass).
+  [[gnu::always_inline]] WaitOutcome poll_until(std::uint64_t until, bool slept) {
     const WarmSet& warm = WarmSet::of_this_thread();
     std::uint64_t now = monotonic_ns();
-    warm.warm();  // whatever this thread touches next went cold while it slept
+    if (slept) warm.warm();
     std::uint64_t next_warm = now + kWarmCachesIntervalNs;
     for (std::uint32_t i = 1; now < until; ++i) {
       if (target_.ready()) return {Status::success(), true};
@@ -98,7 +104,7 @@ class WaitLoop {
   }
 
   /// Sleeps in the kernel until ready or `until` (then Ok, not ready; kWaitForever for none).
-  WaitOutcome block(std::uint64_t until = kWaitForever) {
+  [[gnu::always_inline]] WaitOutcome block(std::uint64_t until = kWaitForever) {
     std::uint64_t next_housekeeping = monotonic_ns() + kHousekeepingNs;
     for (;;) {
       if (target_.ready()) return {Status::success(), true};
@@ -118,23 +124,25 @@ class WaitLoop {
   /// Adaptive: sleeps until shortly before the planned arrival (a publisher wakes it if the
   /// message comes early), polls across the window where it is likely, then blocks. `learner`
   /// (may be null) learns how late the timed sleep ended.
-  WaitOutcome adaptive(AdaptivePlanner::Plan plan, AdaptivePlanner* learner) {
+  [[gnu::always_inline]] WaitOutcome adaptive(AdaptivePlanner::Plan plan, AdaptivePlanner* learner) {
     const std::uint64_t start = monotonic_ns();
-    if (plan.wake_at > start + adaptive::kShortestSleepNs) {
+    const bool sleeps = plan.wake_at > start + adaptive::kShortestSleepNs;
+    if (sleeps) {
       WaitOutcome slept = block(plan.wake_at);
       if (!slept.status.ok() || slept.ready) return slept;
       const std::uint64_t now = monotonic_ns();
       if (now >= limits_.return_at) return slept;
       if (learner != nullptr) learner->note_oversleep(now - plan.wake_at);
     }
-    WaitOutcome polled = poll_until(std::max(plan.poll_until, monotonic_ns() + adaptive::kShortestPollNs));
+    WaitOutcome polled =
+        poll_until(std::max(plan.poll_until, monotonic_ns() + adaptive::kShortestPollNs), sleeps);
     if (!polled.status.ok() || polled.ready || monotonic_ns() >= limits_.return_at) return polled;
     return block();
   }
 
  private:
   /// Whether the wait is over for a reason other than readiness, and how.
-  bool ended(std::uint64_t now, WaitOutcome& end) const {
+  [[gnu::always_inline]] bool ended(std::uint64_t now, WaitOutcome& end) const {
     if (limits_.cancel != nullptr && limits_.cancel->load(std::memory_order_relaxed)) {
       end = {Status(ErrorCode::Interrupted, "interrupted"), false};
       return true;
@@ -156,16 +164,16 @@ class WaitLoop {
 
 /// Runs one wait with `strategy`. Adaptive follows `plan`, and `learner` learns its oversleep.
 template <typename Target>
-WaitOutcome wait_with(WaitStrategy strategy, Target& target, WaitLimits limits, AdaptivePlanner::Plan plan,
-                      AdaptivePlanner* learner);
+[[gnu::always_inline]] inline WaitOutcome wait_with(WaitStrategy strategy, Target& target, WaitLimits limits,
+                                                    AdaptivePlanner::Plan plan, AdaptivePlanner* learner);
 
 /// Makes timed sleeps of the calling thread end within ~1 µs of when asked (not the default
 /// 50 µs slack, which would swallow the adaptive margin). Once per thread.
 void tighten_timer_slack();
 
 template <typename Target>
-WaitOutcome wait_with(WaitStrategy strategy, Target& target, WaitLimits limits, AdaptivePlanner::Plan plan,
-                      AdaptivePlanner* learner) {
+[[gnu::always_inline]] inline WaitOutcome wait_with(WaitStrategy strategy, Target& target, WaitLimits limits,
+                                                    AdaptivePlanner::Plan plan, AdaptivePlanner* learner) {
   WaitLoop<Target> loop(target, limits);
   switch (strategy) {
     case WaitStrategy::Spin:

@@ -120,7 +120,7 @@ class WaitSetImpl {
     std::uint64_t cursor;
     std::uint64_t key_bit;
   };
-  void note_polled_entries() {
+  CERULION_HOT_PATH void note_polled_entries() {
     polled_.resize(members_.size());
     for (std::size_t i = 0; i < members_.size(); ++i) {
       const SubscriberImpl& m = *members_[i].impl;
@@ -178,7 +178,7 @@ class WaitSetImpl {
   bool warm_lines_stale_ = true;  ///< members changed since keep_polling_warm enrolled them
 };
 
-void WaitSetImpl::keep_polling_warm() {
+CERULION_HOT_PATH void WaitSetImpl::keep_polling_warm() {
   // The members the last wait returned were most likely taken from since: their cursors moved.
   if (ready_.messages_ != 0) {
     for (std::size_t i = 0; i < members_.size() && i < kWarmedMembers; ++i) {
@@ -195,7 +195,7 @@ void WaitSetImpl::keep_polling_warm() {
   warm_lines_stale_ = false;
 }
 
-bool WaitSetImpl::sleep_on_members(std::uint64_t until) {
+CERULION_HOT_PATH bool WaitSetImpl::sleep_on_members(std::uint64_t until) {
   const std::uint64_t now = monotonic_ns();
   if (until <= now) return false;
   if (members_.empty()) {
@@ -229,7 +229,7 @@ bool WaitSetImpl::sleep_on_members(std::uint64_t until) {
   return published;
 }
 
-AdaptivePlanner::Plan WaitSetImpl::plan_wait(std::uint64_t now, AdaptivePlanner*& learner) {
+CERULION_HOT_PATH AdaptivePlanner::Plan WaitSetImpl::plan_wait(std::uint64_t now, AdaptivePlanner*& learner) {
   AdaptivePlanner::Plan plan{0, now + adaptive::kUnlearntPollNs};
   learner = nullptr;
   for (const auto& m : members_) {

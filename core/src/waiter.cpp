@@ -6,7 +6,7 @@
 
 namespace cerulion::detail {
 
-void tighten_timer_slack() {
+CERULION_HOT_PATH void tighten_timer_slack() {
   // Timed sleeps must end close to when asked: the default 50 µs timer slack would swallow the
   // adaptive margin. Per thread, so set lazily on each waiting thread.
   static thread_local bool done = false;

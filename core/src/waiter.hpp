@@ -33,7 +33,8 @@ class alignas(64) Waiter {
   /// `channel` is the futex a waker notifies after making `ready()` true. `housekeeping` runs about
   /// every 100 ms while waiting (dead-participant eviction).
   template <typename Ready, typename Housekeeping>
-  Status wait(Ready&& ready, WakeChannel& channel, Timeout timeout, Housekeeping&& housekeeping);
+  [[gnu::always_inline]] Status wait(Ready&& ready, WakeChannel& channel, Timeout timeout,
+                                     Housekeeping&& housekeeping);
 
   /// Tells the adaptive strategy when the awaited message was published (CLOCK_MONOTONIC ns), so
   /// it can predict the next one. Only a waiter that plans (adaptive, a tap's) or whose planner
@@ -57,9 +58,9 @@ class alignas(64) Waiter {
     std::uint32_t bit;
     Housekeeping& housekeeping_fn;
 
-    bool ready() { return ready_fn(); }
-    void housekeeping() { housekeeping_fn(); }
-    bool sleep(std::uint64_t until) {
+    [[gnu::always_inline]] bool ready() { return ready_fn(); }
+    [[gnu::always_inline]] void housekeeping() { housekeeping_fn(); }
+    [[gnu::always_inline]] bool sleep(std::uint64_t until) {
       const std::uint32_t seen = channel.sequence.load(std::memory_order_seq_cst);
       channel.sleepers.fetch_or(bit, std::memory_order_seq_cst);
       const bool now_ready = ready_fn();
@@ -106,7 +107,7 @@ Status Waiter::wait_passively(Ready& ready, std::uint64_t deadline_ns, Housekeep
 }
 
 template <typename Ready, typename Housekeeping>
-Status Waiter::wait(Ready&& ready, WakeChannel& channel, Timeout timeout, Housekeeping&& housekeeping) {
+[[gnu::always_inline]] inline Status Waiter::wait(Ready&& ready, WakeChannel& channel, Timeout timeout, Housekeeping&& housekeeping) {
   if (ready()) return Status::success();
   const std::uint64_t start = monotonic_ns();
   const std::uint64_t deadline = deadline_after(start, timeout);

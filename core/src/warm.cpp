@@ -11,8 +11,8 @@ namespace {
 /// prefetch that misses the TLB does nothing, and code left idle between messages misses it. The
 /// read brings the page's translation and the line into the shared caches, so the iTLB miss and
 /// the instruction fetch that follow are short (figures in docs/performance.md).
-/// (GCC ignores the section attribute on template instantiations: the Waiter's futex sleep stays
-/// outside, which only the adaptive and block strategies run, after a sleep anyway.)
+/// (GCC ignores the section attribute on template instantiations: the wait loops' templates are
+/// therefore inlined into the marked functions that run them, wait_loop.hpp.)
 CERULION_HOT_PATH void warm_hot_code() noexcept {
   unsigned sum = 0;
   for (const char* line = __start_cerulion_hot_text; line < __stop_cerulion_hot_text; line += 64) {
@@ -23,7 +23,7 @@ CERULION_HOT_PATH void warm_hot_code() noexcept {
 
 }  // namespace
 
-WarmSet& WarmSet::of_this_thread() noexcept {
+CERULION_HOT_PATH WarmSet& WarmSet::of_this_thread() noexcept {
   static thread_local WarmSet set;
   return set;
 }
