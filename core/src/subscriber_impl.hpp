@@ -15,6 +15,17 @@
 namespace cerulion {
 namespace detail {
 
+class WaitSetImpl;
+
+/// What a wait set polls of one member: the ring entry at the member's cursor, and the cursor.
+/// The member keeps it current as it takes (poll_through), so a wait reads one small record per
+/// member and copies nothing. Atomic because the member may be taken from on another thread.
+struct PolledCursor {
+  std::atomic<const std::atomic<std::uint64_t>*> entry{nullptr};
+  std::atomic<std::uint64_t> cursor{0};
+  std::uint64_t key_bit = 0;  ///< the member's bit in WaitSetReady
+};
+
 class alignas(64) SubscriberImpl {
  public:
   SubscriberImpl(std::shared_ptr<TopicSegment> segment, std::uint32_t index, SubscriberOptions options)
@@ -28,6 +39,7 @@ class alignas(64) SubscriberImpl {
         waiter_(options.wait, static_cast<std::uint32_t>(1u << index), options.role == Role::Tap, segment_->depth()) {}
 
   ~SubscriberImpl() {
+    leave_wait_set();
     WarmSet::of_this_thread().release(warm_ticket_);
     segment_->detach(index_);
   }
@@ -66,29 +78,26 @@ class alignas(64) SubscriberImpl {
     set.set_line(warm_ticket_, WarmLine::Segment, segment_.get(), Access::Read);
     set.set_line(warm_ticket_, WarmLine::Cursor, &segment_->participant(index_).cursor, Access::Write);
     set.set_line(warm_ticket_, WarmLine::RoomChannel, &segment_->control().room, Access::Read);
-    if (warms_next_entry_) set.set_line(warm_ticket_, WarmLine::NextEntry, cursor_entry_, Access::Read);
+    if (polled_ != nullptr) set.set_line(warm_ticket_, WarmLine::NextEntry, cursor_entry_, Access::Read);
   }
-  /// A wait set polls this subscriber's ring entry at the cursor while it waits: from now on its
-  /// warm lines include that entry, which the wait set moves along (note_cursor_moved).
-  void warm_next_entry() {
-    warms_next_entry_ = true;
+  /// Joins wait set `set`, which polls `polled`: from now on this subscriber keeps `polled` at its
+  /// cursor, and its warm lines include the ring entry there (polling reads it). One set at a time.
+  void join_wait_set(WaitSetImpl* set, PolledCursor* polled) {
+    wait_set_ = set;
+    polled_ = polled;
     WarmSet::of_this_thread().release(warm_ticket_);  // enrolled again, with the entry, when next used
+    note_cursor_moved();
   }
-  /// Makes the warmed ring entry (warm_next_entry) the one at the cursor again, after takes.
-  void note_cursor_moved() {
-    WarmSet& set = WarmSet::of_this_thread();
-    if (set.holds(warm_ticket_)) set.set_line(warm_ticket_, WarmLine::NextEntry, cursor_entry_, Access::Read);
-  }
+  /// Leaves the wait set it is in, if any (defined with the wait set).
+  void leave_wait_set();
+  /// The wait set this subscriber is in, or null.
+  WaitSetImpl* wait_set() const noexcept { return wait_set_; }
 
   /// Whether a ring entry read as `entry` holds the message at `cursor` (or the ring moved past it):
   /// what take() would act on, without taking it.
   static bool entry_holds(std::uint64_t entry, std::uint64_t cursor) noexcept {
     return entry != 0 && (entry >> kSlotIndexBits) >= cursor + 1;
   }
-  /// The sequence of the next message this subscriber takes.
-  std::uint64_t cursor() const noexcept { return cursor_; }
-  /// The ring entry of the message at the cursor: what entry_holds is asked about.
-  const std::atomic<std::uint64_t>& next_entry() const noexcept { return cursor_entry_->seq_slot; }
   /// The futex a publisher notifies after publishing, and this subscriber's sleeper bit in it.
   WakeChannel& data_channel() { return segment_->control().data; }
   std::uint32_t sleeper_bit() const { return static_cast<std::uint32_t>(1u << index_); }
@@ -133,6 +142,7 @@ class alignas(64) SubscriberImpl {
     me.cursor.store(cursor_, std::memory_order_release);
     me.messages.store(me.messages.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     waiter_.record_arrival(sample.publish_time_ns_);
+    if (polled_ != nullptr) note_cursor_moved();
   }
 
   /// Moves the cursor to `sequence`, and the ring entry polling reads with it: the entry is found
@@ -140,6 +150,15 @@ class alignas(64) SubscriberImpl {
   void move_cursor(std::uint64_t sequence) {
     cursor_ = sequence;
     cursor_entry_ = &segment_->log(sequence);
+    if (polled_ != nullptr) note_cursor_moved();
+  }
+  /// Tells the wait set (polled_) and this thread's warm set where the cursor's ring entry is now.
+  void note_cursor_moved() {
+    if (polled_ == nullptr) return;
+    polled_->cursor.store(cursor_, std::memory_order_relaxed);
+    polled_->entry.store(&cursor_entry_->seq_slot, std::memory_order_release);
+    WarmSet& set = WarmSet::of_this_thread();
+    if (set.holds(warm_ticket_)) set.set_line(warm_ticket_, WarmLine::NextEntry, cursor_entry_, Access::Read);
   }
 
   /// Counts `n` messages lost: in the shared count at once, and in the next sample's lost_before.
@@ -163,7 +182,8 @@ class alignas(64) SubscriberImpl {
   std::uint64_t held_seqs_[kMaxHeldPerParticipant] = {};
   static constexpr std::uint32_t kHeldByFloor = 1;  ///< Sample::hold_: kept by the floor, no slot bit
   WarmTicket warm_ticket_;
-  bool warms_next_entry_ = false;  ///< a wait set polls this subscriber (warm_next_entry)
+  WaitSetImpl* wait_set_ = nullptr;  ///< the wait set this subscriber is in (join_wait_set)
+  PolledCursor* polled_ = nullptr;   ///< what that set polls, kept at the cursor
   alignas(64) Waiter waiter_;
 };
 

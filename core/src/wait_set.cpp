@@ -40,8 +40,11 @@ class WaitSetImpl {
  public:
   explicit WaitSetImpl(WaitOptions options) : options_(options) {}
   ~WaitSetImpl() {
+    for (const auto& m : members_) m.impl->join_wait_set(nullptr, nullptr);
     WarmSet::of_this_thread().release(warm_ticket_);
   }
+  WaitSetImpl(const WaitSetImpl&) = delete;
+  WaitSetImpl& operator=(const WaitSetImpl&) = delete;
 
   Result<std::size_t> add(Subscriber& subscriber) {
     SubscriberImpl* impl = subscriber.impl_.get();
@@ -50,18 +53,31 @@ class WaitSetImpl {
       return Status(ErrorCode::InvalidArgument,
                     "a wait set watches at most " + std::to_string(kMaxWaitSetMembers) + " subscribers");
     }
-    for (const auto& m : members_) {
-      if (m.impl == impl) return Status(ErrorCode::InvalidArgument, "the wait set already watches '" + subscriber.topic() + "'");
+    if (impl->wait_set() == this) return Status(ErrorCode::InvalidArgument, "the wait set already watches '" + subscriber.topic() + "'");
+    if (impl->wait_set() != nullptr) {
+      return Status(ErrorCode::InvalidArgument, "'" + subscriber.topic() + "' is in another wait set: remove it there first");
     }
     if (options_.strategy == WaitStrategy::Adaptive) impl->waiter().learn_arrivals();
-    impl->warm_next_entry();
+    PolledCursor& polled = polled_[members_.size()];
+    polled.key_bit = 1ull << next_member_key_;
+    impl->join_wait_set(this, &polled);
     members_.push_back({impl, next_member_key_});
     warm_lines_stale_ = true;
     return next_member_key_++;
   }
 
-  void remove(const Subscriber& subscriber) {
-    std::erase_if(members_, [&](const Member& m) { return m.impl == subscriber.impl_.get(); });
+  void remove(const Subscriber& subscriber) { forget(subscriber.impl_.get()); }
+
+  /// Stops watching `impl` (removed, or being destroyed); the members after it move down a place.
+  void forget(SubscriberImpl* impl) {
+    auto it = std::find_if(members_.begin(), members_.end(), [&](const Member& m) { return m.impl == impl; });
+    if (it == members_.end()) return;
+    impl->join_wait_set(nullptr, nullptr);
+    for (auto i = static_cast<std::size_t>(it - members_.begin()); i + 1 < members_.size(); ++i) {
+      polled_[i].key_bit = polled_[i + 1].key_bit;
+      members_[i + 1].impl->join_wait_set(this, &polled_[i]);
+    }
+    members_.erase(it);
     warm_lines_stale_ = true;
   }
 
@@ -106,26 +122,15 @@ class WaitSetImpl {
   /// loop polls: timers are its return_at, and need the clock.
   bool poll_members() {
     std::uint64_t messages = 0;
-    for (const PolledEntry& p : polled_) {
-      if (SubscriberImpl::entry_holds(p.entry->load(std::memory_order_acquire), p.cursor)) messages |= p.key_bit;
+    const std::size_t n = members_.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      const PolledCursor& p = polled_[i];
+      const std::uint64_t cursor = p.cursor.load(std::memory_order_relaxed);
+      const std::atomic<std::uint64_t>* entry = p.entry.load(std::memory_order_acquire);
+      if (SubscriberImpl::entry_holds(entry->load(std::memory_order_acquire), cursor)) messages |= p.key_bit;
     }
     ready_.messages_ = messages;
     return messages != 0;
-  }
-  /// What poll_members reads, copied out of the members at the start of each wait (their cursors
-  /// move only when they are taken from, between waits): one line per member per poll, rather
-  /// than a walk through each subscriber to its ring entry.
-  struct PolledEntry {
-    const std::atomic<std::uint64_t>* entry;
-    std::uint64_t cursor;
-    std::uint64_t key_bit;
-  };
-  CERULION_HOT_PATH void note_polled_entries() {
-    polled_.resize(members_.size());
-    for (std::size_t i = 0; i < members_.size(); ++i) {
-      const SubscriberImpl& m = *members_[i].impl;
-      polled_[i] = {&m.next_entry(), m.cursor(), 1ull << members_[i].key};
-    }
   }
 
   std::uint64_t next_timer_due() const {
@@ -134,15 +139,15 @@ class WaitSetImpl {
     return due;
   }
 
-  /// Enrols in this thread's warm set what polling reads: the set, and for each of the first
-  /// kWarmedMembers members its subscriber's lines, the ring entry at its cursor among them (moved
-  /// along, at the next wait, for the members the last one returned). Idle members are never taken from,
+  /// Enrols in this thread's warm set what polling reads: the set, the polled cursors of its first
+  /// kWarmedMembers members, and those members' subscriber lines, the ring entry at the cursor
+  /// among them (each member moves its own along as it takes). Idle members are never taken from,
   /// so nothing else would keep their lines warm, and after a sleep each cold one is a miss on the
   /// path of whichever message comes. Done again only when members change or the warm set let
   /// the enrolment go: not on every wait.
   void keep_polling_warm();
   static constexpr std::size_t kWarmedMembers = 8;
-  enum class SetLine : std::uint32_t { Self, SelfTail, PolledEntries };
+  enum class SetLine : std::uint32_t { Self, SelfTail, Polled, PolledSecond, PolledThird };
 
   void housekeeping() {
     for (const auto& m : members_) m.impl->evict_dead();
@@ -167,7 +172,6 @@ class WaitSetImpl {
 
   WaitOptions options_;
   std::vector<Member> members_;
-  std::vector<PolledEntry> polled_;  ///< members_' entries, as note_polled_entries copied them
   std::vector<Timer> timers_;
   std::size_t next_member_key_ = 0;
   std::uint64_t next_timer_due_ = UINT64_MAX;
@@ -176,21 +180,20 @@ class WaitSetImpl {
   bool waitv_missing_ = false;
   WarmTicket warm_ticket_;
   bool warm_lines_stale_ = true;  ///< members changed since keep_polling_warm enrolled them
+  /// What poll_members reads of members_[i], kept by that member (PolledCursor).
+  alignas(64) std::array<PolledCursor, kMaxWaitSetMembers> polled_;
 };
 
 CERULION_HOT_PATH void WaitSetImpl::keep_polling_warm() {
-  // The members the last wait returned were most likely taken from since: their cursors moved.
-  if (ready_.messages_ != 0) {
-    for (std::size_t i = 0; i < members_.size() && i < kWarmedMembers; ++i) {
-      if (ready_.message(members_[i].key)) members_[i].impl->note_cursor_moved();
-    }
-  }
   WarmSet& set = WarmSet::of_this_thread();
   if (set.holds(warm_ticket_) && !warm_lines_stale_) return;
   if (!set.holds(warm_ticket_)) set.enroll(warm_ticket_);
   set.set_line(warm_ticket_, SetLine::Self, this, Access::Read);
   set.set_line(warm_ticket_, SetLine::SelfTail, reinterpret_cast<const std::byte*>(this) + 64, Access::Read);
-  set.set_line(warm_ticket_, SetLine::PolledEntries, polled_.data(), Access::Read);
+  const auto* polled = reinterpret_cast<const std::byte*>(polled_.data());
+  set.set_line(warm_ticket_, SetLine::Polled, polled, Access::Read);
+  set.set_line(warm_ticket_, SetLine::PolledSecond, polled + 64, Access::Read);
+  set.set_line(warm_ticket_, SetLine::PolledThird, polled + 128, Access::Read);
   for (std::size_t i = 0; i < members_.size() && i < kWarmedMembers; ++i) members_[i].impl->keep_next_take_warm();
   warm_lines_stale_ = false;
 }
@@ -246,7 +249,6 @@ CERULION_HOT_PATH AdaptivePlanner::Plan WaitSetImpl::plan_wait(std::uint64_t now
 }
 
 CERULION_HOT_PATH Result<WaitSetReady> WaitSetImpl::wait(Timeout timeout) {
-  note_polled_entries();  // first: keep_polling_warm enrols where they are
   keep_polling_warm();
   // A member ready already, or found ready by the wait loop, returns at once, without the clock,
   // unless timers too may be due: a single subscriber's receive reads no clock then either.
@@ -269,6 +271,10 @@ CERULION_HOT_PATH Result<WaitSetReady> WaitSetImpl::wait(Timeout timeout) {
     if (!out.status.ok()) return std::move(out.status);
     members_ready = out.ready;  // else a timer came due: the poll above says which
   }
+}
+
+void SubscriberImpl::leave_wait_set() {
+  if (wait_set_ != nullptr) wait_set_->forget(this);
 }
 
 }  // namespace detail

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <memory>
 #include <thread>
 
 #include "child.hpp"
@@ -159,6 +160,80 @@ TEST_CASE("A wait set refuses what it cannot watch", "[wait_set]") {
   CHECK(set.add(*sub).code() == ErrorCode::InvalidArgument);  // moved from
   set.remove(moved);
   CHECK(set.wait(10ms).code() == ErrorCode::Timeout);
+}
+
+TEST_CASE("A wait set follows members taken from between waits", "[wait_set]") {
+  const std::string topic = unique_topic("ws_follow");
+  auto sub = Subscriber::create(topic);
+  auto pub = Publisher::create(topic);
+  REQUIRE((sub.ok() && pub.ok()));
+  WaitSet set;
+  auto key = set.add(*sub);
+  REQUIRE(key.ok());
+  for (int i = 0; i < 3; ++i) REQUIRE(pub->publish(static_cast<std::uint64_t>(i)).ok());
+  auto ready = set.wait(1s);
+  REQUIRE(ready.ok());
+  REQUIRE(ready->message(*key));
+  // All three taken after one report: the set must not report them again.
+  for (int i = 0; i < 3; ++i) {
+    auto sample = sub->try_receive();
+    REQUIRE(sample.ok());
+    REQUIRE(sample->has_value());
+  }
+  CHECK(set.wait(30ms).code() == ErrorCode::Timeout);
+  REQUIRE(pub->publish(std::uint64_t{3}).ok());
+  ready = set.wait(1s);
+  REQUIRE(ready.ok());
+  CHECK(ready->message(*key));
+}
+
+TEST_CASE("A wait set keeps its members' keys when one leaves", "[wait_set]") {
+  const std::string a = unique_topic("ws_keys_a"), b = unique_topic("ws_keys_b"), c = unique_topic("ws_keys_c");
+  auto sub_a = Subscriber::create(a);
+  auto sub_b = Subscriber::create(b);
+  auto sub_c = Subscriber::create(c);
+  auto pub_c = Publisher::create(c);
+  REQUIRE((sub_a.ok() && sub_b.ok() && sub_c.ok() && pub_c.ok()));
+  WaitSet set;
+  REQUIRE(set.add(*sub_a).ok());
+  REQUIRE(set.add(*sub_b).ok());
+  auto key_c = set.add(*sub_c);
+  REQUIRE(key_c.ok());
+
+  SECTION("removed") { set.remove(*sub_b); }
+  SECTION("destroyed") { sub_b = Subscriber::create(unique_topic("ws_keys_other")); }
+
+  REQUIRE(pub_c->publish_copy(bytes_of("c")).ok());
+  auto ready = set.wait(1s);
+  REQUIRE(ready.ok());
+  CHECK(ready->message(*key_c));
+  CHECK_FALSE(ready->message(1));
+  auto sample = sub_c->try_receive();
+  REQUIRE(sample.ok());
+  REQUIRE(sample->has_value());
+  CHECK(set.wait(30ms).code() == ErrorCode::Timeout);
+}
+
+TEST_CASE("A subscriber is in one wait set at a time", "[wait_set]") {
+  const std::string topic = unique_topic("ws_one_set");
+  auto sub = Subscriber::create(topic);
+  auto pub = Publisher::create(topic);
+  REQUIRE((sub.ok() && pub.ok()));
+  WaitSet second;
+  auto first = std::make_unique<WaitSet>();
+  REQUIRE(first->add(*sub).ok());
+  auto refused = second.add(*sub);
+  CHECK(refused.code() == ErrorCode::InvalidArgument);
+  CHECK_THAT(refused.message(), Catch::Contains("another wait set"));
+
+  SECTION("free again once removed from the first") { first->remove(*sub); }
+  SECTION("free again once the first is destroyed") { first.reset(); }
+
+  REQUIRE(second.add(*sub).ok());
+  REQUIRE(pub->publish_copy(bytes_of("x")).ok());
+  auto ready = second.wait(1s);
+  REQUIRE(ready.ok());
+  CHECK(ready->any_message());
 }
 
 TEST_CASE("SIGTERM through stop_on_signals ends a wait set's wait with Interrupted", "[wait_set][stop]") {

@@ -53,7 +53,8 @@ class WaitSetReady {
 };
 
 /// Waits for whichever of several subscribers has a message, or a timer. Move-only. Not thread
-/// safe: one thread waits on a set. Members must outlive the set or be removed first.
+/// safe: one thread waits on a set. A subscriber is in one set at a time; destroyed, it leaves
+/// its set, and a set destroyed first lets its members go.
 class WaitSet {
  public:
   /// `options.strategy` is how the set waits (the members' own strategies are not used here);
@@ -63,7 +64,8 @@ class WaitSet {
   WaitSet& operator=(WaitSet&&) noexcept;
   ~WaitSet();
 
-  /// Watches `subscriber`; returns its key. InvalidArgument when the set is full or already holds it.
+  /// Watches `subscriber`; returns its key. InvalidArgument when the set is full, already holds
+  /// it, or it is in another set.
   Result<std::size_t> add(Subscriber& subscriber);
   /// Stops watching `subscriber` (its key is not reused).
   void remove(const Subscriber& subscriber);
