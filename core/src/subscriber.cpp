@@ -102,17 +102,13 @@ CERULION_HOT_PATH SubscriberImpl::Take SubscriberImpl::take_lockstep(Participant
 }
 
 CERULION_HOT_PATH Result<std::optional<Sample>> SubscriberImpl::try_take() {
-  Sample sample;
+  // The take fills the returned Sample where it stands: nothing is moved on the way out.
+  Result<std::optional<Sample>> out(std::in_place, std::in_place);
   Status failure;
-  switch (take(sample, failure)) {
-    case Take::Taken:
-      return std::optional<Sample>(std::move(sample));
-    case Take::None:
-      return std::optional<Sample>();
-    case Take::Failed:
-      break;
-  }
-  return failure;
+  const Take taken = take(**out, failure);
+  if (taken == Take::None) out->reset();
+  if (taken == Take::Failed) [[unlikely]] out = std::move(failure);
+  return out;
 }
 
 CERULION_HOT_PATH Result<Sample> SubscriberImpl::receive(Timeout timeout) {

@@ -82,6 +82,9 @@ class [[nodiscard]] Result {
   // Implicit by design, like expected; a value is moved in once (a Sample or Loan on every message).
   Result(T&& value) : storage_(std::in_place_index<0>, std::move(value)) {}  // NOLINT
   Result(const T& value) : storage_(std::in_place_index<0>, value) {}       // NOLINT
+  /// A value made in place from `args` (what a take fills without moving it afterwards).
+  template <typename... Args>
+  explicit Result(std::in_place_t, Args&&... args) : storage_(std::in_place_index<0>, std::forward<Args>(args)...) {}
   Result(Status error) : storage_(std::move(error)) {}  // NOLINT
   Result(ErrorCode code, std::string message) : storage_(Status(code, std::move(message))) {}
 
