@@ -23,6 +23,13 @@ WaitOptions wait_options(WaitStrategy strategy, const std::atomic<bool>* cancel 
   o.cancel = cancel;
   return o;
 }
+
+/// Takes the message a wait reported on `subscriber`; the test fails if there is none.
+void require_take(Subscriber& subscriber) {
+  auto sample = subscriber.try_receive();
+  REQUIRE(sample.ok());
+  REQUIRE(sample->has_value());
+}
 }  // namespace
 
 TEST_CASE("A wait set returns whichever subscriber has a message", "[wait_set]") {
@@ -175,11 +182,7 @@ TEST_CASE("A wait set follows members taken from between waits", "[wait_set]") {
   REQUIRE(ready.ok());
   REQUIRE(ready->message(*key));
   // All three taken after one report: the set must not report them again.
-  for (int i = 0; i < 3; ++i) {
-    auto sample = sub->try_receive();
-    REQUIRE(sample.ok());
-    REQUIRE(sample->has_value());
-  }
+  for (int i = 0; i < 3; ++i) require_take(*sub);
   CHECK(set.wait(30ms).code() == ErrorCode::Timeout);
   REQUIRE(pub->publish(std::uint64_t{3}).ok());
   ready = set.wait(1s);
@@ -208,9 +211,7 @@ TEST_CASE("A wait set keeps its members' keys when one leaves", "[wait_set]") {
   REQUIRE(ready.ok());
   CHECK(ready->message(*key_c));
   CHECK_FALSE(ready->message(1));
-  auto sample = sub_c->try_receive();
-  REQUIRE(sample.ok());
-  REQUIRE(sample->has_value());
+  require_take(*sub_c);
   CHECK(set.wait(30ms).code() == ErrorCode::Timeout);
 }
 
