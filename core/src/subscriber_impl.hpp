@@ -18,7 +18,7 @@ namespace detail {
 class WaitSetImpl;
 
 /// What a wait set polls of one member: the ring entry at the member's cursor, and the cursor.
-/// The member keeps it current as it takes (poll_through), so a wait reads one small record per
+/// The member keeps it current as it takes (join_wait_set), so a wait reads one small record per
 /// member and copies nothing. Atomic because the member may be taken from on another thread.
 struct PolledCursor {
   std::atomic<const std::atomic<std::uint64_t>*> entry{nullptr};
@@ -142,7 +142,7 @@ class alignas(64) SubscriberImpl {
     me.cursor.store(cursor_, std::memory_order_release);
     me.messages.store(me.messages.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     waiter_.record_arrival(sample.publish_time_ns_);
-    if (polled_ != nullptr) note_cursor_moved();
+    note_cursor_moved();
   }
 
   /// Moves the cursor to `sequence`, and the ring entry polling reads with it: the entry is found
@@ -150,7 +150,7 @@ class alignas(64) SubscriberImpl {
   void move_cursor(std::uint64_t sequence) {
     cursor_ = sequence;
     cursor_entry_ = &segment_->log(sequence);
-    if (polled_ != nullptr) note_cursor_moved();
+    note_cursor_moved();
   }
   /// Tells the wait set (polled_) and this thread's warm set where the cursor's ring entry is now.
   void note_cursor_moved() {

@@ -74,7 +74,7 @@ class WaitSetImpl {
     if (it == members_.end()) return;
     impl->join_wait_set(nullptr, nullptr);
     for (auto i = static_cast<std::size_t>(it - members_.begin()); i + 1 < members_.size(); ++i) {
-      polled_[i].key_bit = polled_[i + 1].key_bit;
+      polled_[i].key_bit = 1ull << members_[i + 1].key;
       members_[i + 1].impl->join_wait_set(this, &polled_[i]);
     }
     members_.erase(it);
