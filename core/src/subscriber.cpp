@@ -75,6 +75,7 @@ CERULION_HOT_PATH SubscriberImpl::Take SubscriberImpl::take(Sample& out, Status&
       failure = segment_->payload_failure(sc.generation, size);
       return Take::Failed;
     }
+    keep_next_payload_warm(slot);
     fill_at_cursor(out, slot, data, size, sc);
     ++held_;
     move_past(me, out);
@@ -94,6 +95,7 @@ CERULION_HOT_PATH SubscriberImpl::Take SubscriberImpl::take_lockstep(Participant
     return Take::Failed;
   }
   prefetch(data, Access::Read);
+  keep_next_payload_warm(slot);
   fill_at_cursor(out, slot, data, entry.size, entry);
   out.hold_ = kHeldByFloor;
   held_seqs_[held_++] = cursor_;

@@ -113,7 +113,9 @@ class alignas(64) SubscriberImpl {
 
  private:
   /// The lines keep_next_take_warm enrols.
-  enum class WarmLine : std::uint32_t { Self, SelfTail, Waiter, WaiterTail, Segment, Cursor, RoomChannel, NextEntry };
+  enum class WarmLine : std::uint32_t {
+    Self, SelfTail, Waiter, WaiterTail, Segment, Cursor, RoomChannel, NextEntry, NextPayload
+  };
 
   /// Makes `sample` the message at the cursor in `slot`, of `data` (TopicSegment::payload).
   /// `metadata` is where its publisher wrote the publish times and pid: the ring entry (lockstep)
@@ -159,6 +161,19 @@ class alignas(64) SubscriberImpl {
     polled_->entry.store(&cursor_entry_->seq_slot, std::memory_order_release);
     WarmSet& set = WarmSet::of_this_thread();
     if (set.holds(warm_ticket_)) set.set_line(warm_ticket_, WarmLine::NextEntry, cursor_entry_, Access::Read);
+  }
+
+  /// Enrols the payload the next message most likely has: a single publisher loans the slots in
+  /// turn (PublisherImpl::claim_free_slot), so it is the slot after `slot`. Only slots of a page
+  /// or more: smaller ones share the page of the message just taken, whose translation is warm.
+  /// After an idle gap, a large message's page has lost its translation (the TLB and the page
+  /// table lines): a prefetch walks it, a prefetch never faults (docs/performance.md).
+  void keep_next_payload_warm(std::uint32_t slot) {
+    if (segment_->stride() < kPageBytes) return;
+    WarmSet& set = WarmSet::of_this_thread();
+    if (!set.holds(warm_ticket_)) return;
+    const std::uint32_t next = slot + 1 < segment_->hot_slots() ? slot + 1 : 0;
+    set.set_line(warm_ticket_, WarmLine::NextPayload, segment_->slot_data(next), Access::Read);
   }
 
   /// Counts `n` messages lost: in the shared count at once, and in the next sample's lost_before.

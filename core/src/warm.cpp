@@ -70,6 +70,16 @@ std::uint32_t WarmSet::enrolled() const noexcept {
   return n;
 }
 
+bool WarmSet::has_line(const void* address) const noexcept {
+  for (const Entry& e : entries_) {
+    if (!e.used) continue;
+    for (const void* line : e.lines) {
+      if (line == address) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace detail
 
 CERULION_HOT_PATH void warm_caches() noexcept { detail::WarmSet::of_this_thread().warm(); }

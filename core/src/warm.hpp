@@ -36,7 +36,7 @@ struct WarmTicket {
 class WarmSet {
  public:
   static constexpr std::uint32_t kEntries = 16;  ///< owners per thread kept warm
-  static constexpr std::uint32_t kLines = 8;     ///< lines per owner
+  static constexpr std::uint32_t kLines = 10;    ///< lines per owner
 
   /// The calling thread's set.
   static WarmSet& of_this_thread() noexcept;
@@ -56,8 +56,8 @@ class WarmSet {
     const auto k = static_cast<std::uint32_t>(name);
     Entry& e = entries_[ticket.index];
     e.lines[k % kLines] = address;
-    const auto bit = static_cast<std::uint8_t>(1u << (k % kLines));
-    e.write_mask = static_cast<std::uint8_t>(access == Access::Write ? e.write_mask | bit : e.write_mask & ~bit);
+    const auto bit = static_cast<std::uint16_t>(1u << (k % kLines));
+    e.write_mask = static_cast<std::uint16_t>(access == Access::Write ? e.write_mask | bit : e.write_mask & ~bit);
   }
   /// Frees the owner's entry if `ticket` still holds it (an owner leaving on this thread).
   void release(const WarmTicket& ticket) noexcept;
@@ -67,12 +67,14 @@ class WarmSet {
 
   /// Owners enrolled now (for tests and diagnostics).
   std::uint32_t enrolled() const noexcept;
+  /// Whether some owner's line is `address` (for tests and diagnostics).
+  bool has_line(const void* address) const noexcept;
 
  private:
   struct Entry {
     const void* lines[kLines] = {};
     std::uint32_t generation = 0;
-    std::uint8_t write_mask = 0;
+    std::uint16_t write_mask = 0;
     bool used = false;
   };
   Entry entries_[kEntries];

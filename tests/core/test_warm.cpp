@@ -101,6 +101,25 @@ TEST_CASE("Publishers and subscribers enrol in the thread that uses them", "[war
   }).join();
 }
 
+TEST_CASE("A subscriber of messages a page or larger keeps the next one's payload warm", "[warm]") {
+  // Each large message is on a page of its own, whose translation is gone after an idle gap.
+  auto [size, enrolled] = GENERATE(std::pair<std::size_t, bool>{8192, true}, std::pair<std::size_t, bool>{64, false});
+  const std::string topic = unique_topic("warm_payload");
+  std::thread([&, size = size, enrolled = enrolled] {
+    auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep));
+    auto sub = Subscriber::create(topic, subscriber_options());
+    REQUIRE((pub.ok() && sub.ok()));
+    const std::vector<std::byte> payload(size, std::byte{7});
+    for (int i = 0; i < 3; ++i) REQUIRE(pub->publish_copy(payload, std::chrono::seconds(1)).ok());
+    REQUIRE(sub->receive(std::chrono::seconds(1)).ok());
+    const WarmSet before_second = WarmSet::of_this_thread();
+    auto second = sub->receive(std::chrono::seconds(1));
+    REQUIRE(second.ok());
+    // The publisher's own lines are in its own mapping of the topic: never the subscriber's address.
+    CHECK(before_second.has_line(second->data().data()) == enrolled);
+  }).join();
+}
+
 namespace {
 
 CERULION_HOT_PATH int a_message_loop_of_our_own(int x) { return x + 1; }
