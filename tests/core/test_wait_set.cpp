@@ -130,6 +130,43 @@ TEST_CASE("A wait set delivers a steady stream from three topics in order, losin
   CHECK(next == std::vector<std::uint64_t>{kPerTopic, kPerTopic, kPerTopic});
 }
 
+TEST_CASE("A wait set of one subscriber wakes for each message published while it sleeps", "[wait_set]") {
+  // A set of one sleeps on its member's word alone (futex_wait, not futex_waitv).
+  auto strategy = GENERATE(WaitStrategy::Adaptive, WaitStrategy::Spin, WaitStrategy::Block);
+  constexpr std::uint64_t kMessages = 30;
+  const std::string topic = unique_topic("ws_one");
+  auto sub = Subscriber::create(topic);
+  REQUIRE(sub.ok());
+  WaitSet set(wait_options(strategy));
+  auto key = set.add(*sub);
+  REQUIRE(key.ok());
+  std::atomic<std::uint64_t> taken{0};
+  std::thread publisher([&] {
+    auto pub = Publisher::create(topic).value();
+    for (std::uint64_t i = 0; i < kMessages; ++i) {
+      std::this_thread::sleep_for(2ms);  // long enough for the set to be asleep
+      REQUIRE(pub.publish(i).ok());
+      // One message at a time, so that each one has to wake the set.
+      for (int spins = 0; taken.load() <= i && spins < 50'000; ++spins) std::this_thread::sleep_for(100us);
+    }
+  });
+  const std::uint64_t start = monotonic_ns();
+  std::uint64_t next = 0;
+  while (next < kMessages) {
+    auto ready = set.wait(5s);
+    REQUIRE(ready.ok());
+    REQUIRE(ready->message(*key));
+    auto sample = sub->try_receive();
+    REQUIRE(sample.ok());
+    REQUIRE(sample->has_value());
+    CHECK(*(*sample)->as<std::uint64_t>().value() == next);
+    taken.store(++next);
+  }
+  publisher.join();
+  // A missed wake-up would still end each sleep at the next liveness check (100 ms): 3 s in all.
+  CHECK(static_cast<double>(monotonic_ns() - start) / 1e9 < 1.5);
+}
+
 TEST_CASE("A wait set timer fires on its period between messages", "[wait_set]") {
   auto strategy = GENERATE(WaitStrategy::Adaptive, WaitStrategy::Spin, WaitStrategy::Block);
   const std::string topic = unique_topic("ws_timer");
