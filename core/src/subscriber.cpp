@@ -103,6 +103,13 @@ CERULION_HOT_PATH SubscriberImpl::Take SubscriberImpl::take_lockstep(Participant
   return Take::Taken;
 }
 
+CERULION_HOT_PATH void SubscriberImpl::enrol_next_payload(std::uint32_t slot) {
+  WarmSet& set = WarmSet::of_this_thread();
+  if (!set.holds(warm_ticket_)) return;
+  const std::uint32_t next = slot + 1 < segment_->hot_slots() ? slot + 1 : 0;
+  set.set_line(warm_ticket_, WarmLine::NextPayload, segment_->slot_data(next), Access::Read);
+}
+
 CERULION_HOT_PATH Result<std::optional<Sample>> SubscriberImpl::try_take() {
   // The take fills the returned Sample where it stands: nothing is moved on the way out.
   Result<std::optional<Sample>> out(std::in_place, std::in_place);

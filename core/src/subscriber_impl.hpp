@@ -169,12 +169,9 @@ class alignas(64) SubscriberImpl {
   /// After an idle gap, a large message's page has lost its translation (the TLB and the page
   /// table lines): a prefetch walks it, a prefetch never faults (docs/performance.md).
   void keep_next_payload_warm(std::uint32_t slot) {
-    if (segment_->stride() < kPageBytes) return;
-    WarmSet& set = WarmSet::of_this_thread();
-    if (!set.holds(warm_ticket_)) return;
-    const std::uint32_t next = slot + 1 < segment_->hot_slots() ? slot + 1 : 0;
-    set.set_line(warm_ticket_, WarmLine::NextPayload, segment_->slot_data(next), Access::Read);
+    if (segment_->stride() >= kPageBytes) [[unlikely]] enrol_next_payload(slot);  // off the small path
   }
+  [[gnu::noinline]] void enrol_next_payload(std::uint32_t slot);
 
   /// Counts `n` messages lost: in the shared count at once, and in the next sample's lost_before.
   void note_lost(Participant& me, std::uint64_t n) {
