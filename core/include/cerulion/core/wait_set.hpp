@@ -12,8 +12,9 @@
 //
 // It waits with the set's strategy: spin polls every member; block sleeps in the kernel on all
 // the members' futex words at once (futex_waitv, Linux 5.16+; older kernels fall back to short
-// timed sleeps; a set of one member sleeps on its word alone, the cheaper call); adaptive sleeps until just before the earliest message any member's publisher
-// is expected to send (or the next timer), polls, then blocks.
+// timed sleeps; a set of one member sleeps on its word alone, the cheaper call); adaptive
+// sleeps until just before the earliest message any member's publisher is expected to send (or
+// the next timer), polls, then blocks.
 
 #include <chrono>
 #include <cstddef>
