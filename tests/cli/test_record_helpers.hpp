@@ -14,16 +14,12 @@
 
 #include "everyday_helpers.hpp"
 #include "process.hpp"
+#include "temp_dir.hpp"
 
 namespace cerulion::test {
 
-/// A fresh path under a per-process temp folder (ctest -j2 safe).
-inline std::string record_temp_path(const std::string& stem) {
-  static std::atomic<int> counter{0};
-  auto dir = std::filesystem::temp_directory_path() / ("cerulion-clitest-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return (dir / (std::to_string(counter++) + "-" + stem)).string();
-}
+/// A fresh path in this process's own temp folder (ctest -j2 safe).
+inline std::string record_temp_path(const std::string& stem) { return fresh_temp_path(stem); }
 
 /// ../shared/reference/mcap-samples next to the repository (read in place), "" when absent.
 inline std::string mcap_sample(const std::string& name) {

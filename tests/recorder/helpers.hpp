@@ -14,19 +14,15 @@
 #include <nlohmann/json.hpp>
 
 #include "cerulion/recorder/types.hpp"
+#include "temp_dir.hpp"
 
 namespace rectest {
 
 namespace fs = std::filesystem;
 using namespace cerulion::recorder;
 
-/// A fresh path under a per-process temp folder, so parallel ctest runs never collide.
-inline std::string temp_path(const std::string& stem) {
-  static std::atomic<int> counter{0};
-  fs::path dir = fs::temp_directory_path() / ("cerulion-rectest-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return (dir / (std::to_string(counter++) + "-" + stem)).string();
-}
+/// A fresh path in this process's own temp folder, so parallel ctest runs never collide.
+inline std::string temp_path(const std::string& stem) { return cerulion::test::fresh_temp_path(stem); }
 
 inline fs::path reference_dir() { return fs::path(CERULION_SHARED_REFERENCE); }
 
