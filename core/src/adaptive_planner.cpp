@@ -44,7 +44,12 @@ CERULION_HOT_PATH void AdaptivePlanner::record_arrival(std::uint64_t event_ns) {
     if (last_on_time_) period_ += (interval - period_) * kSmoothing;
     off_grid_ = 0;
     last_on_time_ = true;
-    next_expected_ = event_ns + static_cast<std::uint64_t>(period_);
+    // Within the tolerance, yet late (while the jitter is wide, hundreds of µs count as on time):
+    // moved all the way to such a message, the grid would put the punctual one after it early by
+    // as much, and a waiter asleep until then pays a futex wake-up. Those errors widen the jitter
+    // in turn, which keeps every late message on time: the phase that made adaptive runs bimodal.
+    const double shift = error > 0 ? error * kLateShare : error;
+    next_expected_ = static_cast<std::uint64_t>(static_cast<double>(next_expected_) + shift + period_);
     return;
   }
   if (++off_grid_ >= kOffGridToRelearn) {

@@ -23,6 +23,9 @@ inline constexpr double kOnTimeMinNs = 30'000;
 inline constexpr double kOnTimeJitters = 4;
 /// Weight of each on-time arrival in the smoothed period and jitter.
 inline constexpr double kSmoothing = 1.0 / 8;
+/// Share of an on-time arrival's lateness by which it moves the grid (an early one moves it all
+/// the way): lateness that lasts is followed, one late message among punctual ones is not.
+inline constexpr double kLateShare = 1.0 / 8;
 
 /// How early the sleep ends: the recent timed wake-ups' lateness (x kOversleepFactor) plus
 /// kMarginJitters x the jitter plus kMarginSlackNs, within [kMarginMinNs, kMarginShare x period].
