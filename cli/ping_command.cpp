@@ -95,6 +95,11 @@ void print_human(const PingRun& run, const Summary& s) {
                direct.median > 0 ? set.median / direct.median : 0.0);
   }
   if (r.responder_gone) fmt::print("pong went away during the run\n");
+  if (r.peer_may_share_cpu) {
+    fmt::print("note: the pong may run on CPU {}, where ping runs; a side polling there can hold the other back "
+               "(start it with `cerulion pong --cpu N`, N another CPU)\n",
+               *r.options.cpus.ping);
+  }
 }
 
 void print_json(const PingRun& run, const Summary& s) {
@@ -123,6 +128,7 @@ void print_json(const PingRun& run, const Summary& s) {
   }
   j["cpu_pct"] = {{"ping", rounded(r.cpu_pct_ping, 2)}, {"pong", rounded(r.cpu_pct_pong, 2)}};
   j["cpu_pong_resolved"] = r.cpu_pong_resolved;
+  j["peer_may_share_cpu"] = r.peer_may_share_cpu;
   j["rss_bytes"] = {{"ping", r.rss_ping}, {"pong", r.rss_pong}};
   j["pong_gone"] = r.responder_gone;
   j["flashback"] = run.flashback;

@@ -24,11 +24,13 @@ std::string list(const std::vector<int>& cpus) {
 
 }  // namespace
 
-std::vector<int> allowed_cpus() {
+std::vector<int> allowed_cpus() { return allowed_cpus_of(0); }
+
+std::vector<int> allowed_cpus_of(pid_t pid) {
   cpu_set_t set;
   CPU_ZERO(&set);
   std::vector<int> cpus;
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
+  if (sched_getaffinity(pid, sizeof set, &set) != 0) return cpus;
   for (int c = 0; c < CPU_SETSIZE; ++c) {
     if (CPU_ISSET(c, &set)) cpus.push_back(c);
   }

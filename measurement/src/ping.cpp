@@ -3,6 +3,7 @@
 
 #include "cerulion/measurement/ping.hpp"
 
+#include <algorithm>
 #include <csignal>
 #include <cstring>
 #include <optional>
@@ -217,6 +218,10 @@ Result<PingReport> run_ping(const PingOptions& o) {
     report.cpu_pct_pong = pong_cpu.percent(report.measured_wall_ns);
     report.cpu_pong_resolved = responder.is_thread() || report.measured_wall_ns >= kOtherProcessCpuResolutionNs;
     if (!responder.is_thread() && peer_pid > 0) report.rss_pong = process_peak_rss(peer_pid);
+  }
+  if (o.peer && o.cpus.ping && peer_pid > 0) {
+    const std::vector<int> peer_cpus = allowed_cpus_of(peer_pid);
+    report.peer_may_share_cpu = std::find(peer_cpus.begin(), peer_cpus.end(), *o.cpus.ping) != peer_cpus.end();
   }
   report.rss_ping = process_peak_rss(getpid());
   if (responder.is_thread()) report.rss_pong = report.rss_ping;

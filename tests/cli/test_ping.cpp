@@ -7,6 +7,7 @@
 #include <csignal>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sched.h>
 #include <sys/stat.h>
 #include <thread>
 
@@ -149,6 +150,35 @@ TEST_CASE("Ping peer uses a pong already running", "[ping]") {
   auto done = pong.wait(10s);
   CHECK(done.exit_code == 0);
   CHECK_FALSE(done.timed_out);
+}
+
+TEST_CASE("Ping says when its peer pong may run on ping's own CPU", "[ping]") {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  REQUIRE(sched_getaffinity(0, sizeof set, &set) == 0);
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  }
+  if (cpus.size() < 2) {
+    WARN("skipped: one CPU, so ping runs unpinned");
+    return;
+  }
+  // `--cpus auto` pins ping to the first allowed CPU.
+  const bool pinned_apart = GENERATE(false, true);
+  const std::string prefix = unique_topic("ping_peer_cpu");
+  std::vector<std::string> pong_args = {cerulion_binary(), "pong", "--topic", prefix};
+  if (pinned_apart) pong_args.insert(pong_args.end(), {"--cpu", std::to_string(cpus[1])});
+  BackgroundProcess pong(pong_args);
+  auto r = run_cerulion({"ping", "--peer", "--topic", prefix, "-c", "5", "--warmup", "0", "-r", "1000", "--json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(parse_last_line(r.out)["peer_may_share_cpu"] == !pinned_apart);
+  auto text = run_cerulion({"ping", "--peer", "--topic", prefix, "-c", "5", "--warmup", "0", "-r", "1000"});
+  REQUIRE(text.exit_code == 0);
+  CHECK((text.out.find("note: the pong may run on CPU " + std::to_string(cpus[0])) != std::string::npos) == !pinned_apart);
+  pong.signal(SIGINT);
+  CHECK(pong.wait(10s).exit_code == 0);
 }
 
 TEST_CASE("Ping without a peer gives up at the timeout", "[ping]") {

@@ -5,6 +5,7 @@
 // while the peer polls, which on a 2-vCPU VM delays round trips by the whole poll window.
 
 #include <optional>
+#include <sys/types.h>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,8 @@ struct CpuPlan {
 
 /// CPUs this process may run on (sched_getaffinity), ascending.
 [[nodiscard]] std::vector<int> allowed_cpus();
+/// CPUs process `pid` may run on, ascending; empty when that cannot be read.
+[[nodiscard]] std::vector<int> allowed_cpus_of(pid_t pid);
 
 /// Whether this process may run on `cpu`; the error says which CPUs it may use.
 [[nodiscard]] Status check_allowed_cpu(int cpu);

@@ -89,6 +89,10 @@ struct PingReport {
   /// so a pong that spins through a run of a few milliseconds may read as 0.
   bool cpu_pong_resolved = true;
   std::uint64_t rss_ping = 0, rss_pong = 0;   ///< peak resident bytes of each worker's process
+  /// A peer responder may run on the CPU the requester is pinned to. Then one side polling there
+  /// can hold the other back by its whole poll window (cpu_pinning.hpp), in some runs and not
+  /// others: such a run measures the scheduler.
+  bool peer_may_share_cpu = false;
   std::string responder_error;  ///< why an in-process responder stopped early, empty if it did not
 };
 
