@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cerulion/core/detail/liveness.hpp"
+#include "bell.hpp"
 #include "segment.hpp"
 
 namespace cerulion {
@@ -277,6 +278,16 @@ Result<std::vector<CleanedSegment>> clean_domain(std::string_view domain, bool d
   }
   if (!forced.empty() && !forced_found) {
     return Status(ErrorCode::NotFound, "no topic '" + forced + "' in domain '" + std::string(domain) + "'");
+  }
+  if (forced.empty()) {
+    for (const auto& bell : detail::clean_bells(dry_run)) {
+      CleanedSegment item;
+      item.segment = "/" + bell.name;
+      item.reason = bell.pid != 0 ? "a wait set's bell whose process died (" + std::to_string(bell.pid) + ")"
+                                  : "named like a wait set's bell but not one";
+      item.removed = bell.removed;
+      report.push_back(item);
+    }
   }
   return report;
 }

@@ -30,7 +30,7 @@ namespace cerulion::detail {
 
 inline constexpr std::uint64_t kSegmentMagic = 0x4E4F494C55524543ull;  // "CERULION" little-endian
 /// Bump whenever any struct below changes: a process of another version refuses the segment.
-inline constexpr std::uint32_t kLayoutVersion = 7;
+inline constexpr std::uint32_t kLayoutVersion = 8;
 inline constexpr std::size_t kTopicNameCapacity = 216;
 
 static_assert(kMaxParticipants <= 32, "participant bits must fit the 32-bit holder mask of a slot");
@@ -72,6 +72,9 @@ struct alignas(64) Participant {
   std::uint32_t pid;
   std::uint32_t pid_namespace;  ///< inode of its /proc/<pid>/ns/pid: pids mean nothing across namespaces
   std::uint64_t start_time;  ///< /proc/<pid>/stat starttime: tells a reused pid from the original
+  /// A subscriber in a wait set that sleeps on a bell (bell.hpp): the bell's id, else 0.
+  /// kUnreachableBell once a publisher could not ring it.
+  std::atomic<std::uint64_t> bell_id;
   alignas(64) std::atomic<std::uint64_t> cursor;  ///< next sequence this reader takes
   /// Oldest sequence a lockstep subscriber still needs kept: its oldest held sample, else its
   /// cursor. Lockstep publishers never let the ring overtake it.
@@ -100,6 +103,9 @@ struct alignas(64) Control {
   std::atomic<std::uint32_t> sole_publisher;
   /// 1 while the sole publisher is inside a publish it started as the sole publisher.
   std::atomic<std::uint32_t> sole_busy;
+  /// Readers asleep on their wait set's bell rather than on `data` (one bit per participant index):
+  /// a publish rings the bell named by each one's Participant::bell_id.
+  std::atomic<std::uint32_t> data_bell_sleepers;
   // Read by everyone, written almost never: kept off the publish line, so reading them costs no
   // cache-line transfer.
   alignas(64) std::atomic<std::uint32_t> mode;

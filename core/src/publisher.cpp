@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "bell.hpp"
 #include "cerulion/core/names.hpp"
 #include "segment.hpp"
 #include "waiter.hpp"
@@ -128,6 +129,24 @@ class alignas(64) PublisherImpl {
   }
 
   Status wait_for_room(Timeout timeout);
+
+  /// Wakes the readers asleep for a message: on the topic's word, and on their wait sets' bells.
+  void notify_readers(Control& ctl) {
+    ctl.data.notify();  // its fence orders the load below after the publish too
+    const std::uint32_t bell_sleepers = ctl.data_bell_sleepers.load(std::memory_order_relaxed);
+    if (bell_sleepers != 0) [[unlikely]] ring_bells(bell_sleepers);
+  }
+  /// Rings the bells of the readers in `sleepers`. One this process cannot ring (it is gone, or
+  /// is no bell) is marked unreachable in the reader's record, and the wait set stops using it.
+  [[gnu::noinline, gnu::cold]] void ring_bells(std::uint32_t sleepers) {
+    for (std::uint32_t i = 0; i < kMaxParticipants; ++i) {
+      if ((sleepers & (1u << i)) == 0) continue;
+      std::atomic<std::uint64_t>& bell_id = segment_->participant(i).bell_id;
+      std::uint64_t id = bell_id.load(std::memory_order_acquire);
+      if (id == 0 || id == kUnreachableBell || ring_bell(id)) continue;
+      bell_id.compare_exchange_strong(id, kUnreachableBell);
+    }
+  }
 
   std::optional<std::uint32_t> claim_free_slot() {
     const std::uint32_t hot = segment_->hot_slots();
@@ -298,7 +317,7 @@ CERULION_HOT_PATH Result<std::uint64_t> PublisherImpl::publish(Loan& loan, Timeo
       segment_->offer_sole_publishing_locked(index_);
       segment_->unlock();
     }
-    ctl.data.notify();
+    notify_readers(ctl);
     auto& messages = segment_->participant(index_).messages;  // only we write it, beside our cursor
     messages.store(messages.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     --held_;

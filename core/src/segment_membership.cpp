@@ -47,6 +47,7 @@ Result<std::uint32_t> TopicSegment::attach(Role role, std::optional<Mode> explic
       p.pid = own_pid_;
       p.start_time = own_start_time_;
       p.pid_namespace = own_pid_namespace_;
+      p.bell_id.store(0);
       const std::uint64_t published = control_->published.load();
       const std::uint64_t oldest = published > depth_ ? published - depth_ : 0;
       const bool from_first = start == StartAt::First && role != Role::Publisher;
@@ -90,6 +91,7 @@ void TopicSegment::evict_locked(std::uint32_t index) {
     if (slots_[k].word.load(std::memory_order_relaxed) & bit) slots_[k].word.fetch_and(~bit);
   }
   control_->data.sleepers.fetch_and(~static_cast<std::uint32_t>(bit));
+  control_->data_bell_sleepers.fetch_and(~static_cast<std::uint32_t>(bit));
   control_->room.sleepers.fetch_and(~static_cast<std::uint32_t>(bit));
   control_->members.sleepers.fetch_and(~static_cast<std::uint32_t>(bit));
   if (p.role == static_cast<std::uint32_t>(Role::Publisher) && p.state.load() == kActive) {

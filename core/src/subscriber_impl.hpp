@@ -101,6 +101,10 @@ class alignas(64) SubscriberImpl {
   /// The futex a publisher notifies after publishing, and this subscriber's sleeper bit in it.
   WakeChannel& data_channel() { return segment_->control().data; }
   std::uint32_t sleeper_bit() const { return static_cast<std::uint32_t>(1u << index_); }
+  /// Where this subscriber's sleeper bit goes while it sleeps on its wait set's bell (bell.hpp).
+  std::atomic<std::uint32_t>& bell_sleepers() { return segment_->control().data_bell_sleepers; }
+  /// The bell this subscriber's publishers ring while it sleeps on one (Participant::bell_id).
+  std::atomic<std::uint64_t>& bell_id() { return segment_->participant(index_).bell_id; }
   /// What this subscriber's adaptive waiter has learnt of its publisher's rhythm.
   Waiter& waiter() { return waiter_; }
   void evict_dead() { segment_->evict_dead(); }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "bell.hpp"
 #include "subscriber_impl.hpp"
 #include "wait_loop.hpp"
 #include "warm.hpp"
@@ -40,6 +41,7 @@ class WaitSetImpl {
  public:
   explicit WaitSetImpl(WaitOptions options) : options_(options) {}
   ~WaitSetImpl() {
+    drop_bell();
     for (const auto& m : members_) m.impl->join_wait_set(nullptr, nullptr);
     WarmSet::of_this_thread().release(warm_ticket_);
   }
@@ -63,6 +65,7 @@ class WaitSetImpl {
     impl->join_wait_set(this, &polled);
     members_.push_back({impl, next_member_key_});
     warm_lines_stale_ = true;
+    bell_stale_ = true;
     return next_member_key_++;
   }
 
@@ -72,6 +75,7 @@ class WaitSetImpl {
   void forget(SubscriberImpl* impl) {
     auto it = std::find_if(members_.begin(), members_.end(), [&](const Member& m) { return m.impl == impl; });
     if (it == members_.end()) return;
+    drop_bell();
     impl->join_wait_set(nullptr, nullptr);
     for (auto i = static_cast<std::size_t>(it - members_.begin()); i + 1 < members_.size(); ++i) {
       polled_[i].key_bit = 1ull << members_[i + 1].key;
@@ -79,6 +83,7 @@ class WaitSetImpl {
     }
     members_.erase(it);
     warm_lines_stale_ = true;
+    bell_stale_ = true;
   }
 
   Result<std::size_t> add_timer(std::chrono::nanoseconds period) {
@@ -153,6 +158,17 @@ class WaitSetImpl {
     for (const auto& m : members_) m.impl->evict_dead();
   }
 
+  /// The bell that the members' publishers ring while the set sleeps, made when members changed;
+  /// null for fewer than two members (one sleeps on its own word) and where no bell can serve:
+  /// members shared with different groups, no room in /dev/shm, or a publisher that could not
+  /// ring it. Then the set sleeps on its members' words at once (futex_waitv).
+  Bell* bell_for_sleep();
+  void make_bell();
+  /// Stops using the bell: the members' records no longer name it, and it is unlinked.
+  void drop_bell();
+  /// One sleep on the bell (bell_for_sleep).
+  bool sleep_on_bell(Bell& bell, std::uint64_t now, std::uint64_t until);
+
   /// One sleep of at most until `until` on all members' channels at once (registered as
   /// sleepers); true if a member had a message once registered (then it does not sleep).
   bool sleep_on_members(std::uint64_t until);
@@ -178,6 +194,8 @@ class WaitSetImpl {
   WaitSetReady ready_;
   std::vector<FutexWaitv> waitv_;
   bool waitv_missing_ = false;
+  std::optional<Bell> bell_;
+  bool bell_stale_ = true;  ///< members changed since make_bell
   WarmTicket warm_ticket_;
   bool warm_lines_stale_ = true;  ///< members changed since keep_polling_warm enrolled them
   /// What poll_members reads of members_[i], kept by that member (PolledCursor).
@@ -206,6 +224,7 @@ CERULION_HOT_PATH bool WaitSetImpl::sleep_on_members(std::uint64_t until) {
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);  // EINTR: the caller re-checks
     return false;
   }
+  if (Bell* bell = bell_for_sleep()) return sleep_on_bell(*bell, now, until);
   waitv_.resize(members_.size());
   for (std::size_t i = 0; i < members_.size(); ++i) {
     WakeChannel& channel = members_[i].impl->data_channel();
@@ -235,6 +254,58 @@ CERULION_HOT_PATH bool WaitSetImpl::sleep_on_members(std::uint64_t until) {
     }
   }
   for (const auto& m : members_) m.impl->data_channel().sleepers.fetch_and(~m.impl->sleeper_bit(), std::memory_order_relaxed);
+  return published;
+}
+
+Bell* WaitSetImpl::bell_for_sleep() {
+  if (members_.size() < 2) return nullptr;
+  if (bell_stale_) {
+    bell_stale_ = false;
+    make_bell();
+  }
+  if (!bell_) return nullptr;
+  for (const auto& m : members_) {
+    if (m.impl->bell_id().load(std::memory_order_relaxed) != bell_->id()) {
+      drop_bell();  // a publisher could not ring it
+      return nullptr;
+    }
+  }
+  return &*bell_;
+}
+
+void WaitSetImpl::make_bell() {
+  drop_bell();
+  // Every member's publishers must be able to open the bell: those of a topic shared with a group
+  // may be other users of that group.
+  std::optional<gid_t> group;
+  for (const auto& m : members_) {
+    const struct stat& st = m.impl->segment().file_status();
+    if ((st.st_mode & 0060) == 0) continue;
+    if (group && *group != st.st_gid) return;
+    group = st.st_gid;
+  }
+  auto bell = Bell::create(group);
+  if (!bell) return;
+  bell_ = std::move(*bell);
+  for (const auto& m : members_) m.impl->bell_id().store(bell_->id(), std::memory_order_release);
+}
+
+void WaitSetImpl::drop_bell() {
+  if (!bell_) return;
+  for (const auto& m : members_) m.impl->bell_id().store(0, std::memory_order_relaxed);
+  bell_.reset();
+}
+
+CERULION_HOT_PATH bool WaitSetImpl::sleep_on_bell(Bell& bell, std::uint64_t now, std::uint64_t until) {
+  const std::uint32_t rung = bell.word().load(std::memory_order_seq_cst);
+  for (const auto& m : members_) m.impl->bell_sleepers().fetch_or(m.impl->sleeper_bit(), std::memory_order_seq_cst);
+  // A publish between our check and the registration above rang no bell: re-check.
+  const bool published = poll_members();
+  if (!published) {
+    const std::int64_t timeout_ns = until == kWaitForever ? -1 : static_cast<std::int64_t>(until - now);
+    futex_wait(&bell.word(), rung, timeout_ns);
+  }
+  for (const auto& m : members_) m.impl->bell_sleepers().fetch_and(~m.impl->sleeper_bit(), std::memory_order_relaxed);
   return published;
 }
 

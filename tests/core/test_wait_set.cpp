@@ -7,6 +7,7 @@
 #include <csignal>
 #include <memory>
 #include <thread>
+#include <vector>
 
 #include "child.hpp"
 #include "helpers.hpp"
@@ -130,22 +131,27 @@ TEST_CASE("A wait set delivers a steady stream from three topics in order, losin
   CHECK(next == std::vector<std::uint64_t>{kPerTopic, kPerTopic, kPerTopic});
 }
 
-TEST_CASE("A wait set of one subscriber wakes for each message published while it sleeps", "[wait_set]") {
-  // A set of one sleeps on its member's word alone (futex_wait, not futex_waitv).
+TEST_CASE("A wait set wakes for each message published to any member while it sleeps", "[wait_set]") {
+  // A set of one sleeps on its member's word alone (futex_wait); a set of three on its bell,
+  // which each member's publisher rings (bell.hpp).
   auto strategy = GENERATE(WaitStrategy::Adaptive, WaitStrategy::Spin, WaitStrategy::Block);
+  auto member_count = GENERATE(std::size_t{1}, std::size_t{3});
   constexpr std::uint64_t kMessages = 30;
-  const std::string topic = unique_topic("ws_one");
-  auto sub = Subscriber::create(topic);
-  REQUIRE(sub.ok());
+  std::vector<std::string> topics;
+  std::vector<Subscriber> subs;
   WaitSet set(wait_options(strategy));
-  auto key = set.add(*sub);
-  REQUIRE(key.ok());
+  for (std::size_t m = 0; m < member_count; ++m) {
+    topics.push_back(unique_topic("ws_wake" + std::to_string(m)));
+    subs.push_back(Subscriber::create(topics.back()).value());
+    REQUIRE(set.add(subs.back()).value() == m);
+  }
   std::atomic<std::uint64_t> taken{0};
   std::thread publisher([&] {
-    auto pub = Publisher::create(topic).value();
+    std::vector<Publisher> pubs;
+    for (const auto& t : topics) pubs.push_back(Publisher::create(t).value());
     for (std::uint64_t i = 0; i < kMessages; ++i) {
       std::this_thread::sleep_for(2ms);  // long enough for the set to be asleep
-      REQUIRE(pub.publish(i).ok());
+      REQUIRE(pubs[i % pubs.size()].publish(i).ok());
       // One message at a time, so that each one has to wake the set.
       for (int spins = 0; taken.load() <= i && spins < 50'000; ++spins) std::this_thread::sleep_for(100us);
     }
@@ -155,8 +161,9 @@ TEST_CASE("A wait set of one subscriber wakes for each message published while i
   while (next < kMessages) {
     auto ready = set.wait(5s);
     REQUIRE(ready.ok());
-    REQUIRE(ready->message(*key));
-    auto sample = sub->try_receive();
+    const std::size_t member = next % member_count;
+    REQUIRE(ready->message(member));
+    auto sample = subs[member].try_receive();
     REQUIRE(sample.ok());
     REQUIRE(sample->has_value());
     CHECK(*(*sample)->as<std::uint64_t>().value() == next);

@@ -53,6 +53,7 @@ class Child {
     char c;
     return read(ready_fd_, &c, 1) == 1;
   }
+  pid_t pid() const { return pid_; }
   /// Sends SIGTERM (a supervisor's stop); join() then says how the child ended.
   void terminate() { kill(pid_, SIGTERM); }
   void kill9() {

@@ -98,7 +98,7 @@ class TopicWatch {
 
 /// What clean did (or would do) to one segment.
 struct CleanedSegment {
-  std::string topic;
+  std::string topic;  ///< empty for a wait set's bell
   std::string segment;
   std::string reason;   ///< e.g. "no live participant (dead: 1234, 1240)", "corrupted: bad magic"
   bool removed = false;
@@ -111,7 +111,8 @@ struct CleanedSegment {
 /// damaged segment's participants are still read where they can be: a live one keeps it (it is
 /// reported, with removed = false). With `force_topic` set, removes that topic whatever is
 /// attached. `dry_run` reports without removing. Never touches a topic with a live participant
-/// otherwise.
+/// otherwise. Without `force_topic`, also removes the bells of wait sets (whatever their domain)
+/// whose process died; they are reported with an empty `topic`.
 Result<std::vector<CleanedSegment>> clean_domain(std::string_view domain, bool dry_run,
                                                  std::string_view force_topic = {});
 

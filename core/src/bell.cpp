@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "bell.hpp"
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <dirent.h>
+#include <memory>
+#include <mutex>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "cerulion/core/detail/liveness.hpp"
+#include "cerulion/core/options.hpp"
+#include "futex.hpp"
+
+namespace cerulion::detail {
+namespace {
+
+constexpr const char* kBellPrefix = "cerulion-bell.";
+
+std::uint64_t random_id() {
+  std::uint64_t id = 0;
+  while (id == 0 || id == kUnreachableBell) {
+    if (::getrandom(&id, sizeof id, 0) != static_cast<ssize_t>(sizeof id)) {
+      // No entropy source: the clock and pid are unique enough for a name that is created exclusively.
+      id = cerulion::monotonic_ns() ^ (static_cast<std::uint64_t>(::getpid()) << 40);
+    }
+  }
+  return id;
+}
+
+/// Maps bell `id` as found in /dev/shm, if it is one this process may ring.
+std::optional<MappedRegion> open_bell(std::uint64_t id) {
+  const std::string name = bell_name(id);
+  auto file = ShmFile::open_existing(name, true, "bell " + name);
+  if (!file) return std::nullopt;
+  struct stat st {};
+  if (::fstat(file->fd(), &st) != 0 || !describe_non_segment(st).empty() || !may_join(st, name).ok() ||
+      st.st_size != static_cast<off_t>(kBellBytes) || !fully_written(file->fd(), kBellBytes)) {
+    return std::nullopt;
+  }
+  auto region = MappedRegion::map(file->fd(), 0, kBellBytes, true, name);
+  if (!region) return std::nullopt;
+  const auto* page = static_cast<const BellPage*>(region->address());
+  if (page->magic != kBellMagic || page->id != id) return std::nullopt;
+  return std::move(*region);
+}
+
+/// The bells this process has rung, kept mapped.
+struct RungBells {
+  std::mutex mutex;
+  std::vector<std::pair<std::uint64_t, MappedRegion>> bells;  ///< oldest first
+};
+
+RungBells& rung_bells() {
+  static auto* bells = new RungBells;  // never destroyed: a publisher may ring while statics go
+  return *bells;
+}
+
+}  // namespace
+
+std::string bell_name(std::uint64_t id) {
+  char name[40];
+  std::snprintf(name, sizeof name, "%s%016" PRIx64, kBellPrefix, id);
+  return name;
+}
+
+bool is_bell_name(const std::string& file_name) { return file_name.rfind(kBellPrefix, 0) == 0; }
+
+Result<Bell> Bell::create(std::optional<gid_t> group) {
+  const std::string what = "a wait set's bell";
+  auto created = ShmFile::create_unnamed(group ? 0660 : 0600, what);
+  if (!created) return created.status();
+  const int fd = created->fd();
+  if (group && ::fchown(fd, static_cast<uid_t>(-1), *group) != 0) {
+    return system_error(what + ": cannot share it with group '" + group_name(*group) + "'", errno);
+  }
+  if (::ftruncate(fd, static_cast<off_t>(kBellBytes)) != 0) return system_error(what + ": cannot size it", errno);
+  if (Status st = reserve(fd, 0, kBellBytes, what); !st.ok()) return st;
+  auto region = MappedRegion::map(fd, 0, kBellBytes, true, what);
+  if (!region) return region.status();
+  auto* page = static_cast<BellPage*>(region->address());
+  std::memset(static_cast<void*>(page), 0, kBellBytes);  // every page written: fully_written() says so to ringers
+  page->magic = kBellMagic;
+  page->pid = static_cast<std::uint32_t>(::getpid());
+  page->pid_namespace = own_pid_namespace();
+  page->start_time = own_start_time();
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    page->id = random_id();
+    auto named = created->publish_as(bell_name(page->id), what);
+    if (!named) return named.status();
+    if (*named) return Bell(std::move(*region), page->id, group);
+  }
+  return Status(ErrorCode::SystemError, what + ": every name tried was taken");
+}
+
+Bell::Bell(Bell&& other) noexcept : region_(std::move(other.region_)), id_(other.id_), group_(other.group_) {
+  other.id_ = 0;
+}
+
+Bell& Bell::operator=(Bell&& other) noexcept {
+  if (this != &other) {
+    if (id_ != 0) ::unlink(shm_path(bell_name(id_)).c_str());
+    region_ = std::move(other.region_);
+    id_ = other.id_;
+    group_ = other.group_;
+    other.id_ = 0;
+  }
+  return *this;
+}
+
+Bell::~Bell() {
+  if (id_ != 0) ::unlink(shm_path(bell_name(id_)).c_str());
+}
+
+bool ring_bell(std::uint64_t id) {
+  RungBells& rung = rung_bells();
+  std::lock_guard<std::mutex> lock(rung.mutex);
+  std::atomic<std::uint32_t>* word = nullptr;
+  for (auto& [known, region] : rung.bells) {
+    if (known == id) word = &static_cast<BellPage*>(region.address())->word;
+  }
+  if (word == nullptr) {
+    auto region = open_bell(id);
+    if (!region) return false;
+    if (rung.bells.size() >= kRungBellsKept) rung.bells.erase(rung.bells.begin());
+    word = &static_cast<BellPage*>(region->address())->word;
+    rung.bells.emplace_back(id, std::move(*region));
+  }
+  word->fetch_add(1, std::memory_order_seq_cst);
+  futex_wake_all(word);
+  return true;
+}
+
+std::vector<CleanedBell> clean_bells(bool dry_run) {
+  std::vector<CleanedBell> cleaned;
+  std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(kShmDirectory), ::closedir);
+  if (!dir) return cleaned;
+  while (dirent* e = ::readdir(dir.get())) {
+    const std::string name = e->d_name;
+    if (!is_bell_name(name)) continue;
+    const std::string path = shm_path(name);
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 || is_foreign(st)) continue;  // gone meanwhile, or another user's
+    CleanedBell item{name, 0, false};
+    BellPage page {};
+    bool dead = true;  // not a bell (a FIFO, a short file, a bad magic): nobody can use it
+    if (describe_non_segment(st).empty() && st.st_size == static_cast<off_t>(kBellBytes)) {
+      auto file = ShmFile::open_existing(name, false, name);
+      if (file && read_unmapped(file->fd(), &page, sizeof page, 0) && page.magic == kBellMagic) {
+        item.pid = page.pid;
+        dead = !process_alive(static_cast<pid_t>(page.pid), page.start_time, page.pid_namespace);
+      }
+    }
+    if (!dead) continue;
+    if (!dry_run) item.removed = ::unlink(path.c_str()) == 0;
+    cleaned.push_back(item);
+  }
+  return cleaned;
+}
+
+}  // namespace cerulion::detail
