@@ -133,7 +133,7 @@ class alignas(64) PublisherImpl {
   /// Wakes the readers asleep for a message: on the topic's word, and on their wait sets' bells.
   void notify_readers(Control& ctl) {
     ctl.data.notify();  // its fence orders the load below after the publish too
-    const std::uint32_t bell_sleepers = ctl.data_bell_sleepers.load(std::memory_order_relaxed);
+    const std::uint32_t bell_sleepers = ctl.data_bell_sleepers.load(std::memory_order_acquire);  // their bell_id too
     if (bell_sleepers != 0) [[unlikely]] ring_bells(bell_sleepers);
   }
   /// Rings the bells of the readers in `sleepers`. One this process cannot ring (it is gone, or
