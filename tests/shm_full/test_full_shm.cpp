@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <thread>
 #include <unistd.h>
 
 #include "cerulion/core.hpp"
@@ -135,4 +136,40 @@ TEST_CASE("Two publishers racing for the last memory get it or a clear error nev
     CHECK(echo_b.running());
     require_tools_work();
   }
+}
+
+TEST_CASE("A wait set that finds /dev/shm full makes no bell and still wakes for each message", "[full][wait_set]") {
+  REQUIRE(mount_small_shm(64));
+  auto a = Subscriber::create("/bell/a");
+  auto b = Subscriber::create("/bell/b");
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  auto pub = Publisher::create("/bell/b");
+  REQUIRE(pub.ok());
+  fill_shm();  // no page left for a bell; an empty message needs none
+  WaitOptions block;
+  block.strategy = WaitStrategy::Block;
+  WaitSet set(block);
+  REQUIRE(set.add(*a).ok());
+  REQUIRE(set.add(*b).ok());
+  for (int round = 0; round < 3; ++round) {
+    std::thread publisher([&] {
+      std::this_thread::sleep_for(20ms);  // the set is asleep by then
+      auto loan = pub->loan(0);
+      REQUIRE(loan.ok());
+      REQUIRE(pub->publish(std::move(*loan)).ok());
+    });
+    const auto start = std::chrono::steady_clock::now();
+    auto ready = set.wait(5s);
+    publisher.join();
+    REQUIRE(ready.ok());
+    CHECK(ready->message(1));
+    // Woken by the publish, on the members' own words: not at the end of a sleep (100 ms).
+    CHECK(std::chrono::steady_clock::now() - start < 90ms);
+    auto sample = b->try_receive();
+    REQUIRE(sample.ok());
+    CHECK(sample->has_value());
+  }
+  CHECK(count_shm_entries("cerulion-bell.") == 0);
+  ::unlink("/dev/shm/filler");  // the tests that follow start from this /dev/shm
 }
