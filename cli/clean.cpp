@@ -125,7 +125,7 @@ void add_clean_command(CLI::App& app) {
       "A topic with a live participant is never touched, except by --force, even when its segment is damaged.\n"
       "Participants are checked by pid and process start time, so a reused pid does not keep a dead topic alive.\n"
       "Entries named like a segment that are not one (a FIFO, a directory, a link) are removed.\n"
-      "Without --force, the bells of wait sets whose process died (/dev/shm/cerulion-bell.*) are removed too.\n"
+      "Without --force, the bells of the domain's wait sets whose process died (/dev/shm/cerulion-bell.*) go too.\n"
       "A flashback store whose keeper is gone is listed but kept, since it is the record of what happened;\n"
       "--flashback removes it (after `cerulion flashback dump`, say). A running keeper's store is never touched.\n"
       "Examples:\n"

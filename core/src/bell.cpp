@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "bell.hpp"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -68,7 +69,7 @@ std::string bell_name(std::uint64_t id) {
 
 bool is_bell_name(const std::string& file_name) { return file_name.rfind(kBellPrefix, 0) == 0; }
 
-Result<Bell> Bell::create(std::optional<gid_t> group) {
+Result<Bell> Bell::create(std::string_view domain, std::optional<gid_t> group) {
   const std::string what = "a wait set's bell";
   auto created = ShmFile::create_unnamed(group ? 0660 : 0600, what);
   if (!created) return created.status();
@@ -86,6 +87,7 @@ Result<Bell> Bell::create(std::optional<gid_t> group) {
   page->pid = static_cast<std::uint32_t>(::getpid());
   page->pid_namespace = own_pid_namespace();
   page->start_time = own_start_time();
+  domain.copy(page->domain, std::min(domain.size(), kMaxDomainLength));
   for (int attempt = 0; attempt < 8; ++attempt) {
     page->id = random_id();
     auto named = created->publish_as(bell_name(page->id), what);
@@ -133,27 +135,26 @@ bool ring_bell(std::uint64_t id) {
   return true;
 }
 
-std::vector<CleanedBell> clean_bells(bool dry_run) {
+std::vector<CleanedBell> clean_bells(std::string_view domain, bool dry_run) {
   std::vector<CleanedBell> cleaned;
   std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(kShmDirectory), ::closedir);
   if (!dir) return cleaned;
   while (dirent* e = ::readdir(dir.get())) {
     const std::string name = e->d_name;
     if (!is_bell_name(name)) continue;
-    const std::string path = shm_path(name);
     struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0 || is_foreign(st)) continue;  // gone meanwhile, or another user's
-    CleanedBell item{name, 0, false};
-    BellPage page {};
-    bool dead = true;  // not a bell (a FIFO, a short file, a bad magic): nobody can use it
-    if (describe_non_segment(st).empty() && st.st_size == static_cast<off_t>(kBellBytes)) {
-      auto file = ShmFile::open_existing(name, false, name);
-      if (file && read_unmapped(file->fd(), &page, sizeof page, 0) && page.magic == kBellMagic) {
-        item.pid = page.pid;
-        dead = !process_alive(static_cast<pid_t>(page.pid), page.start_time, page.pid_namespace);
-      }
+    const std::string path = shm_path(name);
+    if (::lstat(path.c_str(), &st) != 0 || is_foreign(st) || !describe_non_segment(st).empty() ||
+        st.st_size != static_cast<off_t>(kBellBytes)) {
+      continue;  // gone meanwhile, another user's, or no bell
     }
-    if (!dead) continue;
+    auto file = ShmFile::open_existing(name, false, name);
+    BellPage page{};
+    if (!file || !read_unmapped(file->fd(), &page, sizeof page, 0) || page.magic != kBellMagic) continue;
+    page.domain[kMaxDomainLength] = '\0';
+    if (std::string_view(page.domain) != domain) continue;
+    if (process_alive(static_cast<pid_t>(page.pid), page.start_time, page.pid_namespace)) continue;
+    CleanedBell item{name, page.pid, false};
     if (!dry_run) item.removed = ::unlink(path.c_str()) == 0;
     cleaned.push_back(item);
   }

@@ -8,7 +8,8 @@
 //
 // Named "cerulion-bell.<16 hex digits>" (never a topic's "cerulion.<domain>:" prefix). The page
 // records its creator's pid and start time, so that clean_bells() can tell a bell left by a
-// process that died; its creator unlinks it otherwise.
+// process that died (its creator unlinks it otherwise), and the domain of the set's first member,
+// whose clean removes it.
 
 #include <atomic>
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "cerulion/core/detail/shm_file.hpp"
+#include "cerulion/core/names.hpp"
 #include "cerulion/core/status.hpp"
 
 namespace cerulion::detail {
@@ -30,6 +32,7 @@ struct BellPage {
   std::uint32_t pid_namespace;
   std::uint64_t start_time;
   std::uint64_t id;
+  char domain[kMaxDomainLength + 1];  ///< NUL-terminated
 };
 inline constexpr std::uint32_t kBellMagic = 0x6c6c6562;  // "bell"
 inline constexpr std::uint64_t kBellBytes = 4096;
@@ -45,9 +48,9 @@ bool is_bell_name(const std::string& file_name);
 /// The creator's side: a new bell, unlinked and unmapped when destroyed.
 class Bell {
  public:
-  /// A new bell with mode 0600, or 0660 and group `group` so that the publishers of topics
-  /// shared with that group can open it.
-  static Result<Bell> create(std::optional<gid_t> group);
+  /// A new bell of `domain` (cleaned with it) with mode 0600, or 0660 and group `group` so that
+  /// the publishers of topics shared with that group can open it.
+  static Result<Bell> create(std::string_view domain, std::optional<gid_t> group);
 
   Bell(Bell&& other) noexcept;
   Bell& operator=(Bell&& other) noexcept;
@@ -83,8 +86,9 @@ struct CleanedBell {
   bool removed = false;
 };
 
-/// Removes bells of this user whose creator died (pid and start time checked), and entries named
-/// like a bell that are not one. `dry_run` reports without removing.
-std::vector<CleanedBell> clean_bells(bool dry_run);
+/// Removes the bells of `domain` of this user whose creator died (pid and start time checked).
+/// `dry_run` reports without removing. An entry named like a bell that is not one is left alone:
+/// no publisher rings it, and no bell is ever made in its place (names are taken exclusively).
+std::vector<CleanedBell> clean_bells(std::string_view domain, bool dry_run);
 
 }  // namespace cerulion::detail

@@ -280,11 +280,10 @@ Result<std::vector<CleanedSegment>> clean_domain(std::string_view domain, bool d
     return Status(ErrorCode::NotFound, "no topic '" + forced + "' in domain '" + std::string(domain) + "'");
   }
   if (forced.empty()) {
-    for (const auto& bell : detail::clean_bells(dry_run)) {
+    for (const auto& bell : detail::clean_bells(domain, dry_run)) {
       CleanedSegment item;
       item.segment = "/" + bell.name;
-      item.reason = bell.pid != 0 ? "a wait set's bell whose process died (" + std::to_string(bell.pid) + ")"
-                                  : "named like a wait set's bell but not one";
+      item.reason = "a wait set's bell whose process died (" + std::to_string(bell.pid) + ")";
       item.removed = bell.removed;
       report.push_back(item);
     }

@@ -101,6 +101,12 @@ class TopicSegment {
   std::uint32_t own_pid() const { return own_pid_; }
   const std::string& topic() const { return topic_; }
   const std::string& name() const { return name_; }
+  /// The domain, from the name ("cerulion.<domain>:<topic>"; ':' is in no domain).
+  std::string_view domain() const {
+    std::string_view name = name_;
+    name.remove_prefix(std::min(name.size(), sizeof("cerulion.") - 1));
+    return name.substr(0, name.find(':'));
+  }
   int fd() const;
   /// The segment file's attributes when it was opened (owner, group, mode).
   const struct stat& file_status() const { return file_status_; }

@@ -284,7 +284,7 @@ void WaitSetImpl::make_bell() {
     if (group && *group != st.st_gid) return;
     group = st.st_gid;
   }
-  auto bell = Bell::create(group);
+  auto bell = Bell::create(members_.front().impl->segment().domain(), group);
   if (!bell) return;
   bell_ = std::move(*bell);
   for (const auto& m : members_) m.impl->bell_id().store(bell_->id(), std::memory_order_release);

@@ -111,8 +111,8 @@ struct CleanedSegment {
 /// damaged segment's participants are still read where they can be: a live one keeps it (it is
 /// reported, with removed = false). With `force_topic` set, removes that topic whatever is
 /// attached. `dry_run` reports without removing. Never touches a topic with a live participant
-/// otherwise. Without `force_topic`, also removes the bells of wait sets (whatever their domain)
-/// whose process died; they are reported with an empty `topic`.
+/// otherwise. Without `force_topic`, also removes the bells of the domain's wait sets (those whose
+/// first member is in the domain) whose process died; they are reported with an empty `topic`.
 Result<std::vector<CleanedSegment>> clean_domain(std::string_view domain, bool dry_run,
                                                  std::string_view force_topic = {});
 

@@ -13,7 +13,7 @@
 // It waits with the set's strategy: spin polls every member; block sleeps in the kernel on one
 // futex word, as a single subscriber does: its member's own for a set of one, else the set's
 // bell, a page in /dev/shm (cerulion-bell.<id>) that every member's publishers ring, removed with
-// the set (`cerulion clean` removes those of processes that died). Where no bell can serve
+// the set (`cerulion clean` in its first member's domain removes those of processes that died). Where no bell can serve
 // (members shared with different groups, a full /dev/shm, a publisher that cannot open it), the
 // set sleeps on all its members' words at once (futex_waitv, Linux 5.16+; before that, timed
 // sleeps of 200 µs). Adaptive sleeps until just before the earliest message any member's
