@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -139,4 +140,33 @@ TEST_CASE("clean calls a zero-filled segment never initialized and a random-fill
   auto cleaned = run_cerulion(in_domain(domain, {"clean"}));
   CHECK(cleaned.exit_code == 0);
   for (const auto& topic : {zeros, short_zeros, garbage}) CHECK(count_shm_entries(shm_file(topic, domain)) == 0);
+}
+
+TEST_CASE("Clean removes the bell of a killed wait set and says so in one line", "[cli][clean][wait_set]") {
+  const std::string domain = unique_domain("clean_bell");
+  // A pong waiting through a set of three sleeps on its bell once it has nothing to do.
+  BackgroundProcess pong({cerulion_binary(), "--domain", domain, "pong", "--wait", "block", "--wait-set", "3"});
+  const std::string died = "a wait set's bell whose process died (" + std::to_string(pong.pid()) + ")";
+  REQUIRE(eventually([&] {  // its three topics are there, and the set waits on them
+    auto listed = run_cerulion(in_domain(domain, {"topic", "list", "--json"}));
+    return listed.exit_code == 0 && json::parse(listed.out)["topics"].size() >= 3;
+  }));
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // asleep by now: the bell is made
+  pong.signal(SIGKILL);
+  REQUIRE(pong.wait().exit_code == 128 + SIGKILL);
+
+  auto dry = run_cerulion(in_domain(domain, {"clean", "--dry-run"}));
+  CHECK(dry.exit_code == 0);
+  INFO("dry run: " << dry.out);
+  CHECK(dry.out.find(": " + died + "\n") != std::string::npos);
+  CHECK(dry.out.find("would remove /cerulion-bell.") != std::string::npos);
+
+  auto cleaned = run_cerulion(in_domain(domain, {"clean"}));
+  CHECK(cleaned.exit_code == 0);
+  INFO("clean: " << cleaned.out);
+  CHECK(cleaned.out.find("removed /cerulion-bell.") != std::string::npos);
+  CHECK(cleaned.out.find(": " + died + "\n") != std::string::npos);
+
+  auto again = run_cerulion(in_domain(domain, {"clean"}));
+  CHECK(again.out == "nothing to clean in domain '" + domain + "'\n");
 }
