@@ -92,12 +92,12 @@ Result<Bell> Bell::create(std::string_view domain, std::optional<gid_t> group) {
     page->id = random_id();
     auto named = created->publish_as(bell_name(page->id), what);
     if (!named) return named.status();
-    if (*named) return Bell(std::move(*region), page->id, group);
+    if (*named) return Bell(std::move(*region), page->id);
   }
   return Status(ErrorCode::SystemError, what + ": every name tried was taken");
 }
 
-Bell::Bell(Bell&& other) noexcept : region_(std::move(other.region_)), id_(other.id_), group_(other.group_) {
+Bell::Bell(Bell&& other) noexcept : region_(std::move(other.region_)), id_(other.id_) {
   other.id_ = 0;
 }
 
@@ -106,7 +106,6 @@ Bell& Bell::operator=(Bell&& other) noexcept {
     if (id_ != 0) ::unlink(shm_path(bell_name(id_)).c_str());
     region_ = std::move(other.region_);
     id_ = other.id_;
-    group_ = other.group_;
     other.id_ = 0;
   }
   return *this;

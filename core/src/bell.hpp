@@ -60,16 +60,13 @@ class Bell {
 
   std::uint64_t id() const { return id_; }
   std::atomic<std::uint32_t>& word() { return page()->word; }
-  std::optional<gid_t> group() const { return group_; }
 
  private:
-  Bell(MappedRegion region, std::uint64_t id, std::optional<gid_t> group)
-      : region_(std::move(region)), id_(id), group_(group) {}
+  Bell(MappedRegion region, std::uint64_t id) : region_(std::move(region)), id_(id) {}
   BellPage* page() const { return static_cast<BellPage*>(region_.address()); }
 
   MappedRegion region_;
   std::uint64_t id_ = 0;
-  std::optional<gid_t> group_;
 };
 
 /// The publisher's side: adds one to bell `id`'s word and wakes its sleeper. The bell is opened
