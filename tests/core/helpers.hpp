@@ -40,6 +40,13 @@ inline SubscriberOptions subscriber_options(Role role = Role::Subscriber,
   return o;
 }
 
+inline WaitOptions wait_options(WaitStrategy strategy, const std::atomic<bool>* cancel = nullptr) {
+  WaitOptions o;
+  o.strategy = strategy;
+  o.cancel = cancel;
+  return o;
+}
+
 /// Path of a topic's segment file.
 inline std::string shm_path(const std::string& topic, const std::string& domain = default_domain()) {
   return "/dev/shm" + segment_name(domain, topic);

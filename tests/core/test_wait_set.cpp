@@ -18,13 +18,6 @@ using namespace cerulion::test;
 using namespace std::chrono_literals;
 
 namespace {
-WaitOptions wait_options(WaitStrategy strategy, const std::atomic<bool>* cancel = nullptr) {
-  WaitOptions o;
-  o.strategy = strategy;
-  o.cancel = cancel;
-  return o;
-}
-
 /// Takes the message a wait reported on `subscriber`; the test fails if there is none.
 void require_take(Subscriber& subscriber) {
   auto sample = subscriber.try_receive();

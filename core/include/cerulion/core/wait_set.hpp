@@ -5,10 +5,12 @@
 //   cerulion::WaitSet set;
 //   auto imu = set.add(imu_sub);                  // subscribers stay owned by the caller
 //   auto tick = set.add_timer(10ms);              // periodic work
-//   while (auto ready = set.wait()) {
-//     if (ready->message(imu)) { auto s = imu_sub.try_receive(); ... }
-//     if (ready->timer(tick)) { ... }
+//   while (auto event = set.receive()) {           // one message, taken, or one timer
+//     if (event->is_timer()) { ... }
+//     else if (event->key() == imu) { use(event->sample()); }
 //   }
+//
+// wait() instead says which members are ready and leaves the taking to their try_receive().
 //
 // It waits with the set's strategy: spin polls every member; block sleeps in the kernel on one
 // futex word, as a single subscriber does: its member's own for a set of one, else the set's
@@ -26,10 +28,9 @@
 
 #include "cerulion/core/options.hpp"
 #include "cerulion/core/status.hpp"
+#include "cerulion/core/subscriber.hpp"
 
 namespace cerulion {
-
-class Subscriber;
 
 namespace detail {
 class WaitSetImpl;
@@ -56,6 +57,25 @@ class WaitSetReady {
   std::uint64_t timers_ = 0;
 };
 
+/// What one WaitSet::receive() returned: a message taken from one member, or one timer that came
+/// due.
+class WaitSetEvent {
+ public:
+  /// A message: sample() holds it, and key() is its subscriber's (what WaitSet::add returned).
+  bool is_message() const noexcept { return sample_.valid(); }
+  /// A timer came due: key() is the timer's (what WaitSet::add_timer returned).
+  bool is_timer() const noexcept { return !sample_.valid(); }
+  std::size_t key() const noexcept { return key_; }
+  /// The message (empty for a timer). Move it out to keep it past the next receive.
+  Sample& sample() noexcept { return sample_; }
+  const Sample& sample() const noexcept { return sample_; }
+
+ private:
+  friend class detail::WaitSetImpl;
+  std::size_t key_ = 0;
+  Sample sample_;
+};
+
 /// Waits for whichever of several subscribers has a message, or a timer. Move-only. Not thread
 /// safe: one thread waits on a set. A subscriber is in one set at a time; destroyed, it leaves
 /// its set, and a set destroyed first lets its members go.
@@ -80,6 +100,14 @@ class WaitSet {
   /// Waits until at least one member has a message or a timer is due, up to `timeout` (Timeout)
   /// or until cancelled (Interrupted). Returns at once when something is ready already.
   Result<WaitSetReady> wait(Timeout timeout = std::nullopt);
+
+  /// Waits until a member has a message and takes it, or until a timer is due, up to `timeout`
+  /// (Timeout) or until cancelled (Interrupted): one message or one timer per call, taken in the
+  /// poll that finds it (as Subscriber::receive takes), with no try_receive() after. A due timer
+  /// comes first. Members take turns: after a message from one, the next receive looks first at
+  /// the member after it, so a busy topic does not keep the others waiting. A member's own errors
+  /// (a damaged topic, too many samples held) end the call with that member's Status.
+  Result<WaitSetEvent> receive(Timeout timeout = std::nullopt);
 
  private:
   std::unique_ptr<detail::WaitSetImpl> impl_;

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The wait set behind cerulion::WaitSet: its members, timers and polling (wait_set.cpp), and how
+// it sleeps, on its bell or on all its members' words (wait_set_sleep.cpp).
+
+#include <algorithm>
+#include <array>
+#include <string>
+#include <optional>
+#include <vector>
+
+#include "bell.hpp"
+#include "cerulion/core/wait_set.hpp"
+#include "subscriber_impl.hpp"
+#include "wait_loop.hpp"
+#include "warm.hpp"
+
+namespace cerulion::detail {
+
+/// One entry of futex_waitv's list; kernel headers older than 5.16 lack it, and the ABI is fixed.
+struct FutexWaitv {
+  std::uint64_t val;
+  std::uint64_t uaddr;
+  std::uint32_t flags;
+  std::uint32_t reserved;
+};
+
+class WaitSetImpl {
+ public:
+  explicit WaitSetImpl(WaitOptions options) : options_(options) {}
+  ~WaitSetImpl() {
+    drop_bell();
+    for (const auto& m : members_) m.impl->join_wait_set(nullptr, nullptr);
+    WarmSet::of_this_thread().release(warm_ticket_);
+  }
+  WaitSetImpl(const WaitSetImpl&) = delete;
+  WaitSetImpl& operator=(const WaitSetImpl&) = delete;
+
+  Result<std::size_t> add(Subscriber& subscriber) {
+    SubscriberImpl* impl = subscriber.impl_.get();
+    if (impl == nullptr) return Status(ErrorCode::InvalidArgument, "a moved-from subscriber cannot be waited on");
+    if (next_member_key_ >= kMaxWaitSetMembers) {
+      return Status(ErrorCode::InvalidArgument,
+                    "a wait set watches at most " + std::to_string(kMaxWaitSetMembers) + " subscribers");
+    }
+    if (impl->wait_set() == this) return Status(ErrorCode::InvalidArgument, "the wait set already watches '" + subscriber.topic() + "'");
+    if (impl->wait_set() != nullptr) {
+      return Status(ErrorCode::InvalidArgument, "'" + subscriber.topic() + "' is in another wait set: remove it there first");
+    }
+    if (options_.strategy == WaitStrategy::Adaptive) impl->waiter().learn_arrivals();
+    PolledCursor& polled = polled_[members_.size()];
+    polled.key_bit = 1ull << next_member_key_;
+    impl->join_wait_set(this, &polled);
+    members_.push_back({impl, next_member_key_});
+    warm_lines_stale_ = true;
+    bell_stale_ = true;
+    return next_member_key_++;
+  }
+
+  void remove(const Subscriber& subscriber) { forget(subscriber.impl_.get()); }
+
+  /// Stops watching `impl` (removed, or being destroyed); the members after it move down a place.
+  void forget(SubscriberImpl* impl) {
+    auto it = std::find_if(members_.begin(), members_.end(), [&](const Member& m) { return m.impl == impl; });
+    if (it == members_.end()) return;
+    drop_bell();
+    impl->join_wait_set(nullptr, nullptr);
+    for (auto i = static_cast<std::size_t>(it - members_.begin()); i + 1 < members_.size(); ++i) {
+      polled_[i].key_bit = 1ull << members_[i + 1].key;
+      members_[i + 1].impl->join_wait_set(this, &polled_[i]);
+    }
+    members_.erase(it);
+    next_turn_ = 0;
+    warm_lines_stale_ = true;
+    bell_stale_ = true;
+  }
+
+  Result<std::size_t> add_timer(std::chrono::nanoseconds period) {
+    if (period.count() <= 0) return Status(ErrorCode::InvalidArgument, "a timer's period must be greater than 0");
+    if (timers_.size() >= kMaxWaitSetMembers) {
+      return Status(ErrorCode::InvalidArgument, "a wait set holds at most " + std::to_string(kMaxWaitSetMembers) + " timers");
+    }
+    const auto p = static_cast<std::uint64_t>(period.count());
+    timers_.push_back({p, monotonic_ns() + p});
+    return timers_.size() - 1;
+  }
+
+  Result<WaitSetReady> wait(Timeout timeout);
+  Result<WaitSetEvent> receive(Timeout timeout);
+
+ private:
+  struct Member {
+    SubscriberImpl* impl;
+    std::size_t key;
+  };
+  struct Timer {
+    std::uint64_t period;
+    std::uint64_t due;
+  };
+
+  /// Fills `ready_` with what is ready now; true if anything is.
+  CERULION_HOT_PATH bool poll(std::uint64_t now) {
+    std::uint64_t timers = 0;
+    if (!timers_.empty() && now >= next_timer_due_) {
+      for (std::size_t i = 0; i < timers_.size(); ++i) {
+        Timer& t = timers_[i];
+        if (now < t.due) continue;
+        timers |= 1ull << i;
+        // Stay on the grid: a timer several periods late fires once and keeps its phase.
+        t.due += ((now - t.due) / t.period + 1) * t.period;
+      }
+    }
+    ready_.timers_ = timers;
+    return poll_members() || timers != 0;
+  }
+  /// Fills `ready_`'s members with those that have a message now; true if any has. What the wait
+  /// loop polls: timers are its return_at, and need the clock.
+  bool poll_members() {
+    std::uint64_t messages = 0;
+    const std::size_t n = members_.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      const PolledCursor& p = polled_[i];
+      const std::uint64_t cursor = p.cursor.load(std::memory_order_relaxed);
+      const std::atomic<std::uint64_t>* entry = p.entry.load(std::memory_order_acquire);
+      if (SubscriberImpl::entry_holds(entry->load(std::memory_order_acquire), cursor)) messages |= p.key_bit;
+    }
+    ready_.messages_ = messages;
+    return messages != 0;
+  }
+
+  /// Takes one message into `event` from a member poll_members found ready, starting at the
+  /// member whose turn it is: Taken (event's key set), None, or Failed with `failure`.
+  SubscriberImpl::Take take_ready(WaitSetEvent& event, Status& failure);
+  /// The first timer due at `now`, moved to its next due time on its grid; its key in `key`.
+  bool fire_timer(std::uint64_t now, std::size_t& key);
+
+  std::uint64_t next_timer_due() const {
+    std::uint64_t due = UINT64_MAX;
+    for (const auto& t : timers_) due = std::min(due, t.due);
+    return due;
+  }
+
+  /// Enrols in this thread's warm set what polling reads: the set, the polled cursors of its first
+  /// kWarmedMembers members, and those members' subscriber lines, the ring entry at the cursor
+  /// among them (each member moves its own along as it takes). Idle members are never taken from,
+  /// so nothing else would keep their lines warm, and after a sleep each cold one is a miss on the
+  /// path of whichever message comes. Done again only when members change or the warm set let
+  /// the enrolment go: not on every wait.
+  void keep_polling_warm();
+  static constexpr std::size_t kWarmedMembers = 8;
+  enum class SetLine : std::uint32_t { Self, SelfTail, Polled, PolledSecond, PolledThird };
+
+  void housekeeping() {
+    for (const auto& m : members_) m.impl->evict_dead();
+  }
+
+  /// The bell that the members' publishers ring while the set sleeps, made when members changed;
+  /// null for fewer than two members (one sleeps on its own word) and where no bell can serve:
+  /// members shared with different groups, no room in /dev/shm, or a publisher that could not
+  /// ring it. Then the set sleeps on its members' words at once (futex_waitv).
+  Bell* bell_for_sleep();
+  void make_bell();
+  /// Stops using the bell: the members' records no longer name it, and it is unlinked.
+  void drop_bell();
+  /// One sleep on the bell (bell_for_sleep).
+  bool sleep_on_bell(Bell& bell, std::uint64_t now, std::uint64_t until);
+
+  /// One sleep of at most until `until` on all members' channels at once (registered as
+  /// sleepers); true if a member had a message once registered (then it does not sleep).
+  bool sleep_on_members(std::uint64_t until);
+  /// The adaptive plan: around the member whose next message is expected first (each member's
+  /// waiter learns its publisher's rhythm as messages are taken), whose planner is `learner`.
+  /// Members with nothing learnt wake the set through their channel; with none learnt, a timer
+  /// bounds the sleep by its due time.
+  AdaptivePlanner::Plan plan_wait(std::uint64_t now, AdaptivePlanner*& learner);
+
+  /// The wait loop's target (wait_loop.hpp).
+  struct MembersTarget {
+    WaitSetImpl& set;
+    bool ready() { return set.poll_members(); }
+    bool sleep(std::uint64_t until) { return set.sleep_on_members(until); }
+    void housekeeping() { set.housekeeping(); }
+  };
+
+  /// receive()'s target: ready when a member's message is taken (or taking it failed).
+  struct TakingTarget {
+    WaitSetImpl& set;
+    WaitSetEvent& event;
+    Status& failure;
+    SubscriberImpl::Take& taken;
+    bool ready() { return set.poll_members() && take(); }
+    bool sleep(std::uint64_t until) { return set.sleep_on_members(until) && take(); }
+    void housekeeping() { set.housekeeping(); }
+    bool take() { return (taken = set.take_ready(event, failure)) != SubscriberImpl::Take::None; }
+  };
+
+  WaitOptions options_;
+  std::vector<Member> members_;
+  std::size_t next_turn_ = 0;  ///< the member receive() looks at first
+  std::vector<Timer> timers_;
+  std::size_t next_member_key_ = 0;
+  std::uint64_t next_timer_due_ = UINT64_MAX;
+  WaitSetReady ready_;
+  std::vector<FutexWaitv> waitv_;
+  bool waitv_missing_ = false;
+  std::optional<Bell> bell_;
+  bool bell_stale_ = true;  ///< members changed since make_bell
+  WarmTicket warm_ticket_;
+  bool warm_lines_stale_ = true;  ///< members changed since keep_polling_warm enrolled them
+  /// What poll_members reads of members_[i], kept by that member (PolledCursor).
+  alignas(64) std::array<PolledCursor, kMaxWaitSetMembers> polled_;
+};
+
+}  // namespace cerulion::detail
