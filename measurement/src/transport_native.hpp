@@ -29,12 +29,10 @@ class NativeInbox {
   [[gnu::always_inline]] inline Result<Sample> take(Timeout timeout) {
     if (!set_ || (alternate_ && takes_++ % 2 == 0)) return subscriber_.receive(timeout);
     for (;;) {
-      auto ready = set_->wait(timeout);
-      if (!ready.ok()) return ready.status();
-      if (!ready->message(0)) continue;  // an idle topic cannot be ready; a timer is not set
-      auto sample = subscriber_.try_receive();
-      if (!sample.ok()) return sample.status();
-      if (sample->has_value()) return std::move(**sample);
+      auto event = set_->receive(timeout);
+      if (!event.ok()) return event.status();
+      // Key 0 is the measured topic; an idle one has no publisher, and no timer is set.
+      if (event->is_message() && event->key() == 0) return std::move(event->sample());
     }
   }
   Subscriber& subscriber() noexcept { return subscriber_; }
