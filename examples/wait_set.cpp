@@ -26,8 +26,8 @@ struct Topic {
 int main(int argc, char** argv) {
   const example::Args args = example::parse_args(argc, argv);
 
-  // The set waits for all members; the members never wait themselves (try_receive), so only the
-  // set needs the cancel flag.
+  // The set waits for all members and takes from them; the members never wait themselves, so
+  // only the set needs the cancel flag.
   cerulion::WaitOptions wait;
   wait.cancel = cerulion::stop_on_signals();
   cerulion::WaitSet set(wait);
@@ -48,27 +48,17 @@ int main(int argc, char** argv) {
 
   std::uint64_t total = 0;
   while (!args.finished(total)) {
-    auto ready = set.wait(args.remaining());
-    if (!ready) {
-      if (ready.code() == cerulion::ErrorCode::Interrupted || ready.code() == cerulion::ErrorCode::Timeout) break;
-      std::fprintf(stderr, "wait_set: %s\n", ready.message().c_str());
+    // One message, already taken, or the timer; the members take turns.
+    auto event = set.receive(args.remaining());
+    if (!event) {
+      if (event.code() == cerulion::ErrorCode::Interrupted || event.code() == cerulion::ErrorCode::Timeout) break;
+      std::fprintf(stderr, "wait_set: %s\n", event.message().c_str());
       return 1;
     }
-    for (Topic& topic : topics) {
-      if (!ready->message(topic.key)) continue;
-      // Take everything ready now, so one busy topic costs one wake-up, not one per message.
-      for (;;) {
-        auto sample = topic.sub->try_receive();
-        if (!sample) {
-          std::fprintf(stderr, "wait_set: %s: %s\n", topic.name, sample.message().c_str());
-          return 1;
-        }
-        if (!*sample) break;
-        ++topic.received;
-        ++total;
-      }
-    }
-    if (ready->timer(tick)) {
+    if (event->is_message()) {
+      for (Topic& topic : topics) topic.received += topic.key == event->key();
+      ++total;
+    } else if (event->key() == tick) {
       std::printf("last second: /chatter %llu, /imu %llu, /camera/image %llu messages\n",
                   static_cast<unsigned long long>(topics[0].received),
                   static_cast<unsigned long long>(topics[1].received),
