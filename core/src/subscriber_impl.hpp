@@ -16,6 +16,7 @@ namespace cerulion {
 namespace detail {
 
 class WaitSetImpl;
+class SubscriberImpl;
 
 /// What a wait set polls of one member: the ring entry at the member's cursor, and the cursor.
 /// The member keeps it current as it takes (join_wait_set), so a wait reads one small record per
@@ -24,6 +25,8 @@ struct PolledCursor {
   std::atomic<const std::atomic<std::uint64_t>*> entry{nullptr};
   std::atomic<std::uint64_t> cursor{0};
   std::uint64_t key_bit = 0;  ///< the member's bit in WaitSetReady
+  /// The member itself, beside what is polled, so a take after the poll reads no other line.
+  SubscriberImpl* member = nullptr;
 };
 
 class alignas(64) SubscriberImpl {

@@ -2,6 +2,8 @@
 // The wait set's members, timers and polling; how it sleeps is wait_set_sleep.cpp's.
 #include "cerulion/core/wait_set.hpp"
 
+#include <bit>
+
 #include "wait_set_impl.hpp"
 
 namespace cerulion {
@@ -82,10 +84,11 @@ CERULION_HOT_PATH bool WaitSetImpl::fire_timer(std::uint64_t now, std::size_t& k
 CERULION_HOT_PATH SubscriberImpl::Take WaitSetImpl::take_ready(WaitSetEvent& event, Status& failure) {
   const std::size_t n = members_.size();
   for (std::size_t k = 0, i = next_turn_; k < n; ++k, i = i + 1 < n ? i + 1 : 0) {
-    if ((ready_.messages_ & polled_[i].key_bit) == 0) continue;
-    const SubscriberImpl::Take taken = members_[i].impl->take(event.sample_, failure);
+    const PolledCursor& polled = polled_[i];
+    if ((ready_.messages_ & polled.key_bit) == 0) continue;
+    const SubscriberImpl::Take taken = polled.member->take(event.sample_, failure);
     if (taken == SubscriberImpl::Take::None) continue;
-    event.key_ = members_[i].key;
+    event.key_ = static_cast<std::size_t>(std::countr_zero(polled.key_bit));
     next_turn_ = i + 1 < n ? i + 1 : 0;
     return taken;
   }
@@ -94,7 +97,8 @@ CERULION_HOT_PATH SubscriberImpl::Take WaitSetImpl::take_ready(WaitSetEvent& eve
 
 CERULION_HOT_PATH Result<WaitSetEvent> WaitSetImpl::receive(Timeout timeout) {
   keep_polling_warm();
-  // The event is filled where it stands, as a subscriber's receive fills its sample.
+  // The event is filled where it stands and every path returns `out`, so nothing is moved on the
+  // way out (a Status returned instead would cost a move of the whole event).
   Result<WaitSetEvent> out(std::in_place);
   Status failure;
   SubscriberImpl::Take taken = SubscriberImpl::Take::None;
@@ -104,7 +108,10 @@ CERULION_HOT_PATH Result<WaitSetEvent> WaitSetImpl::receive(Timeout timeout) {
   std::uint64_t deadline = 0;
   for (bool first = true;; first = false) {
     if (taken == SubscriberImpl::Take::Taken) return out;
-    if (taken == SubscriberImpl::Take::Failed) [[unlikely]] return failure;
+    if (taken == SubscriberImpl::Take::Failed) [[unlikely]] {
+      out = std::move(failure);
+      return out;
+    }
     const std::uint64_t now = monotonic_ns();
     if (first) deadline = deadline_after(now, timeout);
     next_timer_due_ = next_timer_due();
@@ -114,7 +121,10 @@ CERULION_HOT_PATH Result<WaitSetEvent> WaitSetImpl::receive(Timeout timeout) {
     const AdaptivePlanner::Plan plan =
         options_.strategy == WaitStrategy::Adaptive ? plan_wait(now, learner) : AdaptivePlanner::Plan{0, 0};
     WaitOutcome waited = wait_with(options_.strategy, target, {deadline, next_timer_due_, options_.cancel}, plan, learner);
-    if (!waited.status.ok()) return std::move(waited.status);
+    if (!waited.status.ok()) {
+      out = std::move(waited.status);
+      return out;
+    }
   }
 }
 

@@ -50,6 +50,7 @@ class WaitSetImpl {
     if (options_.strategy == WaitStrategy::Adaptive) impl->waiter().learn_arrivals();
     PolledCursor& polled = polled_[members_.size()];
     polled.key_bit = 1ull << next_member_key_;
+    polled.member = impl;
     impl->join_wait_set(this, &polled);
     members_.push_back({impl, next_member_key_});
     warm_lines_stale_ = true;
@@ -67,6 +68,7 @@ class WaitSetImpl {
     impl->join_wait_set(nullptr, nullptr);
     for (auto i = static_cast<std::size_t>(it - members_.begin()); i + 1 < members_.size(); ++i) {
       polled_[i].key_bit = 1ull << members_[i + 1].key;
+      polled_[i].member = members_[i + 1].impl;
       members_[i + 1].impl->join_wait_set(this, &polled_[i]);
     }
     members_.erase(it);
