@@ -73,7 +73,7 @@ CERULION_HOT_PATH bool WaitSetImpl::fire_timer(std::uint64_t now, std::size_t& k
   for (std::size_t i = 0; i < timers_.size(); ++i) {
     Timer& t = timers_[i];
     if (now < t.due) continue;
-    t.due += ((now - t.due) / t.period + 1) * t.period;  // as poll(): once, on the grid
+    t.fire(now);
     next_timer_due_ = next_timer_due();
     key = i;
     return true;

@@ -98,6 +98,9 @@ class WaitSetImpl {
   struct Timer {
     std::uint64_t period;
     std::uint64_t due;
+    /// Moves `due` past `now` (≥ due) on its grid: a timer several periods late fires once and
+    /// keeps its phase.
+    void fire(std::uint64_t now) { due += ((now - due) / period + 1) * period; }
   };
 
   /// Fills `ready_` with what is ready now; true if anything is.
@@ -108,8 +111,7 @@ class WaitSetImpl {
         Timer& t = timers_[i];
         if (now < t.due) continue;
         timers |= 1ull << i;
-        // Stay on the grid: a timer several periods late fires once and keeps its phase.
-        t.due += ((now - t.due) / t.period + 1) * t.period;
+        t.fire(now);
       }
     }
     ready_.timers_ = timers;
