@@ -167,8 +167,8 @@ template <typename Target>
 [[gnu::always_inline]] inline WaitOutcome wait_with(WaitStrategy strategy, Target& target, WaitLimits limits,
                                                     AdaptivePlanner::Plan plan, AdaptivePlanner* learner);
 
-/// Makes timed sleeps of the calling thread end within ~1 µs of when asked (not the default
-/// 50 µs slack, which would swallow the adaptive margin). Once per thread.
+/// Makes timed sleeps of the calling thread end as close to when asked as the kernel allows (the
+/// default timer slack would swallow the adaptive margin). Once per thread.
 void tighten_timer_slack();
 
 template <typename Target>

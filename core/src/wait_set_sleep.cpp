@@ -15,7 +15,9 @@
 namespace cerulion::detail {
 namespace {
 
-constexpr std::uint32_t kFutexSize32 = 2;  // FUTEX2_SIZE_U32; shared (not FUTEX2_PRIVATE): other processes wake us
+constexpr std::uint32_t kFutexSize32 = 2;
+/// Without futex_waitv, how long a set sleeps on its first member's word before looking at the others.
+constexpr std::uint64_t kWaitvFallbackSliceNs = 200'000;  // FUTEX2_SIZE_U32; shared (not FUTEX2_PRIVATE): other processes wake us
 
 timespec to_timespec(std::uint64_t ns) {
   return {static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
@@ -54,8 +56,8 @@ CERULION_HOT_PATH bool WaitSetImpl::sleep_on_members(std::uint64_t until) {
       if (rc < 0 && errno == ENOSYS) waitv_missing_ = true;
     }
     if (waitv_missing_) {
-      // Before Linux 5.16: sleep on the first member's word, waking every 200 µs to look at the others.
-      const std::uint64_t slice = std::min<std::uint64_t>(until - now, 200'000);
+      // Before Linux 5.16: sleep on the first member's word, waking each slice to look at the others.
+      const std::uint64_t slice = std::min<std::uint64_t>(until - now, kWaitvFallbackSliceNs);
       futex_wait(&members_.front().impl->data_channel().sequence, static_cast<std::uint32_t>(waitv_.front().val),
                  static_cast<std::int64_t>(slice));
     }

@@ -7,8 +7,7 @@
 namespace cerulion::detail {
 
 CERULION_HOT_PATH void tighten_timer_slack() {
-  // Timed sleeps must end close to when asked: the default 50 µs timer slack would swallow the
-  // adaptive margin. Per thread, so set lazily on each waiting thread.
+  // The slack is per thread, so it is set lazily on each waiting thread.
   static thread_local bool done = false;
   if (!done) {
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);

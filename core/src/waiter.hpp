@@ -31,7 +31,7 @@ class alignas(64) Waiter {
 
   /// Returns Ok when `ready()` became true, Timeout at the deadline, Interrupted when cancelled.
   /// `channel` is the futex a waker notifies after making `ready()` true. `housekeeping` runs about
-  /// every 100 ms while waiting (dead-participant eviction).
+  /// every kHousekeepingNs while waiting (dead-participant eviction).
   template <typename Ready, typename Housekeeping>
   [[gnu::always_inline]] Status wait(Ready&& ready, WakeChannel& channel, Timeout timeout,
                                      Housekeeping&& housekeeping);
