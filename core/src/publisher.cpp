@@ -100,17 +100,12 @@ class alignas(64) PublisherImpl {
 
   bool has_room(std::uint64_t seq) {
     // Cursors only grow, so a cached minimum is a safe lower bound; rescan only when it blocks.
-    if (seq < cached_min_cursor_ + segment_->depth()) return true;
-    auto lowest = segment_->min_subscriber_floor();
-    cached_min_cursor_ = lowest.value_or(seq);
-    // Lockstep never publishes more than depth ahead of a subscriber's floor; being further ahead
-    // means the shared counters were damaged, and waiting would wait for ever.
-    if (seq > cached_min_cursor_ + segment_->depth()) {
-      damaged_ = true;
-      return true;
-    }
-    return seq < cached_min_cursor_ + segment_->depth();
+    if (seq < cached_min_cursor_ + segment_->depth()) [[likely]] return true;
+    return rescan_room(seq);
   }
+  /// has_room's rescan, out of line: once per depth messages, so it stays off the lines every
+  /// publish runs through.
+  bool rescan_room(std::uint64_t seq);
 
   /// Lockstep: whether there is room for one more message now, without waiting (the common
   /// case, answered from the cached minimum cursor); false too when the counters are damaged, so
@@ -119,7 +114,7 @@ class alignas(64) PublisherImpl {
     return has_room(segment_->control().published.load(std::memory_order_acquire)) && !damaged_;
   }
 
-  Status damage_report() const {
+  [[gnu::cold, gnu::noinline]] Status damage_report() const {
     std::string why = segment_->inconsistency();
     if (why.empty()) {
       why = "topic '" + segment_->topic() + "' is damaged: a lockstep subscriber is further behind than its depth of " +
@@ -128,7 +123,8 @@ class alignas(64) PublisherImpl {
     return Status(ErrorCode::Corrupted, why);
   }
 
-  Status wait_for_room(Timeout timeout);
+  /// Out of line: its wait loops stay out of the loan's and the publish's code and stack frames.
+  [[gnu::noinline]] Status wait_for_room(Timeout timeout);
 
   /// Wakes the readers asleep for a message: on the topic's word, and on their wait sets' bells.
   void notify_readers(Control& ctl) {
@@ -190,14 +186,15 @@ class alignas(64) PublisherImpl {
   }
 
   /// CLOCK_REALTIME derived from a CLOCK_MONOTONIC reading: one clock read per publish instead
-  /// of two. The offset is refreshed every 100 ms so clock adjustments show up promptly.
+  /// of two. The offset is refreshed every kRealtimeRefreshNs so clock adjustments show up promptly.
   std::uint64_t realtime_from_monotonic(std::uint64_t mono) {
-    if (mono - realtime_refreshed_at_ > 100'000'000 || realtime_refreshed_at_ == 0) {
-      realtime_offset_ = static_cast<std::int64_t>(realtime_ns()) - static_cast<std::int64_t>(monotonic_ns());
-      realtime_refreshed_at_ = mono;
+    if (mono - realtime_refreshed_at_ > kRealtimeRefreshNs || realtime_refreshed_at_ == 0) [[unlikely]] {
+      refresh_realtime_offset(mono);
     }
     return static_cast<std::uint64_t>(static_cast<std::int64_t>(mono) + realtime_offset_);
   }
+  static constexpr std::uint64_t kRealtimeRefreshNs = 100'000'000;
+  void refresh_realtime_offset(std::uint64_t mono);
 
   // Everything a loan and a publish read or write here fits the first cache line.
   std::shared_ptr<TopicSegment> segment_;
@@ -215,6 +212,46 @@ class alignas(64) PublisherImpl {
   Waiter member_waiter_;
 };
 
+namespace {
+
+// Errors of a loan and a publish, built out of line: their messages' strings would otherwise take
+// room in those functions' stack frames, and spread what every message touches there over more
+// cache lines.
+[[gnu::cold, gnu::noinline]] Status too_large(const std::string& topic, std::size_t size, std::uint64_t ceiling) {
+  return Status(ErrorCode::PayloadTooLarge, "payload of " + std::to_string(size) + " bytes is over topic '" + topic +
+                                                "' ceiling of " + std::to_string(ceiling) + " bytes");
+}
+[[gnu::cold, gnu::noinline]] Status too_many_loans() {
+  return Status(ErrorCode::LoanLimit,
+                "a publisher may hold at most " + std::to_string(kMaxHeldPerParticipant) + " loans at once");
+}
+[[gnu::cold, gnu::noinline]] Status no_free_slot(const std::string& topic) {
+  return Status(ErrorCode::OutOfMemory, "topic '" + topic + "' has no free slot");
+}
+[[gnu::cold, gnu::noinline]] Status foreign_loan() {
+  return Status(ErrorCode::InvalidArgument, "loan belongs to another publisher");
+}
+[[gnu::cold, gnu::noinline]] Status empty_loan() { return Status(ErrorCode::InvalidArgument, "publishing an empty loan"); }
+
+}  // namespace
+
+[[gnu::noinline]] CERULION_HOT_PATH bool PublisherImpl::rescan_room(std::uint64_t seq) {
+  auto lowest = segment_->min_subscriber_floor();
+  cached_min_cursor_ = lowest.value_or(seq);
+  // Lockstep never publishes more than depth ahead of a subscriber's floor; being further ahead
+  // means the shared counters were damaged, and waiting would wait for ever.
+  if (seq > cached_min_cursor_ + segment_->depth()) {
+    damaged_ = true;
+    return true;
+  }
+  return seq < cached_min_cursor_ + segment_->depth();
+}
+
+[[gnu::noinline]] CERULION_HOT_PATH void PublisherImpl::refresh_realtime_offset(std::uint64_t mono) {
+  realtime_offset_ = static_cast<std::int64_t>(realtime_ns()) - static_cast<std::int64_t>(monotonic_ns());
+  realtime_refreshed_at_ = mono;
+}
+
 CERULION_HOT_PATH Status PublisherImpl::wait_for_room(Timeout timeout) {
   Control& ctl = segment_->control();
   auto ready = [&]() CERULION_HOT_PATH { return has_room(ctl.published.load(std::memory_order_acquire)); };
@@ -229,15 +266,8 @@ CERULION_HOT_PATH Status PublisherImpl::wait_for_room(Timeout timeout) {
 
 CERULION_HOT_PATH Result<Loan> PublisherImpl::loan(std::size_t size, Timeout timeout) {
   start_fetching_publish_lines(hint_);
-  if (size > segment_->max_payload()) {
-    return Status(ErrorCode::PayloadTooLarge, "payload of " + std::to_string(size) + " bytes is over topic '" +
-                                                  segment_->topic() + "' ceiling of " +
-                                                  std::to_string(segment_->max_payload()) + " bytes");
-  }
-  if (held_ >= kMaxHeldPerParticipant) {
-    return Status(ErrorCode::LoanLimit, "a publisher may hold at most " +
-                                            std::to_string(kMaxHeldPerParticipant) + " loans at once");
-  }
+  if (size > segment_->max_payload()) [[unlikely]] return too_large(segment_->topic(), size, segment_->max_payload());
+  if (held_ >= kMaxHeldPerParticipant) [[unlikely]] return too_many_loans();
   if (size > segment_->stride()) [[unlikely]] {
     if (Status st = segment_->use_generation_for(size); !st.ok()) return st;
   }
@@ -249,7 +279,7 @@ CERULION_HOT_PATH Result<Loan> PublisherImpl::loan(std::size_t size, Timeout tim
     // Only dead participants' holdings can exhaust the pool: evict them and try once more.
     segment_->evict_dead(true);
     slot = claim_free_slot();
-    if (!slot) return Status(ErrorCode::OutOfMemory, "topic '" + segment_->topic() + "' has no free slot");
+    if (!slot) return no_free_slot(segment_->topic());
   }
   SlotControl& sc = segment_->slot(*slot);
   if (Status st = grow_slot(*slot, sc, size); !st.ok()) {
@@ -270,7 +300,7 @@ CERULION_HOT_PATH Result<Loan> PublisherImpl::loan(std::size_t size, Timeout tim
 }
 
 CERULION_HOT_PATH Result<std::uint64_t> PublisherImpl::publish(Loan& loan, Timeout timeout) {
-  if (loan.impl_ != this) return Status(ErrorCode::InvalidArgument, "loan belongs to another publisher");
+  if (loan.impl_ != this) [[unlikely]] return foreign_loan();
   start_fetching_publish_lines(loan.slot_);
   Control& ctl = segment_->control();
   SlotControl& sc = segment_->slot(loan.slot_);
@@ -285,11 +315,11 @@ CERULION_HOT_PATH Result<std::uint64_t> PublisherImpl::publish(Loan& loan, Timeo
     }
     // The topic's only publisher orders its publishes by itself (sole_publisher.cpp).
     const bool sole = segment_->enter_sole_publish(index_);
-    if (!sole) {
+    if (!sole) [[unlikely]] {
       if (Status st = segment_->lock(); !st.ok()) return st;
     }
     const std::uint64_t seq = ctl.published.load(std::memory_order_relaxed);
-    if (mode_ == Mode::Lockstep && (!has_room(seq) || damaged_)) {
+    if (mode_ == Mode::Lockstep && (!has_room(seq) || damaged_)) [[unlikely]] {
       sole ? segment_->leave_sole_publish() : segment_->unlock();
       if (damaged_) return damage_report();
       continue;  // another publisher took the room first
@@ -311,7 +341,7 @@ CERULION_HOT_PATH Result<std::uint64_t> PublisherImpl::publish(Loan& loan, Timeo
       const auto old_slot = static_cast<std::uint32_t>(old & kSlotIndexMask);
       if (old_slot < segment_->slot_count()) segment_->slot(old_slot).word.fetch_and(~kWindowBit);
     }
-    if (sole) {
+    if (sole) [[likely]] {
       segment_->leave_sole_publish();
     } else {
       segment_->offer_sole_publishing_locked(index_);
@@ -364,7 +394,7 @@ Publisher::~Publisher() = default;
 CERULION_HOT_PATH Result<Loan> Publisher::loan(std::size_t size, Timeout timeout) { return impl_->loan(size, timeout); }
 
 CERULION_HOT_PATH Result<std::uint64_t> Publisher::publish(Loan&& loan, Timeout timeout) {
-  if (!loan.valid()) return Status(ErrorCode::InvalidArgument, "publishing an empty loan");
+  if (!loan.valid()) [[unlikely]] return detail::empty_loan();
   auto result = impl_->publish(loan, timeout);
   if (!result.ok()) impl_->drop(loan);  // nothing half-published: the slot goes back
   return result;

@@ -10,10 +10,31 @@
 namespace cerulion {
 namespace detail {
 
+namespace {
+
+// Errors of the take, built out of line: their messages' strings would otherwise take room in the
+// take's stack frame, and spread what every message touches there over more cache lines.
+[[gnu::cold, gnu::noinline]] Status too_many_held() {
+  return Status(ErrorCode::LoanLimit,
+                "a subscriber may hold at most " + std::to_string(kMaxHeldPerParticipant) + " samples at once");
+}
+[[gnu::cold, gnu::noinline]] Status ring_out_of_order(const std::string& topic, std::uint64_t have,
+                                                      std::uint64_t cursor) {
+  return Status(ErrorCode::Corrupted, "topic '" + topic + "' is damaged: the ring holds message " +
+                                          std::to_string(have - 1) + " where message " + std::to_string(cursor) +
+                                          " belongs, which lockstep never allows");
+}
+[[gnu::cold, gnu::noinline]] Status slot_out_of_range(const std::string& topic, std::uint32_t slot,
+                                                      std::uint32_t count) {
+  return Status(ErrorCode::Corrupted, "topic '" + topic + "': ring entry names slot " + std::to_string(slot) +
+                                          " of " + std::to_string(count));
+}
+
+}  // namespace
+
 CERULION_HOT_PATH SubscriberImpl::Take SubscriberImpl::take(Sample& out, Status& failure) {
   if (held_ >= kMaxHeldPerParticipant) [[unlikely]] {
-    failure = Status(ErrorCode::LoanLimit, "a subscriber may hold at most " +
-                                               std::to_string(kMaxHeldPerParticipant) + " samples at once");
+    failure = too_many_held();
     return Take::Failed;
   }
   for (;;) {
@@ -25,9 +46,7 @@ CERULION_HOT_PATH SubscriberImpl::Take SubscriberImpl::take(Sample& out, Status&
     Participant& me = segment_->participant(index_);
     if (have > want) [[unlikely]] {
       if (role_ == Role::Subscriber && cursor_ >= held_from_ && mode() == Mode::Lockstep) {
-        failure = Status(ErrorCode::Corrupted, "topic '" + segment_->topic() + "' is damaged: the ring holds message " +
-                                                   std::to_string(have - 1) + " where message " +
-                                                   std::to_string(cursor_) + " belongs, which lockstep never allows");
+        failure = ring_out_of_order(segment_->topic(), have, cursor_);
         return Take::Failed;
       }
       // Overwritten before we got to it (free run, or a tap): skip to the oldest still kept.
@@ -40,9 +59,7 @@ CERULION_HOT_PATH SubscriberImpl::Take SubscriberImpl::take(Sample& out, Status&
     }
     const auto slot = static_cast<std::uint32_t>(entry & kSlotIndexMask);
     if (slot >= segment_->slot_count()) [[unlikely]] {
-      failure = Status(ErrorCode::Corrupted, "topic '" + segment_->topic() + "': ring entry names slot " +
-                                                 std::to_string(slot) + " of " +
-                                                 std::to_string(segment_->slot_count()));
+      failure = slot_out_of_range(segment_->topic(), slot, segment_->slot_count());
       return Take::Failed;
     }
     // The entry says how it was published: no need to read the topic's mode line as well.
@@ -122,16 +139,23 @@ CERULION_HOT_PATH Result<std::optional<Sample>> SubscriberImpl::try_take() {
 
 CERULION_HOT_PATH Result<Sample> SubscriberImpl::receive(Timeout timeout) {
   keep_next_take_warm();
-  Sample got;
+  // The take fills the returned Sample where it stands, and every path returns `out`: nothing is
+  // moved on the way out.
+  Result<Sample> out(std::in_place);
   Status failure;
-  Take taken = take(got, failure);
-  if (taken == Take::None) {
-    auto ready = [&]() CERULION_HOT_PATH { return (taken = take(got, failure)) != Take::None; };
-    Status st = waiter_.wait(ready, segment_->control().data, timeout, [&] { segment_->evict_dead(); });
-    if (taken == Take::None) return st;
-  }
-  if (taken == Take::Failed) [[unlikely]] return failure;
-  return got;
+  Take taken = take(*out, failure);
+  if (taken == Take::None) taken = wait_and_take(*out, failure, timeout);
+  if (taken == Take::Failed) [[unlikely]] out = std::move(failure);
+  return out;
+}
+
+CERULION_HOT_PATH SubscriberImpl::Take SubscriberImpl::wait_and_take(Sample& out, Status& failure, Timeout timeout) {
+  Take taken = Take::None;
+  auto ready = [&]() CERULION_HOT_PATH { return (taken = take(out, failure)) != Take::None; };
+  Status st = waiter_.wait(ready, segment_->control().data, timeout, [&] { segment_->evict_dead(); });
+  if (taken != Take::None) return taken;
+  failure = std::move(st);
+  return Take::Failed;
 }
 
 CERULION_HOT_PATH void SubscriberImpl::release(Sample& sample) {

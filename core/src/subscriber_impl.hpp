@@ -63,6 +63,10 @@ class alignas(64) SubscriberImpl {
   Take take_lockstep(Participant& me, const LogEntry& entry, std::uint32_t slot, Sample& out, Status& failure);
 
   Result<Sample> receive(Timeout timeout);
+  /// receive()'s wait for a message not there yet, out of line: the wait loops' code and stack
+  /// frame stay off the path of a message that is there already. Taken, or Failed with why the
+  /// wait ended (Timeout, Interrupted) or the take failed.
+  [[gnu::noinline]] Take wait_and_take(Sample& out, Status& failure, Timeout timeout);
 
   void release(Sample& sample);
 

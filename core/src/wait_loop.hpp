@@ -32,6 +32,11 @@ inline std::uint64_t deadline_after(std::uint64_t start, Timeout timeout) {
   return timeout ? start + static_cast<std::uint64_t>(std::max<std::int64_t>(timeout->count(), 0)) : kWaitForever;
 }
 
+/// A wait's Interrupted and Timeout, built out of line (waiter.cpp): a message's string inlined
+/// into every wait loop would take room in the frames of the functions that wait.
+[[gnu::cold]] Status wait_interrupted();
+[[gnu::cold]] Status wait_timed_out();
+
 /// When a wait ends without its target being ready.
 struct WaitLimits {
   std::uint64_t deadline = kWaitForever;   ///< Timeout
@@ -144,11 +149,11 @@ class WaitLoop {
   /// Whether the wait is over for a reason other than readiness, and how.
   [[gnu::always_inline]] bool ended(std::uint64_t now, WaitOutcome& end) const {
     if (limits_.cancel != nullptr && limits_.cancel->load(std::memory_order_relaxed)) {
-      end = {Status(ErrorCode::Interrupted, "interrupted"), false};
+      end = {wait_interrupted(), false};
       return true;
     }
     if (now >= limits_.deadline) {
-      end = {Status(ErrorCode::Timeout, "timed out"), false};
+      end = {wait_timed_out(), false};
       return true;
     }
     if (now >= limits_.return_at) {

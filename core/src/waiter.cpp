@@ -6,6 +6,9 @@
 
 namespace cerulion::detail {
 
+[[gnu::cold, gnu::noinline]] Status wait_interrupted() { return Status(ErrorCode::Interrupted, "interrupted"); }
+[[gnu::cold, gnu::noinline]] Status wait_timed_out() { return Status(ErrorCode::Timeout, "timed out"); }
+
 CERULION_HOT_PATH void tighten_timer_slack() {
   // The slack is per thread, so it is set lazily on each waiting thread.
   static thread_local bool done = false;

@@ -92,10 +92,10 @@ Status Waiter::wait_passively(Ready& ready, std::uint64_t deadline_ns, Housekeep
   for (;;) {
     if (ready()) return Status::success();
     if (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed)) {
-      return {ErrorCode::Interrupted, "interrupted"};
+      return wait_interrupted();
     }
     const std::uint64_t now = monotonic_ns();
-    if (now >= deadline_ns) return {ErrorCode::Timeout, "timed out"};
+    if (now >= deadline_ns) return wait_timed_out();
     if (now >= next_housekeeping) {
       housekeeping();
       next_housekeeping = now + kHousekeepingNs;

@@ -16,13 +16,17 @@ class NativeResponder final : public Responder {
   bool stop_on_request_;
 };
 
+/// How serving ended when a step failed: Ok for an interrupt, else the step's error named. Out of
+/// line, so the message's string takes no room in the serving loop's stack frame.
+[[gnu::cold, gnu::noinline]] Status serving_ended(const char* step, const Status& error) {
+  if (error.code() == ErrorCode::Interrupted) return {};
+  return {error.code(), std::string(step) + ": " + error.message()};
+}
+
 CERULION_HOT_PATH Status NativeResponder::serve() {
   for (;;) {
     auto request = requests_.take(std::nullopt);
-    if (!request.ok()) {
-      if (request.code() == ErrorCode::Interrupted) return {};
-      return {request.code(), "receive: " + request.message()};
-    }
+    if (!request.ok()) [[unlikely]] return serving_ended("receive", request.status());
     const std::uint64_t leg = monotonic_ns() - request->publish_time_ns();
     std::uint64_t stamp = 0;
     const std::size_t size = request->size();
@@ -33,17 +37,11 @@ CERULION_HOT_PATH Status NativeResponder::serve() {
     }
     request->release();  // before loaning: lockstep never waits on our own hold
     auto reply = replies_.loan(size);
-    if (!reply.ok()) {
-      if (reply.code() == ErrorCode::Interrupted) return {};
-      return {reply.code(), "loan: " + reply.message()};
-    }
+    if (!reply.ok()) [[unlikely]] return serving_ended("loan", reply.status());
     if (size >= kStampBytes) std::memcpy(reply->data().data(), &stamp, kStampBytes);
     if (size >= kRequestLegOffset + 8) std::memcpy(reply->data().data() + kRequestLegOffset, &leg, 8);
     auto sent = replies_.publish(std::move(*reply));
-    if (!sent.ok()) {
-      if (sent.code() == ErrorCode::Interrupted) return {};
-      return {sent.code(), "publish: " + sent.message()};
-    }
+    if (!sent.ok()) [[unlikely]] return serving_ended("publish", sent.status());
   }
 }
 
