@@ -75,18 +75,12 @@ class alignas(64) PublisherImpl {
     prefetch(next_slot, Access::Write);
     prefetch(next_data, Access::Write);
     WarmSet& set = WarmSet::of_this_thread();
-    if (!set.holds(warm_ticket_)) {
-      set.enroll(warm_ticket_);
-      set.set_line(warm_ticket_, WarmLine::Self, this, Access::Read);
-      set.set_line(warm_ticket_, WarmLine::Segment, segment_.get(), Access::Read);
-      set.set_line(warm_ticket_, WarmLine::SegmentTail, reinterpret_cast<const std::byte*>(segment_.get()) + 64,
-                   Access::Read);
-      set.set_line(warm_ticket_, WarmLine::PublishLine, &segment_->control(), Access::Write);
-      set.set_line(warm_ticket_, WarmLine::Cursor, &segment_->participant(index_).cursor, Access::Write);
-    }
+    if (!set.holds(warm_ticket_)) [[unlikely]] enrol_publish_lines();
     set.set_line(warm_ticket_, WarmLine::NextSlot, next_slot, Access::Write);
     set.set_line(warm_ticket_, WarmLine::NextData, next_data, Access::Write);
   }
+  /// keep_next_publish_warm's lines that stay, out of line: once per enrolment, not per message.
+  [[gnu::noinline]] void enrol_publish_lines();
   /// The lines keep_next_publish_warm enrols.
   enum class WarmLine : std::uint32_t { Self, Segment, SegmentTail, PublishLine, Cursor, NextSlot, NextData };
 
@@ -235,6 +229,17 @@ namespace {
 
 }  // namespace
 
+CERULION_HOT_PATH void PublisherImpl::enrol_publish_lines() {
+  WarmSet& set = WarmSet::of_this_thread();
+  set.enroll(warm_ticket_);
+  set.set_line(warm_ticket_, WarmLine::Self, this, Access::Read);
+  set.set_line(warm_ticket_, WarmLine::Segment, segment_.get(), Access::Read);
+  set.set_line(warm_ticket_, WarmLine::SegmentTail, reinterpret_cast<const std::byte*>(segment_.get()) + 64,
+               Access::Read);
+  set.set_line(warm_ticket_, WarmLine::PublishLine, &segment_->control(), Access::Write);
+  set.set_line(warm_ticket_, WarmLine::Cursor, &segment_->participant(index_).cursor, Access::Write);
+}
+
 [[gnu::noinline]] CERULION_HOT_PATH bool PublisherImpl::rescan_room(std::uint64_t seq) {
   auto lowest = segment_->min_subscriber_floor();
   cached_min_cursor_ = lowest.value_or(seq);
@@ -271,7 +276,7 @@ CERULION_HOT_PATH Result<Loan> PublisherImpl::loan(std::size_t size, Timeout tim
   if (size > segment_->stride()) [[unlikely]] {
     if (Status st = segment_->use_generation_for(size); !st.ok()) return st;
   }
-  if (mode_ == Mode::Lockstep && !room_now()) {
+  if (mode_ == Mode::Lockstep && !room_now()) [[unlikely]] {
     if (Status st = wait_for_room(timeout); !st.ok()) return st;
   }
   auto slot = claim_free_slot();
@@ -310,7 +315,7 @@ CERULION_HOT_PATH Result<std::uint64_t> PublisherImpl::publish(Loan& loan, Timeo
   sc.publish_real_ns = realtime_from_monotonic(now_mono);
   sc.publisher_pid = segment_->own_pid();
   for (;;) {
-    if (mode_ == Mode::Lockstep && !room_now()) {
+    if (mode_ == Mode::Lockstep && !room_now()) [[unlikely]] {
       if (Status st = wait_for_room(timeout); !st.ok()) return st;
     }
     // The topic's only publisher orders its publishes by itself (sole_publisher.cpp).

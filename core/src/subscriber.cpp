@@ -64,7 +64,7 @@ CERULION_HOT_PATH SubscriberImpl::Take SubscriberImpl::take(Sample& out, Status&
     }
     // The entry says how it was published: no need to read the topic's mode line as well.
     if (role_ == Role::Subscriber && log_entry.mode == static_cast<std::uint32_t>(Mode::Lockstep) &&
-        cursor_ >= held_from_) {
+        cursor_ >= held_from_) [[likely]] {
       return take_lockstep(me, log_entry, slot, out, failure);
     }
     SlotControl& sc = segment_->slot(slot);
@@ -120,6 +120,21 @@ CERULION_HOT_PATH SubscriberImpl::Take SubscriberImpl::take_lockstep(Participant
   return Take::Taken;
 }
 
+CERULION_HOT_PATH void SubscriberImpl::enrol_take_lines() {
+  WarmSet& set = WarmSet::of_this_thread();
+  set.enroll(warm_ticket_);
+  const auto* self = reinterpret_cast<const std::byte*>(this);
+  const auto* waiter = reinterpret_cast<const std::byte*>(&waiter_);
+  set.set_line(warm_ticket_, WarmLine::Self, self, Access::Read);
+  set.set_line(warm_ticket_, WarmLine::SelfTail, self + 64, Access::Read);
+  set.set_line(warm_ticket_, WarmLine::Waiter, waiter, Access::Read);
+  set.set_line(warm_ticket_, WarmLine::WaiterTail, waiter + 64, Access::Read);
+  set.set_line(warm_ticket_, WarmLine::Segment, segment_.get(), Access::Read);
+  set.set_line(warm_ticket_, WarmLine::Cursor, &segment_->participant(index_).cursor, Access::Write);
+  set.set_line(warm_ticket_, WarmLine::RoomChannel, &segment_->control().room, Access::Read);
+  if (polled_ != nullptr) set.set_line(warm_ticket_, WarmLine::NextEntry, cursor_entry_, Access::Read);
+}
+
 CERULION_HOT_PATH void SubscriberImpl::enrol_next_payload(std::uint32_t slot) {
   WarmSet& set = WarmSet::of_this_thread();
   if (!set.holds(warm_ticket_)) return;
@@ -133,7 +148,7 @@ CERULION_HOT_PATH Result<std::optional<Sample>> SubscriberImpl::try_take() {
   Status failure;
   const Take taken = take(**out, failure);
   if (taken == Take::None) out->reset();
-  if (taken == Take::Failed) [[unlikely]] out = std::move(failure);
+  if (taken == Take::Failed) [[unlikely]] out.fail(std::move(failure));
   return out;
 }
 
@@ -145,7 +160,7 @@ CERULION_HOT_PATH Result<Sample> SubscriberImpl::receive(Timeout timeout) {
   Status failure;
   Take taken = take(*out, failure);
   if (taken == Take::None) taken = wait_and_take(*out, failure, timeout);
-  if (taken == Take::Failed) [[unlikely]] out = std::move(failure);
+  if (taken == Take::Failed) [[unlikely]] out.fail(std::move(failure));
   return out;
 }
 

@@ -73,20 +73,10 @@ class alignas(64) SubscriberImpl {
   /// Enrols what taking the next message touches in this thread's warm set (warm.hpp), which the
   /// wait loops prefetch while they poll. The ring entry itself is left out: polling reads it.
   void keep_next_take_warm() {
-    WarmSet& set = WarmSet::of_this_thread();
-    if (set.holds(warm_ticket_)) return;
-    set.enroll(warm_ticket_);
-    const auto* self = reinterpret_cast<const std::byte*>(this);
-    const auto* waiter = reinterpret_cast<const std::byte*>(&waiter_);
-    set.set_line(warm_ticket_, WarmLine::Self, self, Access::Read);
-    set.set_line(warm_ticket_, WarmLine::SelfTail, self + 64, Access::Read);
-    set.set_line(warm_ticket_, WarmLine::Waiter, waiter, Access::Read);
-    set.set_line(warm_ticket_, WarmLine::WaiterTail, waiter + 64, Access::Read);
-    set.set_line(warm_ticket_, WarmLine::Segment, segment_.get(), Access::Read);
-    set.set_line(warm_ticket_, WarmLine::Cursor, &segment_->participant(index_).cursor, Access::Write);
-    set.set_line(warm_ticket_, WarmLine::RoomChannel, &segment_->control().room, Access::Read);
-    if (polled_ != nullptr) set.set_line(warm_ticket_, WarmLine::NextEntry, cursor_entry_, Access::Read);
+    if (!WarmSet::of_this_thread().holds(warm_ticket_)) [[unlikely]] enrol_take_lines();
   }
+  /// keep_next_take_warm's enrolment, out of line: once per enrolment, not per message.
+  [[gnu::noinline]] void enrol_take_lines();
   /// Joins wait set `set`, which polls `polled`: from now on this subscriber keeps `polled` at its
   /// cursor, and its warm lines include the ring entry there (polling reads it). One set at a time.
   void join_wait_set(WaitSetImpl* set, PolledCursor* polled) {

@@ -109,7 +109,7 @@ CERULION_HOT_PATH Result<WaitSetEvent> WaitSetImpl::receive(Timeout timeout) {
   for (bool first = true;; first = false) {
     if (taken == SubscriberImpl::Take::Taken) return out;
     if (taken == SubscriberImpl::Take::Failed) [[unlikely]] {
-      out = std::move(failure);
+      out.fail(std::move(failure));
       return out;
     }
     const std::uint64_t now = monotonic_ns();
@@ -122,7 +122,7 @@ CERULION_HOT_PATH Result<WaitSetEvent> WaitSetImpl::receive(Timeout timeout) {
         options_.strategy == WaitStrategy::Adaptive ? plan_wait(now, learner) : AdaptivePlanner::Plan{0, 0};
     WaitOutcome waited = wait_with(options_.strategy, target, {deadline, next_timer_due_, options_.cancel}, plan, learner);
     if (!waited.status.ok()) {
-      out = std::move(waited.status);
+      out.fail(std::move(waited.status));
       return out;
     }
   }

@@ -88,6 +88,10 @@ class [[nodiscard]] Result {
   Result(Status error) : storage_(std::move(error)) {}  // NOLINT
   Result(ErrorCode code, std::string message) : storage_(Status(code, std::move(message))) {}
 
+  /// Replaces the value with `error`. Out of line and cold: a function that fills a Result in
+  /// place and fails rarely keeps the variant's assignment off the code of its usual path.
+  [[gnu::cold, gnu::noinline]] void fail(Status error) { storage_ = std::move(error); }
+
   bool ok() const noexcept { return std::holds_alternative<T>(storage_); }
   explicit operator bool() const noexcept { return ok(); }
 
