@@ -2,16 +2,13 @@
 // The wait set's members, timers and polling; how it sleeps is wait_set_sleep.cpp's.
 #include "cerulion/core/wait_set.hpp"
 
-#include <bit>
-
 #include "wait_set_impl.hpp"
 
 namespace cerulion {
 namespace detail {
 
-CERULION_HOT_PATH void WaitSetImpl::keep_polling_warm() {
+CERULION_HOT_PATH void WaitSetImpl::enrol_polling_lines() {
   WarmSet& set = WarmSet::of_this_thread();
-  if (set.holds(warm_ticket_) && !warm_lines_stale_) return;
   if (!set.holds(warm_ticket_)) set.enroll(warm_ticket_);
   set.set_line(warm_ticket_, SetLine::Self, this, Access::Read);
   set.set_line(warm_ticket_, SetLine::SelfTail, reinterpret_cast<const std::byte*>(this) + 64, Access::Read);
@@ -81,20 +78,6 @@ CERULION_HOT_PATH bool WaitSetImpl::fire_timer(std::uint64_t now, std::size_t& k
   return false;
 }
 
-CERULION_HOT_PATH SubscriberImpl::Take WaitSetImpl::take_ready(WaitSetEvent& event, Status& failure) {
-  const std::size_t n = members_.size();
-  for (std::size_t k = 0, i = next_turn_; k < n; ++k, i = i + 1 < n ? i + 1 : 0) {
-    const PolledCursor& polled = polled_[i];
-    if ((ready_.messages_ & polled.key_bit) == 0) continue;
-    const SubscriberImpl::Take taken = polled.member->take(event.sample_, failure);
-    if (taken == SubscriberImpl::Take::None) continue;
-    event.key_ = static_cast<std::size_t>(std::countr_zero(polled.key_bit));
-    next_turn_ = i + 1 < n ? i + 1 : 0;
-    return taken;
-  }
-  return SubscriberImpl::Take::None;
-}
-
 CERULION_HOT_PATH Result<WaitSetEvent> WaitSetImpl::receive(Timeout timeout) {
   keep_polling_warm();
   // The event is filled where it stands and every path returns `out`, so nothing is moved on the
@@ -102,29 +85,32 @@ CERULION_HOT_PATH Result<WaitSetEvent> WaitSetImpl::receive(Timeout timeout) {
   Result<WaitSetEvent> out(std::in_place);
   Status failure;
   SubscriberImpl::Take taken = SubscriberImpl::Take::None;
-  TakingTarget target{*this, *out, failure, taken};
   // As wait(): without timers, a message ready already is taken without reading the clock.
-  if (timers_.empty()) target.ready();
-  std::uint64_t deadline = 0;
-  for (bool first = true;; first = false) {
-    if (taken == SubscriberImpl::Take::Taken) return out;
-    if (taken == SubscriberImpl::Take::Failed) [[unlikely]] {
-      out.fail(std::move(failure));
-      return out;
-    }
+  if (timers_.empty()) TakingTarget{*this, *out, failure, taken}.ready();
+  if (taken == SubscriberImpl::Take::None) taken = wait_and_receive(*out, failure, timeout);
+  if (taken == SubscriberImpl::Take::Failed) [[unlikely]] out.fail(std::move(failure));
+  return out;
+}
+
+CERULION_HOT_PATH SubscriberImpl::Take WaitSetImpl::wait_and_receive(WaitSetEvent& event, Status& failure,
+                                                                    Timeout timeout) {
+  SubscriberImpl::Take taken = SubscriberImpl::Take::None;
+  TakingTarget target{*this, event, failure, taken};
+  const std::uint64_t deadline = deadline_after(monotonic_ns(), timeout);
+  for (;;) {
     const std::uint64_t now = monotonic_ns();
-    if (first) deadline = deadline_after(now, timeout);
     next_timer_due_ = next_timer_due();
-    if (fire_timer(now, out->key_)) return out;
-    if (target.ready()) continue;
+    if (fire_timer(now, event.key_)) return SubscriberImpl::Take::Taken;  // the event is the timer's
+    if (target.ready()) return taken;
     AdaptivePlanner* learner = nullptr;
     const AdaptivePlanner::Plan plan =
         options_.strategy == WaitStrategy::Adaptive ? plan_wait(now, learner) : AdaptivePlanner::Plan{0, 0};
     WaitOutcome waited = wait_with(options_.strategy, target, {deadline, next_timer_due_, options_.cancel}, plan, learner);
     if (!waited.status.ok()) {
-      out.fail(std::move(waited.status));
-      return out;
+      failure = std::move(waited.status);
+      return SubscriberImpl::Take::Failed;
     }
+    if (taken != SubscriberImpl::Take::None) return taken;
   }
 }
 

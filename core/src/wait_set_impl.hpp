@@ -4,6 +4,7 @@
 // it sleeps, on its bell or on all its members' words (wait_set_sleep.cpp).
 
 #include <algorithm>
+#include <bit>
 #include <array>
 #include <string>
 #include <optional>
@@ -89,6 +90,10 @@ class WaitSetImpl {
 
   Result<WaitSetReady> wait(Timeout timeout);
   Result<WaitSetEvent> receive(Timeout timeout);
+  /// receive()'s wait when nothing is ready at once, out of line: the wait loops' code and stack
+  /// frame stay off the path of a message that is there already. Taken (a message, or a timer:
+  /// `event` says which), or Failed with why the wait ended or the take failed.
+  [[gnu::noinline]] SubscriberImpl::Take wait_and_receive(WaitSetEvent& event, Status& failure, Timeout timeout);
 
  private:
   struct Member {
@@ -132,9 +137,29 @@ class WaitSetImpl {
     return messages != 0;
   }
 
-  /// Takes one message into `event` from a member poll_members found ready, starting at the
-  /// member whose turn it is: Taken (event's key set), None, or Failed with `failure`.
-  SubscriberImpl::Take take_ready(WaitSetEvent& event, Status& failure);
+  /// Takes one message into `event` from the first member with one, starting at the member whose
+  /// turn it is: Taken (event's key set), None, or Failed with `failure`. Polls and takes in one
+  /// pass: a message found is taken at once, as a single subscriber's poll takes it.
+  SubscriberImpl::Take take_first_ready(WaitSetEvent& event, Status& failure) {
+    const std::size_t n = members_.size();
+    std::size_t i = next_turn_;
+    for (std::size_t k = 0; k < n; ++k) {
+      const PolledCursor& p = polled_[i];
+      const std::size_t next = i + 1 < n ? i + 1 : 0;
+      const std::uint64_t cursor = p.cursor.load(std::memory_order_relaxed);
+      const std::atomic<std::uint64_t>* entry = p.entry.load(std::memory_order_acquire);
+      if (SubscriberImpl::entry_holds(entry->load(std::memory_order_acquire), cursor)) {
+        const SubscriberImpl::Take taken = p.member->take(event.sample_, failure);
+        if (taken != SubscriberImpl::Take::None) {
+          event.key_ = static_cast<std::size_t>(std::countr_zero(p.key_bit));
+          next_turn_ = next;
+          return taken;
+        }
+      }
+      i = next;
+    }
+    return SubscriberImpl::Take::None;
+  }
   /// The first timer due at `now`, moved to its next due time on its grid; its key in `key`.
   bool fire_timer(std::uint64_t now, std::size_t& key);
 
@@ -150,7 +175,11 @@ class WaitSetImpl {
   /// so nothing else would keep their lines warm, and after a sleep each cold one is a miss on the
   /// path of whichever message comes. Done again only when members change or the warm set let
   /// the enrolment go: not on every wait.
-  void keep_polling_warm();
+  void keep_polling_warm() {
+    if (warm_lines_stale_ || !WarmSet::of_this_thread().holds(warm_ticket_)) [[unlikely]] enrol_polling_lines();
+  }
+  /// keep_polling_warm's enrolment, out of line: once per change, not per wait.
+  [[gnu::noinline]] void enrol_polling_lines();
   static constexpr std::size_t kWarmedMembers = 8;
   enum class SetLine : std::uint32_t { Self, SelfTail, Polled, PolledSecond, PolledThird };
 
@@ -192,10 +221,9 @@ class WaitSetImpl {
     WaitSetEvent& event;
     Status& failure;
     SubscriberImpl::Take& taken;
-    bool ready() { return set.poll_members() && take(); }
-    bool sleep(std::uint64_t until) { return set.sleep_on_members(until) && take(); }
+    bool ready() { return (taken = set.take_first_ready(event, failure)) != SubscriberImpl::Take::None; }
+    bool sleep(std::uint64_t until) { return set.sleep_on_members(until) && ready(); }
     void housekeeping() { set.housekeeping(); }
-    bool take() { return (taken = set.take_ready(event, failure)) != SubscriberImpl::Take::None; }
   };
 
   WaitOptions options_;
