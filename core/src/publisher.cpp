@@ -208,9 +208,7 @@ class alignas(64) PublisherImpl {
 
 namespace {
 
-// Errors of a loan and a publish, built out of line: their messages' strings would otherwise take
-// room in those functions' stack frames, and spread what every message touches there over more
-// cache lines.
+// A loan's and a publish's errors, out of line (Status says why).
 [[gnu::cold, gnu::noinline]] Status too_large(const std::string& topic, std::size_t size, std::uint64_t ceiling) {
   return Status(ErrorCode::PayloadTooLarge, "payload of " + std::to_string(size) + " bytes is over topic '" + topic +
                                                 "' ceiling of " + std::to_string(ceiling) + " bytes");

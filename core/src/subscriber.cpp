@@ -12,8 +12,7 @@ namespace detail {
 
 namespace {
 
-// Errors of the take, built out of line: their messages' strings would otherwise take room in the
-// take's stack frame, and spread what every message touches there over more cache lines.
+// The take's errors, out of line (Status says why).
 [[gnu::cold, gnu::noinline]] Status too_many_held() {
   return Status(ErrorCode::LoanLimit,
                 "a subscriber may hold at most " + std::to_string(kMaxHeldPerParticipant) + " samples at once");

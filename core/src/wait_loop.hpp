@@ -32,8 +32,7 @@ inline std::uint64_t deadline_after(std::uint64_t start, Timeout timeout) {
   return timeout ? start + static_cast<std::uint64_t>(std::max<std::int64_t>(timeout->count(), 0)) : kWaitForever;
 }
 
-/// A wait's Interrupted and Timeout, built out of line (waiter.cpp): a message's string inlined
-/// into every wait loop would take room in the frames of the functions that wait.
+/// A wait's Interrupted and Timeout, built out of line (waiter.cpp; Status says why).
 [[gnu::cold]] Status wait_interrupted();
 [[gnu::cold]] Status wait_timed_out();
 

@@ -17,7 +17,7 @@ class NativeResponder final : public Responder {
 };
 
 /// How serving ended when a step failed: Ok for an interrupt, else the step's error named. Out of
-/// line, so the message's string takes no room in the serving loop's stack frame.
+/// line, as the message path's errors are (Status says why).
 [[gnu::cold, gnu::noinline]] Status serving_ended(const char* step, const Status& error) {
   if (error.code() == ErrorCode::Interrupted) return {};
   return {error.code(), std::string(step) + ": " + error.message()};

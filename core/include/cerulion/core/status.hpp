@@ -40,7 +40,10 @@ class [[nodiscard]] Status {
  public:
   Status() noexcept = default;
   /// An error. Cold: the compiler moves the paths that build one (and their messages) out of the
-  /// functions they fail in, so the code a message runs through stays small.
+  /// functions they fail in, so the code a message runs through stays small. The message path
+  /// goes further and builds its errors in cold, noinline helpers: a message's strings built in
+  /// place would still take room in the failing function's stack frame, and spread what every
+  /// message touches there over more cache lines.
   [[gnu::cold]] Status(ErrorCode code, std::string message)
       : code_(code), message_(message.empty() ? nullptr : new std::string(std::move(message))) {}
   Status(const Status& other) : code_(other.code_), message_(copy(other.message_)) {}
