@@ -3,9 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <ctime>
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +18,7 @@
 #include "cerulion/core/discovery.hpp"
 #include "cerulion/core/names.hpp"
 #include "cerulion/core/subscriber.hpp"
+#include "cerulion/measurement/rate_window.hpp"
 #include "command.hpp"
 #include "message_format.hpp"
 
@@ -261,53 +260,11 @@ void run_info(const std::string& topic, bool as_json) {
   out.flush();
 }
 
-/// The rolling statistics of `topic hz`, over the last `window` periods.
-class RateWindow {
- public:
-  explicit RateWindow(std::size_t window) : window_(window) {}
-
-  void add(const Sample& sample) {
-    if (has_previous_ && sample.sequence() > previous_sequence_ && sample.publish_time_ns() >= previous_time_) {
-      // A tap may miss messages: spread the gap over the messages it spans.
-      double gap = static_cast<double>(sample.publish_time_ns() - previous_time_) /
-                   static_cast<double>(sample.sequence() - previous_sequence_);
-      periods_.push_back(gap * 1e-9);
-      if (periods_.size() > window_) periods_.pop_front();
-    }
-    has_previous_ = true;
-    previous_sequence_ = sample.sequence();
-    previous_time_ = sample.publish_time_ns();
-    ++new_messages_;
-  }
-
-  json report(const std::string& topic, std::uint64_t lost) {
-    double sum = 0, min = 0, max = 0;
-    for (double p : periods_) sum += p;
-    double mean = periods_.empty() ? 0 : sum / static_cast<double>(periods_.size());
-    double variance = 0;
-    for (double p : periods_) variance += (p - mean) * (p - mean);
-    if (!periods_.empty()) {
-      variance /= static_cast<double>(periods_.size());
-      auto [lo, hi] = std::minmax_element(periods_.begin(), periods_.end());
-      min = *lo;
-      max = *hi;
-    }
-    json out = {{"topic", topic},           {"rate_hz", mean > 0 ? 1.0 / mean : 0.0},
-                {"min_period_s", min},      {"max_period_s", max},
-                {"std_dev_s", std::sqrt(variance)}, {"window", periods_.size()},
-                {"new_messages", new_messages_},    {"lost", lost}};
-    new_messages_ = 0;
-    return out;
-  }
-
- private:
-  std::size_t window_;
-  std::deque<double> periods_;
-  bool has_previous_ = false;
-  std::uint64_t previous_sequence_ = 0;
-  std::uint64_t previous_time_ = 0;
-  std::uint64_t new_messages_ = 0;
-};
+json rate_json(const std::string& topic, const measurement::RateReport& r, std::uint64_t lost) {
+  return {{"topic", topic},           {"rate_hz", r.rate_hz},          {"min_period_s", r.min_period_s},
+          {"max_period_s", r.max_period_s}, {"std_dev_s", r.std_dev_s}, {"window", r.window},
+          {"new_messages", r.new_messages}, {"lost", lost}};
+}
 
 void run_hz(const std::string& topic, std::size_t window, std::uint64_t reports_wanted, bool as_json) {
   install_stop_handlers();
@@ -316,23 +273,21 @@ void run_hz(const std::string& topic, std::size_t window, std::uint64_t reports_
   options.topic.domain = globals().domain;
   options.wait.cancel = stop_flag();
   Subscriber tap = take(Subscriber::create(topic, options), topic);
-  RateWindow rates(window);
+  measurement::RateWindow rates(window);
   StdoutWriter out(0);
   std::uint64_t reports = 0;
   auto next_report = std::chrono::steady_clock::now() + std::chrono::seconds(1);
   for (;;) {
     auto now = std::chrono::steady_clock::now();
     if (now >= next_report) {
-      json line = rates.report(tap.topic(), tap.lost());
+      const measurement::RateReport r = rates.report();
       if (as_json) {
-        out.append(line.dump() + "\n");
-      } else if (line["new_messages"] == 0) {
+        out.append(rate_json(tap.topic(), r, tap.lost()).dump() + "\n");
+      } else if (r.new_messages == 0) {
         out.append("no new messages\n");
       } else {
         out.append(fmt::format("average rate: {:.3f}\n\tmin: {:.6f}s max: {:.6f}s std dev: {:.6f}s window: {}\n",
-                               line["rate_hz"].get<double>(), line["min_period_s"].get<double>(),
-                               line["max_period_s"].get<double>(), line["std_dev_s"].get<double>(),
-                               line["window"].get<std::size_t>()));
+                               r.rate_hz, r.min_period_s, r.max_period_s, r.std_dev_s, r.window));
       }
       out.flush();
       if (reports_wanted > 0 && ++reports >= reports_wanted) return;
