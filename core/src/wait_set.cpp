@@ -96,9 +96,10 @@ CERULION_HOT_PATH SubscriberImpl::Take WaitSetImpl::wait_and_receive(WaitSetEven
                                                                     Timeout timeout) {
   SubscriberImpl::Take taken = SubscriberImpl::Take::None;
   TakingTarget target{*this, event, failure, taken};
-  const std::uint64_t deadline = deadline_after(monotonic_ns(), timeout);
-  for (;;) {
-    const std::uint64_t now = monotonic_ns();
+  std::uint64_t now = monotonic_ns();
+  const std::uint64_t deadline = deadline_after(now, timeout);
+  for (bool first = true;; first = false) {
+    if (!first) now = monotonic_ns();
     next_timer_due_ = next_timer_due();
     if (fire_timer(now, event.key_)) return SubscriberImpl::Take::Taken;  // the event is the timer's
     if (target.ready()) return taken;
