@@ -122,6 +122,12 @@ class WaitSetImpl {
     ready_.timers_ = timers;
     return poll_members() || timers != 0;
   }
+  /// Whether the member `p` polls has a message at its cursor (what its take would act on).
+  static bool has_message(const PolledCursor& p) {
+    const std::uint64_t cursor = p.cursor.load(std::memory_order_relaxed);
+    const std::atomic<std::uint64_t>* entry = p.entry.load(std::memory_order_acquire);
+    return SubscriberImpl::entry_holds(entry->load(std::memory_order_acquire), cursor);
+  }
   /// Fills `ready_`'s members with those that have a message now; true if any has. What the wait
   /// loop polls: timers are its return_at, and need the clock.
   bool poll_members() {
@@ -129,9 +135,7 @@ class WaitSetImpl {
     const std::size_t n = members_.size();
     for (std::size_t i = 0; i < n; ++i) {
       const PolledCursor& p = polled_[i];
-      const std::uint64_t cursor = p.cursor.load(std::memory_order_relaxed);
-      const std::atomic<std::uint64_t>* entry = p.entry.load(std::memory_order_acquire);
-      if (SubscriberImpl::entry_holds(entry->load(std::memory_order_acquire), cursor)) messages |= p.key_bit;
+      if (has_message(p)) messages |= p.key_bit;
     }
     ready_.messages_ = messages;
     return messages != 0;
@@ -146,9 +150,7 @@ class WaitSetImpl {
     for (std::size_t k = 0; k < n; ++k) {
       const PolledCursor& p = polled_[i];
       const std::size_t next = i + 1 < n ? i + 1 : 0;
-      const std::uint64_t cursor = p.cursor.load(std::memory_order_relaxed);
-      const std::atomic<std::uint64_t>* entry = p.entry.load(std::memory_order_acquire);
-      if (SubscriberImpl::entry_holds(entry->load(std::memory_order_acquire), cursor)) {
+      if (has_message(p)) {
         const SubscriberImpl::Take taken = p.member->take(event.sample_, failure);
         if (taken != SubscriberImpl::Take::None) {
           event.key_ = static_cast<std::size_t>(std::countr_zero(p.key_bit));
