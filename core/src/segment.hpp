@@ -16,6 +16,9 @@
 
 namespace cerulion::detail {
 
+/// Shortest time between two unforced dead-participant scans of one topic by one process.
+inline constexpr std::uint64_t kEvictionScanIntervalNs = 50'000'000;
+
 /// Pure layout arithmetic for a topic of `depth` messages and a `max_payload` ceiling.
 struct LayoutPlan {
   std::uint32_t depth;
@@ -170,7 +173,8 @@ class TopicSegment {
   void detach(std::uint32_t index);
 
   /// Evicts participants whose process is gone (pid + start time); returns how many. Takes the
-  /// lock itself. Rate-limited to one scan per 50 ms per process unless `force`.
+  /// lock itself. Rate-limited to one scan per kEvictionScanIntervalNs per process unless `force`:
+  /// each scan reads every participant's /proc entry.
   std::uint32_t evict_dead(bool force = false);
 
   /// Live participants of a role (state active).

@@ -127,7 +127,7 @@ void TopicSegment::detach(std::uint32_t index) {
 
 std::uint32_t TopicSegment::evict_dead(bool force) {
   std::uint64_t now = monotonic_ns();
-  if (!force && now - last_evict_scan_ns_ < 50'000'000) return 0;
+  if (!force && now - last_evict_scan_ns_ < kEvictionScanIntervalNs) return 0;
   last_evict_scan_ns_ = now;
   std::uint32_t dead[kMaxParticipants];
   std::uint32_t n = 0;

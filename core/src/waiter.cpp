@@ -19,10 +19,10 @@ CERULION_HOT_PATH void tighten_timer_slack() {
 }
 
 std::uint64_t Waiter::passive_interval_ns() const {
-  constexpr double kShortest = 100'000, kLongest = 10'000'000;
   const double period = planner_.period_ns();
-  if (period <= 0) return 1'000'000;
-  return static_cast<std::uint64_t>(std::clamp(period * ring_depth_ / 4, kShortest, kLongest));
+  if (period <= 0) return kPassiveIntervalUnlearntNs;
+  return static_cast<std::uint64_t>(std::clamp(period * ring_depth_ / 4, double(kPassiveIntervalShortestNs),
+                                               double(kPassiveIntervalLongestNs)));
 }
 
 }  // namespace cerulion::detail

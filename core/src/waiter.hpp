@@ -16,6 +16,11 @@
 
 namespace cerulion::detail {
 
+/// Bounds of a tap's check-back interval, and the interval before it has learnt the rate.
+inline constexpr std::uint64_t kPassiveIntervalShortestNs = 100'000;
+inline constexpr std::uint64_t kPassiveIntervalLongestNs = 10'000'000;
+inline constexpr std::uint64_t kPassiveIntervalUnlearntNs = 1'000'000;
+
 /// Waits until a condition holds. One Waiter per participant and purpose: the adaptive strategy
 /// keeps what it learnt about arrival times between calls.
 class alignas(64) Waiter {

@@ -26,7 +26,7 @@ struct SubscriberOptions {
   /// Subscriber (counts for lockstep) or Tap (passive: never holds a publisher back). Unless its
   /// wait strategy is spin, a tap never sleeps on the topic's futex either, so publishers never pay
   /// a wake-up system call for it: it checks back every quarter of the time the ring takes to fill
-  /// (0.1 to 10 ms; 1 ms until it has learnt the rate).
+  /// (bounded above and below, and fixed until it has learnt the rate).
   Role role = Role::Subscriber;
   /// Where it starts reading: the next message published (default) or the topic's first.
   StartAt start = StartAt::Next;

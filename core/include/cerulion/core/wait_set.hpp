@@ -4,7 +4,7 @@
 //
 //   cerulion::WaitSet set;
 //   auto imu = set.add(imu_sub);                  // subscribers stay owned by the caller
-//   auto tick = set.add_timer(10ms);              // periodic work
+//   auto tick = set.add_timer(period);            // periodic work
 //   while (auto event = set.receive()) {           // one message, taken, or one timer
 //     if (event->is_timer()) { ... }
 //     else if (event->key() == imu) { use(event->sample()); }
@@ -17,8 +17,8 @@
 // bell, a page in /dev/shm (cerulion-bell.<id>) that every member's publishers ring, removed with
 // the set (`cerulion clean` in its first member's domain removes those of processes that died). Where no bell can serve
 // (members shared with different groups, a full /dev/shm, a publisher that cannot open it), the
-// set sleeps on all its members' words at once (futex_waitv, Linux 5.16+; before that, timed
-// sleeps of 200 µs). Adaptive sleeps until just before the earliest message any member's
+// set sleeps on all its members' words at once (futex_waitv, Linux 5.16+; before that, short
+// timed sleeps). Adaptive sleeps until just before the earliest message any member's
 // publisher is expected to send (or the next timer), polls, then blocks.
 
 #include <chrono>
