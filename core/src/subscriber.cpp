@@ -241,6 +241,9 @@ CERULION_HOT_PATH Result<std::optional<Sample>> Subscriber::try_receive() {
 }
 std::uint64_t Subscriber::lost() const noexcept { return impl_->lost(); }
 std::uint64_t Subscriber::received() const noexcept { return impl_->received(); }
+std::uint64_t Subscriber::published() const noexcept {
+  return impl_->segment().control().published.load(std::memory_order_acquire);
+}
 std::uint32_t Subscriber::publisher_count() const noexcept { return impl_->segment().count(Role::Publisher); }
 const std::string& Subscriber::topic() const noexcept { return impl_->segment().topic(); }
 Mode Subscriber::mode() const noexcept { return impl_->mode(); }

@@ -124,6 +124,29 @@ TEST_CASE("Tap never holds a publisher back and counts what it missed", "[ring]"
   CHECK(seen == std::vector<std::string>{"46", "47", "48", "49"});
 }
 
+TEST_CASE("A subscriber's published count is every publisher's messages, whether it read them or not", "[ring]") {
+  const std::string topic = unique_topic("published");
+  auto pub_1 = Publisher::create(topic, publisher_options(Mode::FreeRun, 4));
+  REQUIRE(pub_1.ok());
+  auto sub = Subscriber::create(topic, subscriber_options(Role::Tap));
+  REQUIRE(sub.ok());
+  CHECK(sub->published() == 0);
+  auto pub_2 = Publisher::create(topic, publisher_options(Mode::FreeRun, std::nullopt));
+  REQUIRE(pub_2.ok());
+  for (int i = 0; i < 7; ++i) REQUIRE(pub_1->publish_copy(bytes_of("one"), 0ms).ok());
+  for (int i = 0; i < 5; ++i) REQUIRE(pub_2->publish_copy(bytes_of("two"), 0ms).ok());
+  CHECK(sub->published() == 12);  // nothing read yet, 8 of them already overwritten
+  auto first = sub->try_receive();
+  REQUIRE(first.ok());
+  REQUIRE(first->has_value());
+  CHECK((*first)->lost_before() == 8);
+  CHECK(sub->published() == 12);
+  // Read from another thread than the one that receives.
+  std::uint64_t seen_elsewhere = 0;
+  std::thread([&] { seen_elsewhere = sub->published(); }).join();
+  CHECK(seen_elsewhere == 12);
+}
+
 TEST_CASE("Every subscriber sees every publisher in one total order", "[ring]") {
   const std::string topic = unique_topic("n_to_m");
   constexpr int kPerPublisher = 1000;

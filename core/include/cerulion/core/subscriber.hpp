@@ -129,6 +129,10 @@ class Subscriber {
   std::uint64_t lost() const noexcept;
   /// Messages received so far.
   std::uint64_t received() const noexcept;
+  /// Messages the topic's publishers have published so far, all of them together (the sequence
+  /// number the next one gets). Safe to call from any thread, beside the one that receives: a
+  /// watcher tells a topic gone silent from a reader that is late.
+  std::uint64_t published() const noexcept;
   /// Publishers attached now.
   std::uint32_t publisher_count() const noexcept;
   const std::string& topic() const noexcept;
