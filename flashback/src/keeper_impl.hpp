@@ -37,6 +37,15 @@ class StoreConsumer final : public recording::SampleConsumer {
   std::map<std::uint16_t, std::uint64_t> messages_at_last_rate_;
 };
 
+/// What the stall watch knows of one channel.
+struct StallWatch {
+  std::uint64_t messages = 0;    ///< stored, when last looked at
+  std::uint64_t published = 0;   ///< by the topic's publishers, when last looked at
+  std::uint64_t moved_realtime_ns = 0;  ///< when the topic was last seen to publish
+  double peak_rate_hz = 0;       ///< the rate it had, for when it stops
+  bool stalled = false;          ///< dumped for this silence already
+};
+
 /// A dump waiting for its post window.
 struct PendingDump {
   std::uint64_t due_ns = 0;   // monotonic
@@ -74,8 +83,7 @@ class KeeperImpl {
   std::optional<recording::TapSet> taps_;
   std::optional<Subscriber> trigger_subscriber_;
   std::map<std::string, std::uint64_t> lost_before_start_;  // a dead keeper's counts, per topic
-  std::map<std::uint16_t, double> peak_rate_;               // for stalls: the rate a topic had
-  std::map<std::uint16_t, std::uint64_t> messages_seen_;
+  std::map<std::uint16_t, StallWatch> stall_watch_;
   std::atomic<bool> stop_{false};
   std::thread control_;
   mutable std::mutex mutex_;  // guards pending_, problems_
@@ -83,7 +91,6 @@ class KeeperImpl {
   std::vector<std::string> problems_;
   std::deque<std::uint64_t> dump_times_;   // monotonic ns of recent automatic dumps
   std::set<std::pair<std::uint32_t, std::string>> deaths_seen_;
-  std::set<std::uint16_t> stalled_;
   bool stopped_ = false;
 };
 

@@ -128,25 +128,38 @@ void KeeperImpl::watch_deaths() {
 
 void KeeperImpl::watch_stalls(std::uint64_t now_realtime) {
   const auto stall_ns = static_cast<std::uint64_t>(options.on_stall_s * 1e9);
+  // The topics' own published counts: a keeper short of CPU takes late, and a message still in
+  // the ring or on its way to the store is no silence of its publisher.
+  std::map<std::string, std::uint64_t> published;
+  if (taps_) {
+    for (const auto& c : taps_->counts()) published[c.topic] = c.published;
+  }
   for (const auto& t : store.impl().channels()) {
-    auto& seen = messages_seen_[t.channel_id];
-    if (t.messages != seen) {
+    StallWatch& w = stall_watch_[t.channel_id];
+    bool moved = t.messages != w.messages;
+    w.messages = t.messages;
+    if (auto it = published.find(t.topic); it != published.end() && it->second != w.published) {
+      w.published = it->second;
+      w.moved_realtime_ns = now_realtime;
+      moved = true;
+    }
+    if (moved) {
       // Moving again (or still): re-armed, and its rate remembered for when it stops.
-      seen = t.messages;
-      stalled_.erase(t.channel_id);
-      peak_rate_[t.channel_id] = std::max(peak_rate_[t.channel_id], t.rate_hz);
+      w.stalled = false;
+      w.peak_rate_hz = std::max(w.peak_rate_hz, t.rate_hz);
       continue;
     }
     // Steady: it would have sent several messages in the stall time at the rate it had.
-    const bool steady = t.messages >= 10 && peak_rate_[t.channel_id] * options.on_stall_s >= 3;
-    if (!steady || stalled_.count(t.channel_id) || t.last_realtime_ns == 0) continue;
-    if (now_realtime < t.last_realtime_ns + stall_ns) continue;
-    stalled_.insert(t.channel_id);
+    const bool steady = t.messages >= 10 && w.peak_rate_hz * options.on_stall_s >= 3;
+    if (!steady || w.stalled || t.last_realtime_ns == 0) continue;
+    const std::uint64_t last_heard = std::max(t.last_realtime_ns, w.moved_realtime_ns);
+    if (now_realtime < last_heard + stall_ns) continue;
+    w.stalled = true;
     trigger("stall",
             fmt::format("{} silent for {:.1f} s (it had {:.1f} Hz)", t.topic,
-                        static_cast<double>(now_realtime - t.last_realtime_ns) / 1e9, peak_rate_[t.channel_id]),
+                        static_cast<double>(now_realtime - last_heard) / 1e9, w.peak_rate_hz),
             "");
-    peak_rate_[t.channel_id] = 0;
+    w.peak_rate_hz = 0;
   }
 }
 

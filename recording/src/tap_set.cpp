@@ -137,7 +137,8 @@ std::vector<TopicCounts> TapSetImpl::counts() const {
   std::vector<TopicCounts> out;
   out.reserve(taps_.size());
   for (const auto& tap : taps_) {
-    out.push_back({descriptions_[tap->index].topic, tap->received.load(), tap->missed.load(), tap->dropped.load()});
+    out.push_back({descriptions_[tap->index].topic, tap->received.load(), tap->missed.load(), tap->dropped.load(),
+                   tap->subscriber.published()});
   }
   return out;
 }

@@ -88,6 +88,9 @@ struct TopicCounts {
   std::uint64_t received = 0;  ///< handed to the sink
   std::uint64_t missed = 0;    ///< overwritten before they were read
   std::uint64_t dropped = 0;   ///< refused by the sink
+  /// The topic's own count of messages published (Subscriber::published), read when counted:
+  /// it moves while publishers publish, however far behind the taps are.
+  std::uint64_t published = 0;
 };
 
 namespace detail {
