@@ -14,6 +14,7 @@
 #include "cerulion/core/subscriber.hpp"
 #include "cerulion/flashback/keeper.hpp"
 #include "cerulion/recording/sample_queue.hpp"
+#include "stall_watch.hpp"
 #include "store_impl.hpp"
 
 namespace cerulion::flashback::detail {
@@ -35,15 +36,6 @@ class StoreConsumer final : public recording::SampleConsumer {
   std::vector<std::optional<std::uint16_t>> channels_;
   std::uint64_t last_rate_ns_ = 0;
   std::map<std::uint16_t, std::uint64_t> messages_at_last_rate_;
-};
-
-/// What the stall watch knows of one channel.
-struct StallWatch {
-  std::uint64_t messages = 0;    ///< stored, when last looked at
-  std::uint64_t published = 0;   ///< by the topic's publishers, when last looked at
-  std::uint64_t moved_realtime_ns = 0;  ///< when the topic was last seen to publish
-  double peak_rate_hz = 0;       ///< the rate it had, for when it stops
-  bool stalled = false;          ///< dumped for this silence already
 };
 
 /// A dump waiting for its post window.
@@ -83,7 +75,7 @@ class KeeperImpl {
   std::optional<recording::TapSet> taps_;
   std::optional<Subscriber> trigger_subscriber_;
   std::map<std::string, std::uint64_t> lost_before_start_;  // a dead keeper's counts, per topic
-  std::map<std::uint16_t, StallWatch> stall_watch_;
+  std::optional<StallWatch> stall_watch_;  // when options.on_stall_s > 0
   std::atomic<bool> stop_{false};
   std::thread control_;
   mutable std::mutex mutex_;  // guards pending_, problems_

@@ -127,39 +127,15 @@ void KeeperImpl::watch_deaths() {
 }
 
 void KeeperImpl::watch_stalls(std::uint64_t now_realtime) {
-  const auto stall_ns = static_cast<std::uint64_t>(options.on_stall_s * 1e9);
-  // The topics' own published counts: a keeper short of CPU takes late, and a message still in
-  // the ring or on its way to the store is no silence of its publisher.
+  if (!stall_watch_) stall_watch_.emplace(options.on_stall_s);
   std::map<std::string, std::uint64_t> published;
   if (taps_) {
     for (const auto& c : taps_->counts()) published[c.topic] = c.published;
   }
   for (const auto& t : store.impl().channels()) {
-    StallWatch& w = stall_watch_[t.channel_id];
-    bool moved = t.messages != w.messages;
-    w.messages = t.messages;
-    if (auto it = published.find(t.topic); it != published.end() && it->second != w.published) {
-      w.published = it->second;
-      w.moved_realtime_ns = now_realtime;
-      moved = true;
-    }
-    if (moved) {
-      // Moving again (or still): re-armed, and its rate remembered for when it stops.
-      w.stalled = false;
-      w.peak_rate_hz = std::max(w.peak_rate_hz, t.rate_hz);
-      continue;
-    }
-    // Steady: it would have sent several messages in the stall time at the rate it had.
-    const bool steady = t.messages >= 10 && w.peak_rate_hz * options.on_stall_s >= 3;
-    if (!steady || w.stalled || t.last_realtime_ns == 0) continue;
-    const std::uint64_t last_heard = std::max(t.last_realtime_ns, w.moved_realtime_ns);
-    if (now_realtime < last_heard + stall_ns) continue;
-    w.stalled = true;
-    trigger("stall",
-            fmt::format("{} silent for {:.1f} s (it had {:.1f} Hz)", t.topic,
-                        static_cast<double>(now_realtime - last_heard) / 1e9, w.peak_rate_hz),
-            "");
-    w.peak_rate_hz = 0;
+    ChannelActivity activity{t.topic, t.messages, std::nullopt, t.last_realtime_ns, t.rate_hz};
+    if (auto it = published.find(t.topic); it != published.end()) activity.published = it->second;
+    if (auto stall = stall_watch_->look(t.channel_id, activity, now_realtime)) trigger("stall", *stall, "");
   }
 }
 
