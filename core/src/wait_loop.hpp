@@ -24,7 +24,7 @@
 
 namespace cerulion::detail {
 
-inline constexpr std::uint64_t kHousekeepingNs = 100'000'000;  // liveness checks: stall ≤ 1 s
+inline constexpr std::uint64_t kHousekeepingNs = kWaitRecheckIntervalNs;
 inline constexpr std::uint64_t kWaitForever = UINT64_MAX;
 
 /// The deadline of a wait that starts at `start`.

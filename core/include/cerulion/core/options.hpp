@@ -88,12 +88,16 @@ struct TopicOptions {
   std::optional<TopicType> type;
 };
 
+/// The longest a wait sleeps in the kernel before it looks again at its cancel flag and at dead
+/// participants, in ns: how late a cancel set without a signal is seen.
+inline constexpr std::uint64_t kWaitRecheckIntervalNs = 100'000'000;
+
 /// How a participant waits, and what can cut a wait short.
 struct WaitOptions {
   /// Wait strategy; default adaptive.
   WaitStrategy strategy = WaitStrategy::Adaptive;
-  /// When non-null and set to true, any wait returns ErrorCode::Interrupted promptly (≤ 100 ms,
-  /// at once when a signal handler set it and interrupted the futex call).
+  /// When non-null and set to true, any wait returns ErrorCode::Interrupted: at once when a signal
+  /// handler set it and interrupted the futex call, else within kWaitRecheckIntervalNs.
   const std::atomic<bool>* cancel = nullptr;
 };
 

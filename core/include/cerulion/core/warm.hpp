@@ -20,12 +20,12 @@ namespace cerulion {
 /// microseconds on the message's path.
 ///
 /// The wait strategies call it by themselves while they poll. Call it from a wait of your own
-/// before a latency-critical publish, e.g. every ~20 µs while spinning until a deadline. It reads
-/// some hundreds of lines, which takes well under a microsecond when they are warm, and never blocks.
+/// before a latency-critical publish, e.g. every kWarmCachesIntervalNs while spinning until a
+/// deadline. It reads some hundreds of lines, cheap when they are warm, and never blocks.
 void warm_caches() noexcept;
 
-/// How often a polling loop calls warm_caches(), in ns (20 µs): well within the time a shared VM
-/// takes to evict what was warmed, and rare enough that warming costs a few % of a poll
+/// How often a polling loop calls warm_caches(), in ns: well within the time a shared VM takes to
+/// evict what was warmed, and rare enough that warming is a small part of a poll
 /// (docs/performance.md has the measurements).
 inline constexpr std::uint64_t kWarmCachesIntervalNs = 20'000;
 
