@@ -1,25 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
-// `cerulion play FILE`: republishes a recording on its topics in log-time order (chunks that overlap
-// in time are merged, as the mcap CLI and Foxglove play them), paced by the recorded log times.
-// --lockstep makes each message wait until every subscriber has released the previous one.
+// `cerulion play FILE`: a recording republished on its topics (recording/playback.hpp plays it):
+// topic selection, progress on stderr, a summary.
 
 #include <algorithm>
 #include <chrono>
-#include <map>
 #include <regex>
 #include <set>
 #include <string>
-#include <thread>
 #include <unistd.h>
 
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
-#include "cerulion/core/discovery.hpp"
-#include "cerulion/core/publisher.hpp"
-#include "cerulion/recorder/profile.hpp"
 #include "cerulion/recorder/reader.hpp"
+#include "cerulion/recording/playback.hpp"
 #include "command.hpp"
 #include "record_util.hpp"
 
@@ -36,86 +31,6 @@ struct PlaySettings {
   bool lockstep = false;
   bool json = false;
 };
-
-struct Playing {
-  Publisher publisher;
-  std::uint64_t published = 0;
-};
-
-// Sleeps until `deadline`, waking early on Ctrl-C; false when stopped.
-bool sleep_until(std::chrono::steady_clock::time_point deadline) {
-  while (!stop_requested()) {
-    auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) return true;
-    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(deadline - now, std::chrono::milliseconds(50)));
-  }
-  return false;
-}
-
-// The topic settings a channel recorded. One that does not read back is said once, and ignored.
-recorder::profile::TopicSettings recorded_settings(const recorder::Channel& ch) {
-  auto settings = recorder::profile::parse_channel_metadata(ch.metadata);
-  if (settings.ok()) return *settings;
-  fmt::print(stderr, "warning: '{}': {}: its recorded topic settings are ignored\n", ch.topic, settings.message());
-  return {};
-}
-
-// The type a channel recorded, for its publisher to declare; nullopt for raw bytes. One that a topic
-// cannot declare (a foreign file's encoding cerulion does not know) is said once, and played raw.
-std::optional<TopicType> recorded_type(const recorder::Channel& ch, const recorder::FileSummary& summary) {
-  auto schema = summary.schemas.find(ch.schema_id);
-  const bool has_schema = ch.schema_id != 0 && schema != summary.schemas.end();
-  TopicType type = recorder::profile::topic_type(ch, has_schema ? &schema->second : nullptr);
-  if (type.raw()) return std::nullopt;
-  if (Status st = check_topic_type(type); !st) {
-    fmt::print(stderr, "warning: '{}': {}: its messages are played as raw bytes\n", ch.topic, st.message());
-    return std::nullopt;
-  }
-  return type;
-}
-
-Publisher open_publisher(const recorder::Channel& ch, const recorder::FileSummary& summary, const PlaySettings& s,
-                         const std::string& domain) {
-  PublisherOptions options;
-  options.topic.domain = domain;
-  // A topic that exists with another type refuses the publisher: Incompatible, said in one line.
-  options.topic.type = recorded_type(ch, summary);
-  options.wait.cancel = stop_flag();
-  const auto recorded = recorded_settings(ch);
-  if (s.lockstep) {
-    options.topic.mode = Mode::Lockstep;
-  } else if (!recorded.mode.empty()) {
-    options.topic.mode = parse_mode(recorded.mode);
-    if (!options.topic.mode) {
-      fmt::print(stderr, "warning: '{}': recorded mode '{}' is unknown: the topic's own mode is used\n", ch.topic,
-                 recorded.mode);
-    }
-  }
-  // Topic settings from the recording apply only to a topic play creates.
-  bool exists = inspect_topic(ch.topic, domain).ok();
-  if (!exists) {
-    if (s.lockstep) {
-      options.topic.depth = 1;  // room for one more = every subscriber released the previous message
-    } else if (recorded.depth) {
-      options.topic.depth = recorded.depth;
-    }
-    if (recorded.max_payload) options.topic.max_payload = recorded.max_payload;
-  }
-  auto pub = Publisher::create(ch.topic, options);
-  if (!pub && pub.code() == ErrorCode::Incompatible) {
-    // The topic exists with other settings: join it as it is.
-    options.topic.mode.reset();
-    options.topic.depth.reset();
-    pub = Publisher::create(ch.topic, options);
-  }
-  auto publisher = take(std::move(pub), fmt::format("cannot publish on '{}'", ch.topic));
-  if (s.lockstep && publisher.mode() != Mode::Lockstep) {
-    // A topic's mode is fixed by whoever created it; silence would promise a replay it is not.
-    fmt::print(stderr, "warning: '{}' already runs in {} mode, which wins over --lockstep: a slow subscriber may lose messages\n",
-               ch.topic, to_string(publisher.mode()));
-  }
-  return publisher;
-}
 
 // The recording's topics in one line, or their count when they would not fit one.
 std::string topics_hint(const recorder::Reader& reader, const std::string& file) {
@@ -143,100 +58,69 @@ void run_play(const PlaySettings& s) {
   }
   auto reader = recorder::Reader::open(s.file);
   if (!reader) throw Exit{kExitFailure, reader.message()};
-  // The reader lists each problem once: print those of opening now, those reading finds after each pass.
-  std::size_t warned = 0;
-  auto warn_new_problems = [&] {
-    for (const auto& problems = reader->problems(); warned < problems.size(); ++warned) {
-      fmt::print(stderr, "warning: {}\n", problems[warned]);
-    }
-  };
-  warn_new_problems();
+  for (const auto& problem : reader->problems()) fmt::print(stderr, "warning: {}\n", problem);
+  const std::string hint = topics_hint(*reader, s.file);
   install_stop_handlers();
-  const std::string domain = globals().domain;
-  std::set<std::string> wanted(s.topics.begin(), s.topics.end());
-  auto selected = [&](const recorder::Channel& ch) {
-    if (wanted.empty() && res.empty()) return true;
-    if (wanted.count(ch.topic)) return true;
-    for (const auto& re : res) if (std::regex_search(ch.topic, re)) return true;
-    return false;
-  };
-  if (!wanted.empty() || !res.empty()) {
-    bool any = false;
-    for (const auto& [id, ch] : reader->summary().channels) any = any || selected(ch);
-    if (!any) {
-      std::string asked;
-      if (!s.topics.empty()) asked = fmt::format("--topics {}", fmt::join(s.topics, " "));
-      for (const auto& p : s.regex) asked += fmt::format("{}-e '{}'", asked.empty() ? "" : " ", p);
-      throw Exit{kExitFailure, fmt::format("nothing in {} matches {} ({})", s.file, asked, topics_hint(*reader, s.file))};
-    }
-  }
-  const auto& stats = reader->summary().statistics;
-  recorder::ReadMessagesOptions ro;
-  ro.channel_filter = selected;
-  ro.order = recorder::ReadOrder::LogTime;
-  ro.start_time = stats.message_start_time + static_cast<std::uint64_t>(s.start_offset_s * 1e9);
-  const std::uint64_t total_ns = stats.message_end_time > ro.start_time ? stats.message_end_time - ro.start_time : 0;
 
-  std::map<std::uint16_t, std::unique_ptr<Playing>> publishers;
-  std::uint64_t published = 0;
-  std::uint64_t loops = 0;
+  recording::PlaybackOptions options;
+  options.domain = globals().domain;
+  options.rate = s.rate;
+  options.loop = s.loop;
+  options.start_offset_ns = static_cast<std::uint64_t>(s.start_offset_s * 1e9);
+  options.lockstep = s.lockstep;
+  options.cancel = stop_flag();
+  if (!s.topics.empty() || !res.empty()) {
+    options.select = [wanted = std::set<std::string>(s.topics.begin(), s.topics.end()), res](const std::string& topic) {
+      if (wanted.count(topic)) return true;
+      for (const auto& re : res) if (std::regex_search(topic, re)) return true;
+      return false;
+    };
+  }
+  auto playback = recording::Playback::create(std::move(*reader), options);
+  if (playback.code() == ErrorCode::NotFound) {
+    std::string asked;
+    if (!s.topics.empty()) asked = fmt::format("--topics {}", fmt::join(s.topics, " "));
+    for (const auto& p : s.regex) asked += fmt::format("{}-e '{}'", asked.empty() ? "" : " ", p);
+    throw Exit{kExitFailure, fmt::format("nothing in {} matches {} ({})", s.file, asked, hint)};
+  }
+  check(playback.status());
+
+  // Progress rewrites one line on a terminal; a warning after it starts on a line of its own.
   const bool tty = ::isatty(STDERR_FILENO);
+  bool mid_line = false;
+  recording::PlaybackEvents events;
+  events.on_warning = [&](const std::string& warning) {
+    if (mid_line) fmt::print(stderr, "\n");
+    mid_line = false;
+    fmt::print(stderr, "warning: {}\n", warning);
+  };
+  events.on_progress = [&](const recording::PlaybackProgress& p) {
+    std::string line = fmt::format("playing: {} msgs published, at {:.1f} s of {:.1f} s{}", p.published,
+                                   static_cast<double>(p.position_ns) / 1e9, static_cast<double>(p.duration_ns) / 1e9,
+                                   s.loop ? fmt::format(" (loop {})", p.pass + 1) : "");
+    if (tty) fmt::print(stderr, "\r\033[K{}", line);
+    else fmt::print(stderr, "{}\n", line);
+    mid_line = tty;
+  };
   const auto began = std::chrono::steady_clock::now();
-  auto last_progress = began;
-  bool printed = false;
-  do {
-    std::optional<std::uint64_t> first_log;
-    auto wall0 = std::chrono::steady_clock::now();
-    Status st = reader->read_messages(ro, [&](const recorder::MessageView& m) {
-      if (stop_requested()) return false;
-      auto& slot = publishers[m.channel.id];
-      if (!slot) slot = std::make_unique<Playing>(Playing{open_publisher(m.channel, reader->summary(), s, domain)});
-      if (!first_log) first_log = m.message.log_time;
-      auto offset_ns = m.message.log_time >= *first_log ? m.message.log_time - *first_log : 0;
-      auto due = wall0 + std::chrono::nanoseconds(static_cast<std::int64_t>(static_cast<double>(offset_ns) / s.rate));
-      if (!sleep_until(due)) return false;
-      auto seq = slot->publisher.publish_copy(m.message.data);
-      if (!seq && seq.code() == ErrorCode::Interrupted) return false;
-      check(seq.status(), fmt::format("publishing on '{}'", m.channel.topic));
-      ++slot->published;
-      ++published;
-      auto now = std::chrono::steady_clock::now();
-      if (now - last_progress >= std::chrono::seconds(1)) {
-        std::string line = fmt::format("playing: {} msgs published, at {:.1f} s of {:.1f} s{}", published,
-                                       static_cast<double>(offset_ns) / 1e9, static_cast<double>(total_ns) / 1e9,
-                                       s.loop ? fmt::format(" (loop {})", loops + 1) : "");
-        if (tty) fmt::print(stderr, "\r\033[K{}", line);
-        else fmt::print(stderr, "{}\n", line);
-        printed = printed || tty;
-        last_progress = now;
-      }
-      return true;
-    });
-    if (printed && warned < reader->problems().size()) {
-      fmt::print(stderr, "\n");
-      printed = false;
-    }
-    warn_new_problems();
-    check_recorder(st);
-    ++loops;
-    if (published == 0) break;  // nothing selected: looping would spin
-  } while (s.loop && !stop_requested());
-  if (printed) fmt::print(stderr, "\n");
-  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  const Status played = playback->run(events);
+  if (mid_line) fmt::print(stderr, "\n");
+  check(played);
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   if (s.json) {
     nlohmann::ordered_json j;
     j["file"] = s.file;
-    j["messages_published"] = published;
-    j["loops"] = loops;
+    j["messages_published"] = playback->published();
+    j["loops"] = playback->passes();
     j["duration_s"] = elapsed;
     j["interrupted"] = stop_requested();
     auto topics = nlohmann::ordered_json::array();
-    for (const auto& [id, p] : publishers) topics.push_back({{"topic", p->publisher.topic()}, {"messages", p->published}});
+    for (const auto& t : playback->counts()) topics.push_back({{"topic", t.topic}, {"messages", t.published}});
     j["topics"] = topics;
     fmt::print("{}\n", j.dump(2));
   } else {
-    fmt::print(stderr, "played {} on {} in {:.1f} s\n", counted(published, "message"),
-               counted(publishers.size(), "topic"), elapsed);
+    fmt::print(stderr, "played {} on {} in {:.1f} s\n", counted(playback->published(), "message"),
+               counted(playback->counts().size(), "topic"), elapsed);
   }
   // Ctrl-C is how a --loop ends; a SIGTERM or SIGHUP still shows in the exit code.
   if (int code = finished_exit_code(); code != kExitOk) throw Exit{code, {}};

@@ -182,7 +182,7 @@ TEST_CASE("play --lockstep into a topic that already runs free says the topic's 
   REQUIRE(free_run.ok());
   auto lockstep = run_cerulion({"play", file, "--lockstep"}, {}, 20s);
   CHECK(lockstep.exit_code == 0);
-  CHECK(lockstep.err.find("warning: '" + topic + "' already runs in free-run mode, which wins over --lockstep") !=
+  CHECK(lockstep.err.find("warning: '" + topic + "' already runs in free-run mode, which wins over lockstep playback") !=
         std::string::npos);
   CHECK(lockstep.err.find("played 3 messages on 1 topic in") != std::string::npos);
   auto plain = run_cerulion({"play", file}, {}, 20s);

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Playing a recording back: its messages republished on their topics in log-time order (chunks
+// that overlap in time are merged, as the mcap CLI and Foxglove play them), paced by the recorded
+// log times. What `cerulion play` runs, and what a process of your own can run.
+//
+//   auto reader = cerulion::recorder::Reader::open("run.mcap");
+//   if (!reader) ...;
+//   cerulion::recording::PlaybackOptions o;
+//   o.rate = 2;  // twice as fast
+//   auto playback = cerulion::recording::Playback::create(std::move(*reader), o);
+//   if (!playback) ...;
+//   if (auto st = playback->run(); !st) ...;
+//
+// Each topic a recording names is opened with the type (encoding and schema) and the settings
+// (mode, depth, payload ceiling) it was recorded with; the settings apply only to a topic the
+// playback creates. A topic that exists with another type refuses it: Incompatible.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cerulion/core/names.hpp"
+#include "cerulion/core/status.hpp"
+#include "cerulion/recorder/reader.hpp"
+
+namespace cerulion::recording {
+
+/// Settings of a playback; defaults are the recommendation.
+struct PlaybackOptions {
+  /// Where the topics are published.
+  std::string domain = default_domain();
+  /// Speed factor: 2 plays twice as fast. Positive.
+  double rate = 1.0;
+  /// Start over at the end until cancelled.
+  bool loop = false;
+  /// Which of the recording's topics to play; empty plays every one.
+  std::function<bool(const std::string& topic)> select;
+  /// Skips this much of the recording's beginning (log time, ns).
+  std::uint64_t start_offset_ns = 0;
+  /// Each message waits until every subscriber released the previous one (a deterministic
+  /// replay): topics the playback creates run in lockstep with room for one message. A topic
+  /// that exists in free run stays so (warned).
+  bool lockstep = false;
+  /// When non-null and set, the playback stops promptly (run() then returns Ok, interrupted()).
+  const std::atomic<bool>* cancel = nullptr;
+  /// How often run() reports progress, in ns.
+  std::uint64_t progress_interval_ns = 1'000'000'000;
+};
+
+/// Where a playback is.
+struct PlaybackProgress {
+  std::uint64_t published = 0;    ///< messages, all passes together
+  std::uint64_t position_ns = 0;  ///< log time since the start of the played span
+  std::uint64_t duration_ns = 0;  ///< of the played span
+  std::uint64_t pass = 0;         ///< 0 for the first, 1 for the first loop...
+};
+
+/// What a playback tells as it runs; either may be empty.
+struct PlaybackEvents {
+  /// One line per problem, each once: a damaged chunk the reader skipped, recorded settings that
+  /// do not read back, an encoding a topic cannot declare (its messages then go out as raw bytes).
+  std::function<void(const std::string& warning)> on_warning;
+  /// About every PlaybackOptions::progress_interval_ns.
+  std::function<void(const PlaybackProgress&)> on_progress;
+};
+
+/// Messages published on one topic.
+struct PlaybackTopicCounts {
+  std::string topic;
+  std::uint64_t published = 0;
+};
+
+namespace detail {
+class PlaybackImpl;
+}
+
+/// One playback of one recording. Move-only.
+class Playback {
+ public:
+  /// Takes the reader (its problems found so far are the caller's: Reader::problems()). NotFound
+  /// when `select` takes none of its topics; InvalidArgument for a rate that is not positive.
+  static Result<Playback> create(recorder::Reader reader, PlaybackOptions options);
+  Playback(Playback&&) noexcept;
+  Playback& operator=(Playback&&) noexcept;
+  ~Playback();
+
+  /// Plays to the end (with `loop`, until cancelled). An error names the topic it came from
+  /// ("cannot publish on '/x': ..."); what was published before it stays published.
+  [[nodiscard]] Status run(const PlaybackEvents& events = {});
+
+  /// Messages published, all topics and passes together.
+  std::uint64_t published() const;
+  /// Passes over the recording begun.
+  std::uint64_t passes() const;
+  /// Whether the cancel flag ended it.
+  bool interrupted() const;
+  /// Per-topic counts, in channel order.
+  std::vector<PlaybackTopicCounts> counts() const;
+
+ private:
+  explicit Playback(std::unique_ptr<detail::PlaybackImpl> impl);
+  std::unique_ptr<detail::PlaybackImpl> impl_;
+};
+
+}  // namespace cerulion::recording

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: Apache-2.0
+// Playbacks of recordings held in memory onto real topics: every message in log-time order, the
+// recorded types and settings, selection, offsets, loops, and the errors of a topic that refuses.
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+
+#include "cerulion/recorder/profile.hpp"
+#include "cerulion/recorder/reader.hpp"
+#include "cerulion/recording/playback.hpp"
+#include "helpers.hpp"
+#include "topic_types.hpp"
+
+using namespace cerulion;
+using namespace cerulion::recording;
+using namespace cerulion::test;
+using namespace std::chrono_literals;
+namespace profile = cerulion::recorder::profile;
+
+namespace {
+
+void requireOk(const Status& st) {
+  INFO(st.message());
+  REQUIRE(st.ok());
+}
+
+constexpr std::uint64_t kStart = 1'700'000'000'000'000'000ull;
+
+/// One channel of a recording written for a test.
+struct RecordedTopic {
+  RecordedTopic(std::string name, TopicType t = {}, recorder::KeyValueMap md = {})
+      : topic(std::move(name)), type(std::move(t)), metadata(std::move(md)) {}
+  std::string topic;
+  TopicType type;  // raw by default
+  recorder::KeyValueMap metadata;
+};
+
+/// A recording in memory: `per_topic` messages on each topic, "<topic>#<i>", log times interleaved
+/// `step_ns` apart across the topics and written in reverse, so file order is not log-time order.
+struct MemoryRecording {
+  recorder::ByteVector bytes;
+
+  MemoryRecording(const std::vector<RecordedTopic>& topics, int per_topic, std::uint64_t step_ns = 1'000'000) {
+    auto writer = recorder::Writer::create(std::make_unique<recorder::MemorySink>(bytes));
+    REQUIRE(writer.ok());
+    profile::SchemaIds schemas;
+    std::vector<std::uint16_t> channels;
+    for (const auto& t : topics) {
+      const auto type = profile::channel_type(t.type);
+      auto schema = profile::schema_id(*writer, schemas, type.schema);
+      REQUIRE(schema.ok());
+      auto channel = writer->add_channel(t.topic, type.message_encoding, *schema, t.metadata);
+      REQUIRE(channel.ok());
+      channels.push_back(*channel);
+    }
+    for (int i = per_topic - 1; i >= 0; --i) {
+      for (std::size_t c = topics.size(); c-- > 0;) {
+        const std::string payload = topics[c].topic + "#" + std::to_string(i);
+        const std::uint64_t time = kStart + (static_cast<std::uint64_t>(i) * topics.size() + c) * step_ns;
+        requireOk(writer->write(channels[c], static_cast<std::uint32_t>(i), time, time, bytes_of(payload)));
+      }
+    }
+    requireOk(writer->close());
+  }
+
+  recorder::Reader reader() const {
+    auto reader = recorder::Reader::open_memory(bytes);
+    REQUIRE(reader.ok());
+    return std::move(*reader);
+  }
+};
+
+PlaybackOptions played_in(const std::string& domain) {
+  PlaybackOptions o;
+  o.domain = domain;
+  return o;
+}
+
+Subscriber subscribed(const std::string& topic, const std::string& domain) {
+  SubscriberOptions o;
+  o.topic.domain = domain;
+  auto sub = Subscriber::create(topic, o);
+  REQUIRE(sub.ok());
+  return std::move(*sub);
+}
+
+/// What `subscriber` holds now, oldest first.
+std::vector<std::string> drained(Subscriber& subscriber) {
+  std::vector<std::string> got;
+  for (;;) {
+    auto sample = subscriber.try_receive();
+    REQUIRE(sample.ok());
+    if (!*sample) return got;
+    got.push_back(text_of((*sample)->data()));
+  }
+}
+
+std::vector<std::string> expected(const std::string& topic, int from, int to) {
+  std::vector<std::string> out;
+  for (int i = from; i < to; ++i) out.push_back(topic + "#" + std::to_string(i));
+  return out;
+}
+
+Playback created(const MemoryRecording& recording, PlaybackOptions options) {
+  auto playback = Playback::create(recording.reader(), std::move(options));
+  requireOk(playback.status());
+  return std::move(*playback);
+}
+
+}  // namespace
+
+TEST_CASE("A playback republishes every recorded message on its topic in log-time order, and counts them",
+          "[recording][playback]") {
+  TestDomain domain("playback");
+  MemoryRecording recording({{"/a"}, {"/b"}}, 5);
+  auto a = subscribed("/a", domain.name);
+  auto b = subscribed("/b", domain.name);
+  auto playback = created(recording, played_in(domain.name));
+  requireOk(playback.run());
+  CHECK(drained(a) == expected("/a", 0, 5));
+  CHECK(drained(b) == expected("/b", 0, 5));
+  CHECK(playback.published() == 10);
+  CHECK(playback.passes() == 1);
+  CHECK_FALSE(playback.interrupted());
+  const auto counts = playback.counts();
+  REQUIRE(counts.size() == 2);
+  CHECK(counts[0].topic == "/a");
+  CHECK(counts[0].published == 5);
+  CHECK(counts[1].topic == "/b");
+  CHECK(counts[1].published == 5);
+}
+
+TEST_CASE("A playback is paced by the recorded log times divided by its rate", "[recording][playback]") {
+  TestDomain domain("playback_pace");
+  MemoryRecording recording({{"/paced"}}, 5, 100'000'000);  // 400 ms from first to last
+  auto sub = subscribed("/paced", domain.name);
+  auto options = played_in(domain.name);
+  double rate = 1;
+  SECTION("at the recorded speed") { rate = 1; }
+  SECTION("twice as fast") { rate = 2; }
+  options.rate = rate;
+  auto playback = created(recording, options);
+  const auto began = std::chrono::steady_clock::now();
+  requireOk(playback.run());
+  // Never sooner than the recording says (later is the machine's business, not asserted).
+  CHECK(std::chrono::steady_clock::now() - began >= std::chrono::duration<double>(0.4 / rate));
+  CHECK(drained(sub).size() == 5);
+}
+
+TEST_CASE("A playback plays only the topics it selects, from its start offset", "[recording][playback]") {
+  TestDomain domain("playback_select");
+  MemoryRecording recording({{"/keep"}, {"/skip"}}, 6);
+  auto keep = subscribed("/keep", domain.name);
+  auto options = played_in(domain.name);
+  options.select = [](const std::string& topic) { return topic == "/keep"; };
+  SECTION("from the beginning") {
+    auto playback = created(recording, options);
+    requireOk(playback.run());
+    CHECK(drained(keep) == expected("/keep", 0, 6));
+  }
+  SECTION("skipping the first messages' log times") {
+    options.start_offset_ns = 2 * 2 * 1'000'000;  // two messages of each topic
+    auto playback = created(recording, options);
+    requireOk(playback.run());
+    CHECK(drained(keep) == expected("/keep", 2, 6));
+  }
+  CHECK_FALSE(inspect_topic("/skip", domain.name).ok());
+}
+
+TEST_CASE("A playback that selects none of the recording's topics, or has no positive rate, is refused",
+          "[recording][playback]") {
+  TestDomain domain("playback_refused");
+  MemoryRecording recording({{"/only"}}, 2);
+  auto options = played_in(domain.name);
+  SECTION("a selection matching nothing") {
+    options.select = [](const std::string&) { return false; };
+    CHECK(Playback::create(recording.reader(), options).code() == ErrorCode::NotFound);
+  }
+  SECTION("a rate of zero") {
+    options.rate = 0;
+    CHECK(Playback::create(recording.reader(), options).code() == ErrorCode::InvalidArgument);
+  }
+  CHECK_FALSE(inspect_topic("/only", domain.name).ok());
+}
+
+TEST_CASE("A looping playback starts over until cancelled, and says it was", "[recording][playback]") {
+  TestDomain domain("playback_loop");
+  MemoryRecording recording({{"/loop"}}, 3);
+  auto sub = subscribed("/loop", domain.name);
+  std::atomic<bool> cancel{false};
+  auto options = played_in(domain.name);
+  options.loop = true;
+  options.cancel = &cancel;
+  options.progress_interval_ns = 0;  // every message
+  auto playback = created(recording, options);
+  PlaybackEvents events;
+  std::vector<std::uint64_t> passes;
+  events.on_progress = [&](const PlaybackProgress& p) {
+    passes.push_back(p.pass);
+    if (p.published == 7) cancel = true;
+  };
+  requireOk(playback.run(events));
+  CHECK(playback.interrupted());
+  CHECK(playback.published() == 7);
+  CHECK(playback.passes() == 3);
+  CHECK(passes == std::vector<std::uint64_t>{0, 0, 0, 1, 1, 1, 2});
+  auto got = drained(sub);
+  auto first = expected("/loop", 0, 3);
+  std::vector<std::string> want = first;
+  want.insert(want.end(), first.begin(), first.end());
+  want.push_back(first[0]);
+  CHECK(got == want);
+}
+
+TEST_CASE("A playback creates its topics with the recorded type and settings", "[recording][playback]") {
+  TestDomain domain("playback_type");
+  profile::TopicSettings settings;
+  settings.mode = "free-run";
+  settings.depth = 4;
+  settings.max_payload = 1 << 20;
+  MemoryRecording recording({{"/imu", imu_json_type(), profile::channel_metadata(settings)}, {"/raw"}}, 2);
+  auto playback = created(recording, played_in(domain.name));
+  requireOk(playback.run());
+  auto imu = inspect_topic("/imu", domain.name);
+  requireOk(imu.status());
+  CHECK(imu->type == imu_json_type());
+  CHECK(imu->mode == Mode::FreeRun);
+  CHECK(imu->depth == 4);
+  CHECK(imu->max_payload == 1 << 20);
+  auto raw = inspect_topic("/raw", domain.name);
+  requireOk(raw.status());
+  CHECK_FALSE(raw->type_declared);
+}
+
+TEST_CASE("A lockstep playback creates lockstep topics with room for one message", "[recording][playback]") {
+  TestDomain domain("playback_lockstep");
+  profile::TopicSettings settings;
+  settings.mode = "free-run";
+  settings.depth = 8;
+  MemoryRecording recording({{"/step", {}, profile::channel_metadata(settings)}}, 3);
+  auto options = played_in(domain.name);
+  options.lockstep = true;
+  auto playback = created(recording, options);
+  requireOk(playback.run());
+  auto info = inspect_topic("/step", domain.name);
+  requireOk(info.status());
+  CHECK(info->mode == Mode::Lockstep);
+  CHECK(info->depth == 1);
+}
+
+TEST_CASE("A playback into a topic of another type is Incompatible, naming the topic, and publishes nothing there",
+          "[recording][playback]") {
+  TestDomain domain("playback_clash");
+  MemoryRecording recording({{"/imu", imu_json_type()}}, 2);
+  PublisherOptions other;
+  other.topic.domain = domain.name;
+  other.topic.type = pose_json_type();
+  auto holder = Publisher::create("/imu", other);
+  requireOk(holder.status());
+  auto playback = created(recording, played_in(domain.name));
+  const Status st = playback.run();
+  CHECK(st.code() == ErrorCode::Incompatible);
+  CHECK(st.message().find("'/imu'") != std::string::npos);
+  CHECK(playback.published() == 0);
+}
+
+TEST_CASE("A playback warns once of what it cannot honour, and plays the messages anyway", "[recording][playback]") {
+  TestDomain domain("playback_warn");
+  std::vector<RecordedTopic> topics;
+  std::string about;
+  SECTION("recorded settings that do not read back") {
+    topics.push_back({"/odd", {}, {{"depth", "many"}}});
+    about = "its recorded topic settings are ignored";
+  }
+  SECTION("an encoding a topic cannot declare") {
+    topics.push_back({"/odd", TopicType{"mystery-encoding", {}}});
+    about = "its messages are played as raw bytes";
+  }
+  SECTION("a recorded mode it does not know") {
+    topics.push_back({"/odd", {}, {{"mode", "sideways"}}});
+    about = "recorded mode 'sideways' is unknown";
+  }
+  MemoryRecording recording(topics, 3);
+  auto sub = subscribed("/odd", domain.name);
+  auto playback = created(recording, played_in(domain.name));
+  std::vector<std::string> warnings;
+  PlaybackEvents events;
+  events.on_warning = [&](const std::string& w) { warnings.push_back(w); };
+  requireOk(playback.run(events));
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find("'/odd'") != std::string::npos);
+  CHECK(warnings[0].find(about) != std::string::npos);
+  CHECK(drained(sub) == expected("/odd", 0, 3));
+}
