@@ -52,8 +52,9 @@ double rounded(double value, int decimals) {
   return std::round(value * scale) / scale;
 }
 
-void print_human(const PingRun& run, const Summary& s) {
+void print_human(const PingRun& run, const measurement::PingFigures& f) {
   const auto& r = run.report;
+  const Summary& s = f.round_trip_us;
   const auto& o = r.options;
   const std::string rate = o.rate_hz > 0 ? fmt::format("{:g} Hz", o.rate_hz) : std::string("back to back");
   fmt::print("PING {} ({} domain): {} payload at {}, {}-process, {}, {} wait, cpus {}\n", o.prefix, o.domain,
@@ -68,10 +69,9 @@ void print_human(const PingRun& run, const Summary& s) {
     fmt::print("rtt min/median/p99/max = {:.3f}/{:.3f}/{}/{:.3f} µs{}\n", s.min, s.median,
                percentile_text(s.p99, s.count, kP99), s.max, note);
   }
-  if (!r.request_legs_ns.empty()) {
-    const Summary leg = measurement::summarize(measurement::to_microseconds(r.request_legs_ns));
-    fmt::print("request one way (publish to pong's take) min/median/max = {:.3f}/{:.3f}/{:.3f} µs\n", leg.min,
-               leg.median, leg.max);
+  if (const auto& leg = f.request_one_way_us) {
+    fmt::print("request one way (publish to pong's take) min/median/max = {:.3f}/{:.3f}/{:.3f} µs\n", leg->min,
+               leg->median, leg->max);
   }
   const std::string cpu = r.cpu_pong_resolved
                               ? fmt::format("cpu ping {:.1f}%, pong {:.1f}% of the run", r.cpu_pct_ping, r.cpu_pct_pong)
@@ -85,14 +85,11 @@ void print_human(const PingRun& run, const Summary& s) {
                run.keeper.cpu_pct, format_bytes(static_cast<double>(run.keeper.rss_bytes)), run.keeper.messages,
                run.keeper.lost, format_bytes(static_cast<double>(run.keeper.memory_bytes)), run.keeper.compression_ratio);
   }
-  if (o.alternate_wait_set) {
-    const auto split = measurement::split_alternate(r);
-    const Summary direct = measurement::summarize(measurement::to_microseconds(split.direct_ns));
-    const Summary set = measurement::summarize(measurement::to_microseconds(split.wait_set_ns));
+  if (const auto& a = f.alternate) {
     fmt::print("alternating: on the topics median {:.3f} µs ({} round trips), through wait sets of {} median "
                "{:.3f} µs ({}); ratio {:.2f}\n",
-               direct.median, direct.count, o.wait_set_members, set.median, set.count,
-               direct.median > 0 ? set.median / direct.median : 0.0);
+               a->direct_us.median, a->direct_us.count, o.wait_set_members, a->wait_set_us.median,
+               a->wait_set_us.count, a->median_ratio);
   }
   if (r.responder_gone) fmt::print("pong went away during the run\n");
   if (r.peer_may_share_cpu) {
@@ -102,8 +99,9 @@ void print_human(const PingRun& run, const Summary& s) {
   }
 }
 
-void print_json(const PingRun& run, const Summary& s) {
+void print_json(const PingRun& run, const measurement::PingFigures& f) {
   const auto& r = run.report;
+  const Summary& s = f.round_trip_us;
   const auto& o = r.options;
   nlohmann::json j;
   j["size_bytes"] = o.size;
@@ -122,9 +120,8 @@ void print_json(const PingRun& run, const Summary& s) {
   auto tail = [&](double v, double p) { return measurement::quotable(s.count, p) ? nlohmann::json(us(v)) : nlohmann::json(); };
   j["rtt_us"] = {{"min", us(s.min)},      {"median", us(s.median)}, {"mean", us(s.mean)},
                  {"p90", tail(s.p90, kP90)}, {"p99", tail(s.p99, kP99)}, {"max", us(s.max)}};
-  if (!r.request_legs_ns.empty()) {
-    const Summary leg = measurement::summarize(measurement::to_microseconds(r.request_legs_ns));
-    j["request_one_way_us"] = {{"min", us(leg.min)}, {"median", us(leg.median)}, {"max", us(leg.max)}};
+  if (const auto& leg = f.request_one_way_us) {
+    j["request_one_way_us"] = {{"min", us(leg->min)}, {"median", us(leg->median)}, {"max", us(leg->max)}};
   }
   j["cpu_pct"] = {{"ping", rounded(r.cpu_pct_ping, 2)}, {"pong", rounded(r.cpu_pct_pong, 2)}};
   j["cpu_pong_resolved"] = r.cpu_pong_resolved;
@@ -132,13 +129,10 @@ void print_json(const PingRun& run, const Summary& s) {
   j["rss_bytes"] = {{"ping", r.rss_ping}, {"pong", r.rss_pong}};
   j["pong_gone"] = r.responder_gone;
   j["flashback"] = run.flashback;
-  if (o.alternate_wait_set) {
-    const auto split = measurement::split_alternate(r);
-    const Summary direct = measurement::summarize(measurement::to_microseconds(split.direct_ns));
-    const Summary set = measurement::summarize(measurement::to_microseconds(split.wait_set_ns));
-    j["alternate"] = {{"direct_median_us", us(direct.median)}, {"wait_set_median_us", us(set.median)},
-                      {"direct_count", direct.count}, {"wait_set_count", set.count},
-                      {"ratio", direct.median > 0 ? rounded(set.median / direct.median, 3) : 0.0}};
+  if (const auto& a = f.alternate) {
+    j["alternate"] = {{"direct_median_us", us(a->direct_us.median)}, {"wait_set_median_us", us(a->wait_set_us.median)},
+                      {"direct_count", a->direct_us.count}, {"wait_set_count", a->wait_set_us.count},
+                      {"ratio", rounded(a->median_ratio, 3)}};
   }
   if (run.flashback) {
     j["keeper"] = {{"cpu_pct", rounded(run.keeper.cpu_pct, 2)},        {"rss_bytes", run.keeper.rss_bytes},
@@ -236,14 +230,14 @@ void add_ping_command(CLI::App& app) {
     o.cancel = stop_flag();
     const PingRun run = run_ping(o, a->flashback);
     const measurement::PingReport& report = run.report;
-    const Summary summary = measurement::summarize(measurement::to_microseconds(report.samples_ns));
+    const measurement::PingFigures figures = measurement::figures_of(report);
     if (!a->samples_out.empty()) {
       if (Status written = measurement::write_samples_le_u64(a->samples_out, report.samples_ns); !written.ok()) {
         throw Exit{kExitFailure, fmt::format("cannot write --samples-out '{}': {}", a->samples_out, written.message())};
       }
     }
-    if (a->json) print_json(run, summary);
-    else print_human(run, summary);
+    if (a->json) print_json(run, figures);
+    else print_human(run, figures);
     if (report.interrupted) throw Exit{stop_exit_code(), ""};
     if (report.lost > 0 || report.responder_gone) {
       throw Exit{kExitFailure, fmt::format("{} round trip(s) went missing{}", report.lost,

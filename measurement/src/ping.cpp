@@ -126,6 +126,21 @@ AlternateSamples split_alternate(const PingReport& report) {
   return split;
 }
 
+PingFigures figures_of(const PingReport& report) {
+  PingFigures figures;
+  figures.round_trip_us = summarize(to_microseconds(report.samples_ns));
+  if (!report.request_legs_ns.empty()) figures.request_one_way_us = summarize(to_microseconds(report.request_legs_ns));
+  if (report.options.alternate_wait_set) {
+    const AlternateSamples split = split_alternate(report);
+    PingFigures::Alternate a;
+    a.direct_us = summarize(to_microseconds(split.direct_ns));
+    a.wait_set_us = summarize(to_microseconds(split.wait_set_ns));
+    a.median_ratio = a.direct_us.median > 0 ? a.wait_set_us.median / a.direct_us.median : 0.0;
+    figures.alternate = a;
+  }
+  return figures;
+}
+
 Result<PingReport> run_ping(const PingOptions& o) {
   if (o.size < kStampBytes) {
     return Status{ErrorCode::InvalidArgument, "a request must hold the 8-byte timestamp"};

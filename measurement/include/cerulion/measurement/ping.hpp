@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "cerulion/core/options.hpp"
 #include "cerulion/core/status.hpp"
 #include "cerulion/measurement/cpu_pinning.hpp"
+#include "cerulion/measurement/statistics.hpp"
 #include "cerulion/measurement/transport.hpp"
 
 namespace cerulion::measurement {
@@ -103,6 +105,21 @@ struct AlternateSamples {
   std::vector<std::uint64_t> direct_ns, wait_set_ns;
 };
 [[nodiscard]] AlternateSamples split_alternate(const PingReport& report);
+
+/// A report's statistics, in µs: what `cerulion ping` prints.
+struct PingFigures {
+  Summary round_trip_us;
+  /// Where the transport reported request legs (PingReport::request_legs_ns).
+  std::optional<Summary> request_one_way_us;
+  /// An alternating run's halves (split_alternate()), and the wait sets' median over the direct one
+  /// (0 when the direct half is empty).
+  struct Alternate {
+    Summary direct_us, wait_set_us;
+    double median_ratio = 0;
+  };
+  std::optional<Alternate> alternate;
+};
+[[nodiscard]] PingFigures figures_of(const PingReport& report);
 
 /// Runs one measurement. Errors (not ok) are setup failures: a topic that cannot be opened (the
 /// core's code), a size over the transport's ceiling (PayloadTooLarge), no responder within the
