@@ -103,6 +103,15 @@ expect record_chatter '^recorded [1-9][0-9]* messages of /chatter into chatter.m
 "$tmp/prefix/bin/cerulion" info chatter.mcap >info.out 2>&1 || fail "cerulion info could not read chatter.mcap"
 expect info '/chatter'
 
+step "replay_chatter (cerulion::recording playback) to the listener"
+start listener --count 1 --seconds 10
+settle
+start replay_chatter
+finish replay_chatter
+finish listener
+expect replay_chatter '^replayed [1-9][0-9]* messages from chatter.mcap'
+expect listener "^heard 'hello world [0-9]*'"
+
 step "json_publisher: a JSON topic with a JSON Schema, recorded and echoed"
 cerulion="$tmp/prefix/bin/cerulion"
 timeout 20 "$cerulion" record /battery -o battery.mcap --duration 1.5 >record.out 2>&1 &
