@@ -17,15 +17,13 @@
 #include "cerulion/recorder/reader.hpp"
 #include "cerulion/recorder/sink.hpp"
 #include "process.hpp"
+#include "require_ok.hpp"
 
 namespace fbtest {
 
 using namespace cerulion;
 
-inline void requireOk(const Status& st) {
-  INFO(st.message());
-  REQUIRE(st.ok());
-}
+using test::requireOk;
 
 /// A domain of the test's own, whose stores are removed when it ends.
 struct TestDomain {

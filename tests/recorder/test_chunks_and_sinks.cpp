@@ -10,15 +10,12 @@
 #include "cerulion/recorder/sink.hpp"
 #include "cerulion/recorder/writer.hpp"
 #include "helpers.hpp"
+#include "require_ok.hpp"
 
 using namespace rectest;
+using cerulion::test::requireOk;
 
 namespace {
-
-void requireOk(const cerulion::Status& st) {
-  INFO(st.message());
-  REQUIRE(st.ok());
-}
 
 // Message records back to back, as a flashback store keeps them before compression.
 ByteVector message_records(std::uint16_t channel, std::uint32_t first, std::uint32_t count) {

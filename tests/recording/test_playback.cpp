@@ -11,6 +11,7 @@
 #include "cerulion/recorder/reader.hpp"
 #include "cerulion/recording/playback.hpp"
 #include "helpers.hpp"
+#include "require_ok.hpp"
 #include "topic_types.hpp"
 
 using namespace cerulion;
@@ -20,11 +21,6 @@ using namespace std::chrono_literals;
 namespace profile = cerulion::recorder::profile;
 
 namespace {
-
-void requireOk(const Status& st) {
-  INFO(st.message());
-  REQUIRE(st.ok());
-}
 
 constexpr std::uint64_t kStart = 1'700'000'000'000'000'000ull;
 
