@@ -54,7 +54,9 @@ class MemorySource final : public Source {
 }  // namespace
 
 Result<std::shared_ptr<Source>> open_file_source(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Non-blocking, so a FIFO (or a device) in place of a file is refused below rather than waited on
+  // until a writer opens it; reads of a regular file are the same either way.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
     int err = errno;
     ErrorCode code = err == ENOENT ? ErrorCode::NotFound

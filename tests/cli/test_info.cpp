@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
+#include <sys/stat.h>
 
 #include "cerulion/recorder/writer.hpp"
 #include "process.hpp"
@@ -68,6 +69,19 @@ TEST_CASE("info on bad input prints one clear line and exits 1", "[cli][info]") 
   CHECK(r.exit_code == 1);
   r = run_cerulion({"info"}, {}, std::chrono::seconds(20));
   CHECK(r.exit_code == 2);
+}
+
+TEST_CASE("info, play and recover refuse a FIFO in place of a recording at once, in one line", "[cli][info]") {
+  const auto fifo = record_temp_path("fifo.mcap");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  for (std::vector<std::string> args : {std::vector<std::string>{"info", fifo}, {"play", fifo},
+                                        {"recover", fifo, "-o", record_temp_path("out.mcap")}}) {
+    INFO(args[0]);
+    // Nobody ever writes to the FIFO: a command that opened it to read would wait for ever.
+    auto r = run_cerulion(args, {}, std::chrono::seconds(20));
+    CHECK(r.exit_code == 1);
+    CHECK(r.err == "cerulion: " + fifo + ": not a regular file\n");
+  }
 }
 
 TEST_CASE("info survives a flipped bit and a lying length field", "[cli][info]") {

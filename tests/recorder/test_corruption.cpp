@@ -4,8 +4,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <map>
 #include <set>
+#include <sys/stat.h>
 
 #include "cerulion/recorder/reader.hpp"
 #include "cerulion/recorder/recovery.hpp"
@@ -73,6 +75,20 @@ TEST_CASE("A file that is not MCAP is refused with a clear message", "[recorder]
   auto missing = Reader::open(temp_path("missing.mcap"));
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.code() == ErrorCode::NotFound);
+}
+
+TEST_CASE("A FIFO or a directory in place of a file is refused at once, never waited on", "[recorder][corruption]") {
+  std::string path;
+  SECTION("a FIFO nobody writes to") {
+    path = temp_path("fifo.mcap");
+    REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
+  }
+  SECTION("a directory") { path = std::filesystem::temp_directory_path().string(); }
+  auto r = Reader::open(path);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.message().find("not a regular file") != std::string::npos);
+  CHECK_FALSE(stream_records(path, [](const Record&) { return true; }).ok());
+  CHECK_FALSE(recover(path, temp_path("out.mcap")).ok());
 }
 
 TEST_CASE("A file cut at any point reads up to its last complete chunk", "[recorder][corruption]") {
