@@ -14,8 +14,10 @@ namespace cerulion::cli {
 
 void check(const Status& status, std::string_view context) {
   if (status.ok()) return;
-  std::string message = context.empty() ? status.message()
-                                        : fmt::format("{}: {}", context, status.message());
+  // Library messages mostly name their topic already ("topic '/x': ..."): said once is enough.
+  const bool named = !context.empty() && status.message().find(fmt::format("'{}'", context)) != std::string::npos;
+  std::string message = context.empty() || named ? status.message()
+                                                 : fmt::format("{}: {}", context, status.message());
   int code = kExitFailure;
   switch (status.code()) {
     case ErrorCode::InvalidArgument:

@@ -3,6 +3,7 @@
 
 #include <csignal>
 #include <string>
+#include <sys/stat.h>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -163,4 +164,22 @@ TEST_CASE("topic info tells the sparse segment size ls shows from the memory du 
   CHECK(text.out.find("1 messages") == std::string::npos);
   echo.signal(SIGINT);
   (void)echo.wait();
+}
+
+TEST_CASE("A FIFO where a topic's segment should be is one line naming the topic once, for every command",
+          "[cli][topic][faults]") {
+  const std::string domain = unique_domain("fifo_segment");
+  const std::string planted = "/dev/shm/" + shm_file("/planted", domain);
+  REQUIRE(::mkfifo(planted.c_str(), 0600) == 0);
+  const std::string expected = "cerulion: topic '/planted': " + planted + " is a FIFO, not a topic segment\n";
+  for (std::vector<std::string> args : {std::vector<std::string>{"topic", "info", "/planted"},
+                                        {"echo", "/planted", "-n", "1", "--timeout", "1"},
+                                        {"pub", "/planted", "x", "--once"}}) {
+    args.insert(args.begin(), {"--domain", domain});
+    INFO(args[2]);
+    auto r = run_cerulion(args, {}, std::chrono::seconds(20));
+    CHECK(r.exit_code == 1);
+    CHECK(r.err == expected);
+  }
+  ::unlink(planted.c_str());
 }
