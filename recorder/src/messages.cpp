@@ -13,6 +13,7 @@
 #include <queue>
 #include <tuple>
 
+#include "cerulion/recorder/message_record.hpp"
 #include "cerulion/recorder/reader.hpp"
 #include "records.hpp"
 #include "source.hpp"
@@ -24,14 +25,6 @@ using detail::at;
 using detail::Lexer;
 
 namespace {
-
-constexpr std::size_t kMessageHeaderSize = 22;  // channel_id, sequence, log_time, publish_time
-
-// A Message record's log_time, read in place; nullopt when the record is too short to be one.
-std::optional<std::uint64_t> log_time_of(std::span<const std::byte> content) {
-  if (content.size() < kMessageHeaderSize) return std::nullopt;
-  return detail::load_le(content.data() + 6, 8);
-}
 
 // A message waiting in the merge, in place in its open chunk's records.
 struct Pending {
@@ -91,9 +84,9 @@ bool Reader::deliver_message(std::span<const std::byte> content, const ReadMessa
                              std::map<std::uint16_t, bool>& wanted,
                              const std::function<bool(const MessageView&)>& on_message) {
   // Channel and time are read in place, so messages filtered out are never copied.
-  auto log_time = log_time_of(content);
-  if (!log_time || *log_time < options.start_time || *log_time > options.end_time) return true;
-  auto channel_id = static_cast<std::uint16_t>(detail::load_le(content.data(), 2));
+  auto fields = decode_message_fields(content);
+  if (!fields || fields->log_time < options.start_time || fields->log_time > options.end_time) return true;
+  const std::uint16_t channel_id = fields->channel_id;
   auto ch = summary_.channels.find(channel_id);
   if (ch == summary_.channels.end()) return true;
   auto w = wanted.find(channel_id);
@@ -216,9 +209,9 @@ Status Reader::read_in_log_time_order(const ReadMessagesOptions& options,
       auto& chunk = open[index];
       if (load_indexed_chunk(ci, chunk.records)) {
         walk_chunk(ci.chunk_start_offset, chunk.records, [&](std::uint64_t offset, std::span<const std::byte> content) {
-          auto log_time = log_time_of(content);
-          if (log_time && *log_time >= options.start_time && *log_time <= options.end_time) {
-            due.push({*log_time, ci.chunk_start_offset, offset, index, content});
+          auto fields = decode_message_fields(content);
+          if (fields && fields->log_time >= options.start_time && fields->log_time <= options.end_time) {
+            due.push({fields->log_time, ci.chunk_start_offset, offset, index, content});
             ++chunk.waiting;
           }
           return true;
