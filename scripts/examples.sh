@@ -3,7 +3,7 @@
 # The installed package, used as a program of your own would use it: installs BUILD_DIR (default
 # ./build, already built) into a temporary prefix, builds examples/ against it as a separate CMake
 # project, runs the examples in pairs for about a second each and checks what the receiving side
-# printed, then compiles and runs a small program with pkg-config alone.
+# printed, then compiles and runs small programs with pkg-config alone (core, recording, flashback).
 #   scripts/examples.sh [BUILD_DIR]
 set -eu
 cd "$(dirname "$0")/.."
@@ -112,6 +112,17 @@ finish listener
 expect replay_chatter '^replayed [1-9][0-9]* messages from chatter.mcap'
 expect listener "^heard 'hello world [0-9]*'"
 
+step "flashback_chatter (cerulion::flashback): a keeper of its own, dumped when it stops"
+start talker --seconds 1.5
+settle
+start flashback_chatter --seconds 1
+finish flashback_chatter
+finish talker
+expect flashback_chatter '^kept [1-9][0-9]* messages of /chatter, dumped into flashback_chatter.mcap'
+"$tmp/prefix/bin/cerulion" info flashback_chatter.mcap >info.out 2>&1 || fail "cerulion info could not read flashback_chatter.mcap"
+expect info '/chatter'
+expect info 'flashback'
+
 step "json_publisher: a JSON topic with a JSON Schema, recorded and echoed"
 cerulion="$tmp/prefix/bin/cerulion"
 timeout 20 "$cerulion" record /battery -o battery.mcap --duration 1.5 >record.out 2>&1 &
@@ -181,5 +192,26 @@ flags=$(PKG_CONFIG_PATH="$(dirname "$pc")" pkg-config --cflags --libs cerulion-r
 ${CXX:-c++} -std=c++20 channels.cpp -o channels $flags || fail "channels.cpp did not build with: $flags"
 ./channels >channels.out 2>&1 || fail "the pkg-config recording program failed"
 expect channels "^channel /chatter"
+
+cat >keeper.cpp <<'CPP'
+#include <cerulion/flashback/keeper.hpp>
+#include <cstdio>
+
+int main() {
+  cerulion::flashback::KeeperOptions o;
+  o.selection.all = true;
+  o.name = "pkgconfig";
+  o.limits.memory_bytes = 4u << 20;
+  auto keeper = cerulion::flashback::Keeper::start(o);
+  if (!keeper) return std::puts(keeper.message().c_str()), 1;
+  keeper->stop();
+  auto removed = cerulion::flashback::remove_store(o.domain, o.name);
+  std::printf("keeper started and stopped, store removed: %d\n", removed.ok());
+}
+CPP
+flags=$(PKG_CONFIG_PATH="$(dirname "$pc")" pkg-config --cflags --libs cerulion-flashback)
+${CXX:-c++} -std=c++20 keeper.cpp -o keeper $flags || fail "keeper.cpp did not build with: $flags"
+./keeper >keeper.out 2>&1 || fail "the pkg-config flashback program failed"
+expect keeper "^keeper started and stopped, store removed: 1"
 
 step "the examples passed in $(($(date +%s) - started)) s"
