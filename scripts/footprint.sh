@@ -32,8 +32,9 @@ symbol_address() {  # binary, demangled symbol prefix
   [ -n "$off" ] || { echo "footprint.sh: no symbol '$2' in $1" >&2; exit 1; }
   printf '0x%x' $((base + 0x$off))
 }
-# The floor: both of its processes traced (it forks); its loops are inlined into main, so a window
-# starts at the first instruction that ran once per round trip (count + 1 of them: one unmeasured).
+# The floor: both of its processes traced (it forks); it has no function called once per round
+# trip, so a window starts at the first instruction that ran once per round trip (count + 1 of
+# them: one unmeasured).
 for wait in spin futex; do
   rate=100; [ $wait = spin ] && rate=0
   "${lackey[@]}" --log-file="$work/floor.$wait.%p" "$floor" --wait $wait --rate $rate --samples $count >/dev/null

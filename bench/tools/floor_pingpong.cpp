@@ -38,20 +38,50 @@ struct Page {
   Word reply;
 };
 
-void wait_for(std::atomic<std::uint32_t>& word, std::uint32_t wanted, bool spin) {
+// Each loop is compiled once per way of waiting, so the spinning one is a load, a compare and a
+// jump: no PAUSE (cerulion's own polling has none either: docs/performance.md says why).
+template <bool Spin>
+void wait_for(std::atomic<std::uint32_t>& word, std::uint32_t wanted) {
   for (std::uint32_t seen = word.load(std::memory_order_acquire); seen != wanted;
        seen = word.load(std::memory_order_acquire)) {
-    if (spin) {
-      __builtin_ia32_pause();
+    if constexpr (Spin) {
+      asm volatile("" ::: "memory");
     } else {
       syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT, seen, nullptr, nullptr, 0);
     }
   }
 }
 
-void post(std::atomic<std::uint32_t>& word, std::uint32_t value, bool spin) {
+template <bool Spin>
+void post(std::atomic<std::uint32_t>& word, std::uint32_t value) {
   word.store(value, std::memory_order_release);
-  if (!spin) syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE, 1, nullptr, nullptr, 0);
+  if constexpr (!Spin) syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE, 1, nullptr, nullptr, 0);
+}
+
+template <bool Spin>
+void respond(Page& page, std::uint32_t round_trips) {
+  for (std::uint32_t n = 1; n <= round_trips; ++n) {
+    wait_for<Spin>(page.request.value, n);
+    post<Spin>(page.reply.value, n);
+  }
+}
+
+using Clock = std::chrono::steady_clock;
+
+template <bool Spin>
+std::vector<double> request(Page& page, std::uint32_t round_trips, Clock::duration period) {
+  std::vector<double> rtt_us;
+  rtt_us.reserve(round_trips);
+  auto slot = Clock::now();
+  for (std::uint32_t n = 1; n <= round_trips; ++n) {
+    if (period.count() > 0) std::this_thread::sleep_until(slot += period);
+    const auto start = Clock::now();
+    post<Spin>(page.request.value, n);
+    wait_for<Spin>(page.reply.value, n);
+    const auto end = Clock::now();
+    if (n > 1) rtt_us.push_back(std::chrono::duration<double, std::micro>(end - start).count());
+  }
+  return rtt_us;
 }
 
 int usage(const std::string& why) {
@@ -107,27 +137,13 @@ int main(int argc, char** argv) {
   }
   if (responder == 0) {
     if (plan->pong) (void)cerulion::measurement::pin_current_thread(*plan->pong);
-    for (std::uint32_t n = 1; n <= round_trips; ++n) {
-      wait_for(page->request.value, n, spin);
-      post(page->reply.value, n, spin);
-    }
+    spin ? respond<true>(*page, round_trips) : respond<false>(*page, round_trips);
     _exit(0);
   }
   if (plan->ping) (void)cerulion::measurement::pin_current_thread(*plan->ping);
-  using Clock = std::chrono::steady_clock;
   const auto period = rate > 0 ? std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1 / rate))
                                : Clock::duration::zero();
-  std::vector<double> rtt_us;
-  rtt_us.reserve(static_cast<std::size_t>(samples));
-  auto slot = Clock::now();
-  for (std::uint32_t n = 1; n <= round_trips; ++n) {
-    if (rate > 0) std::this_thread::sleep_until(slot += period);
-    const auto start = Clock::now();
-    post(page->request.value, n, spin);
-    wait_for(page->reply.value, n, spin);
-    const auto end = Clock::now();
-    if (n > 1) rtt_us.push_back(std::chrono::duration<double, std::micro>(end - start).count());
-  }
+  auto rtt_us = spin ? request<true>(*page, round_trips, period) : request<false>(*page, round_trips, period);
   waitpid(responder, nullptr, 0);
   const auto s = cerulion::measurement::summarize(std::move(rtt_us));
   std::printf("floor wait=%s rate=%g cpus=%s samples=%zu min_us=%.3f median_us=%.3f p99_us=%.3f\n",
