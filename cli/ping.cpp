@@ -35,7 +35,6 @@ Result<measurement::ChildProcess> spawn_pong(const measurement::PingOptions& o) 
 
 PingRun run_ping(const measurement::PingOptions& options, bool flashback) {
   PingRun run;
-  run.flashback = flashback;
   measurement::PingOptions o = options;
   if (!o.peer) o.start_responder_process = spawn_pong;
   std::optional<PingKeeper> keeper;
