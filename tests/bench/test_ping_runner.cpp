@@ -51,15 +51,6 @@ std::string summary_json(std::uint64_t skipped) {
   return measurement::to_json(measurement::summary_of(r, measurement::figures_of(r)));
 }
 
-bool gone(pid_t pid) {
-  if (::kill(pid, 0) != 0) return errno == ESRCH;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  std::getline(stat, line);
-  const auto close = line.rfind(')');
-  return close == std::string::npos || (close + 2 < line.size() && line[close + 2] == 'Z');
-}
-
 }  // namespace
 
 TEST_CASE("The ping runner reads back the ping's summary and its raw samples", "[bench][runner]") {
@@ -107,5 +98,5 @@ TEST_CASE("A stopped ping runner returns Interrupted and leaves nothing of the p
   pid_t helper = 0;
   std::ifstream(pid_file) >> helper;
   REQUIRE(helper > 0);
-  CHECK(test::eventually([&] { return gone(helper); }));
+  CHECK(test::eventually([&] { return test::process_gone(helper); }));
 }

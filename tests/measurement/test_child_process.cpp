@@ -30,16 +30,6 @@ ChildOptions shell(const std::string& script) {
   return o;
 }
 
-/// Whether `pid` is gone (reaped, or a zombie waiting for its parent: it runs no more).
-bool gone(pid_t pid) {
-  if (::kill(pid, 0) != 0) return errno == ESRCH;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  std::getline(stat, line);
-  const auto close = line.rfind(')');
-  return close == std::string::npos || (close + 2 < line.size() && line[close + 2] == 'Z');
-}
-
 }  // namespace
 
 TEST_CASE("A child's output is collected however much it writes, with its exit code", "[measurement][child]") {
@@ -101,7 +91,7 @@ TEST_CASE("Stopping a child kills what it started in its group, even what ignore
   REQUIRE(grandchild > 0);
   const ChildExit end = child->stop(100ms);
   CHECK(end.signal == SIGKILL);
-  CHECK(cerulion::test::eventually([&] { return gone(grandchild); }));
+  CHECK(cerulion::test::eventually([&] { return cerulion::test::process_gone(grandchild); }));
 }
 
 TEST_CASE("A child that exits ends its group: what it left running there is killed", "[measurement][child]") {
@@ -112,7 +102,7 @@ TEST_CASE("A child that exits ends its group: what it left running there is kill
   pid_t grandchild = 0;
   std::ifstream(pid_file) >> grandchild;
   REQUIRE(grandchild > 0);
-  CHECK(cerulion::test::eventually([&] { return gone(grandchild); }));
+  CHECK(cerulion::test::eventually([&] { return cerulion::test::process_gone(grandchild); }));
 }
 
 TEST_CASE("A child dies with the thread that started it", "[measurement][child]") {

@@ -2,9 +2,11 @@
 #include "process.hpp"
 
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <dirent.h>
+#include <fstream>
 #include <unistd.h>
 
 namespace cerulion::test {
@@ -99,6 +101,16 @@ std::string unique_topic(const std::string& stem) {
 std::string unique_domain(const std::string& stem) {
   static std::atomic<int> counter{0};
   return stem + "_" + std::to_string(getpid()) + "_" + std::to_string(counter++);
+}
+
+bool process_gone(pid_t pid) {
+  if (::kill(pid, 0) != 0) return errno == ESRCH;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  // The state follows the parenthesised command name.
+  const auto close = line.rfind(')');
+  return close == std::string::npos || (close + 2 < line.size() && line[close + 2] == 'Z');
 }
 
 int count_shm_entries(const std::string& prefix) {

@@ -58,6 +58,9 @@ std::string unique_topic(const std::string& stem);
 /// A domain name unique to this process and call, for tests that list or clean a whole domain.
 std::string unique_domain(const std::string& stem);
 
+/// Whether process `pid` runs no more: gone, or a zombie its parent has not reaped yet.
+bool process_gone(pid_t pid);
+
 /// Number of /dev/shm entries whose name starts with `prefix`.
 int count_shm_entries(const std::string& prefix);
 
