@@ -3,6 +3,7 @@
 // (`cerulion pong --once` from this very binary), runs the flashback keeper and turns errors
 // into exit codes.
 
+#include <csignal>
 #include <optional>
 
 #include <fmt/core.h>
@@ -26,6 +27,9 @@ Result<measurement::ChildProcess> spawn_pong(const measurement::PingOptions& o) 
   child.program = measurement::kThisProgram;
   // In ping's own process group: whoever stops ping's group (bench) stops its pong too.
   child.own_process_group = false;
+  // An iceoryx pong whose RouDi went with its ping can sit in iceoryx's wait for a RouDi, where no
+  // SIGTERM reaches it; what it holds is RouDi's to clean, so it is killed outright.
+  if (o.transport == "iceoryx") child.parent_death_signal = SIGKILL;
   auto pong = measurement::ChildProcess::start(child);
   if (!pong) return Status{ErrorCode::SystemError, "cannot start the pong process: " + pong.message()};
   return pong;
