@@ -35,7 +35,9 @@ std::vector<std::string> bells_of(pid_t pid) {
     detail::BellPage page{};
     const bool read = ::pread(fd, &page, sizeof page, 0) == static_cast<ssize_t>(sizeof page);
     ::close(fd);
-    if (read && page.magic == detail::kBellMagic && page.pid == static_cast<std::uint32_t>(pid)) found.push_back(name);
+    if (read && detail::check_header(&page, detail::kBellRule, name).ok() && page.pid == static_cast<std::uint32_t>(pid)) {
+      found.push_back(name);
+    }
   }
   return found;
 }
