@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The bridge's kind of object in /dev/shm, for the hostile cases: a running bridge's status file.
 
-#include <filesystem>
 #include <unistd.h>
 
 #include "cerulion/bridge/status.hpp"
@@ -31,10 +30,6 @@ ShmObjectKind bridge_status_kind() {
   kind.listing_problems = [domain] {
     auto listing = bridge::read_status_files(bridge::kDefaultStatusDirectory, domain);
     return listing ? listing->problems : std::vector<std::string>{listing.message()};
-  };
-  kind.remove = [](const std::string& path) {
-    std::error_code ignored;
-    std::filesystem::remove_all(path, ignored);
   };
   return kind;
 }

@@ -14,15 +14,6 @@
 #include "shm_objects.hpp"
 
 namespace cerulion::test {
-namespace {
-
-void remove_entry(const std::string& path) {
-  std::error_code ignored;
-  std::filesystem::remove_all(path, ignored);  // a link is removed, never followed
-}
-
-}  // namespace
-
 ShmObjectKind topic_segment_kind() {
   const std::string domain = unique_domain("hostile");
   ShmObjectKind kind;
@@ -46,7 +37,6 @@ ShmObjectKind topic_segment_kind() {
     auto listing = list_topics(domain);
     return listing ? listing->problems : std::vector<std::string>{listing.message()};
   };
-  kind.remove = remove_entry;
   return kind;
 }
 
@@ -72,7 +62,6 @@ ShmObjectKind bell_kind() {
     }
     return detail::open_bell(id).status();
   };
-  kind.remove = remove_entry;
   return kind;
 }
 

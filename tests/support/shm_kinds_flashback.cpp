@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Flashback's kind of object in /dev/shm, for the hostile cases: a keeper's store.
 
-#include <filesystem>
 
 #include "cerulion/flashback/store.hpp"
 #include "cerulion/core/detail/shm_file.hpp"
@@ -28,10 +27,6 @@ ShmObjectKind flashback_store_kind() {
       if (!entry.problem.empty()) problems.push_back(entry.problem);
     }
     return problems;
-  };
-  kind.remove = [](const std::string& path) {
-    std::error_code ignored;
-    std::filesystem::remove_all(path, ignored);
   };
   return kind;
 }

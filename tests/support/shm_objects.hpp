@@ -39,8 +39,6 @@ struct ShmObjectKind {
   std::function<Status(const std::string& path)> open;
   /// The problems the kind's own listing reports in its domain (none: the kind has no listing).
   std::function<std::vector<std::string>()> listing_problems;
-  /// Removes what the test left at `path` (a made object, or a file put in its place).
-  std::function<void(const std::string& path)> remove;
 };
 
 /// The kinds, each for a domain of the test's own (defined in shm_kinds_*.cpp, one library per
