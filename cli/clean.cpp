@@ -67,11 +67,19 @@ void run_clean(const CleanSettings& settings) {
   auto cleaned = take(std::move(result), "clean");
   auto stores = clean_stores(settings);
 
+  // What could not be removed fails the command, whatever it prints.
+  bool failed = false;
+  for (const auto& segment : cleaned) failed = failed || (!settings.dry_run && !segment.removed && !segment.in_use);
+  for (const auto& o : stores) failed = failed || (!settings.dry_run && !o.kept && !o.removed);
+  constexpr const char* kFailed = "some segments could not be removed";
+
   StdoutWriter out;
   if (settings.json) {
     auto entries = nlohmann::ordered_json::array();
     for (const auto& segment : cleaned) {
-      entries.push_back({{"topic", segment.topic},
+      // An entry named like a segment that is not one has no topic.
+      entries.push_back({{"topic", segment.topic.empty() ? nlohmann::ordered_json(nullptr)
+                                                         : nlohmann::ordered_json(segment.topic)},
                          {"segment", segment.segment},
                          {"reason", segment.reason},
                          {"removed", segment.removed},
@@ -93,16 +101,15 @@ void run_clean(const CleanSettings& settings) {
                    .dump() +
                "\n");
     out.flush();
+    if (failed) throw Exit{kExitFailure, kFailed};
     return;
   }
   if (cleaned.empty() && stores.empty()) out.append(fmt::format("nothing to clean in domain '{}'\n", globals().domain));
-  bool failed = false;
   for (const auto& segment : cleaned) {
     const char* verb = segment.in_use       ? "kept"
                        : settings.dry_run   ? "would remove"
                        : segment.removed    ? "removed"
                                             : "could not remove";
-    failed = failed || (!settings.dry_run && !segment.removed && !segment.in_use);
     if (segment.topic.empty()) {
       out.append(fmt::format("{} {}: {}\n", verb, segment.segment, segment.reason));
     } else {
@@ -111,11 +118,10 @@ void run_clean(const CleanSettings& settings) {
   }
   for (const auto& o : stores) {
     const char* verb = o.kept ? "kept" : settings.dry_run ? "would remove" : o.removed ? "removed" : "could not remove";
-    failed = failed || (!settings.dry_run && !o.kept && !o.removed);
     out.append(fmt::format("{} flashback store '{}' ({}): {}\n", verb, o.entry.name, o.entry.path, o.reason));
   }
   out.flush();
-  if (failed) throw Exit{kExitFailure, "some segments could not be removed"};
+  if (failed) throw Exit{kExitFailure, kFailed};
 }
 
 void add_clean_command(CLI::App& app) {
@@ -135,7 +141,8 @@ void add_clean_command(CLI::App& app) {
   cmd->add_flag("--dry-run", settings->dry_run, "Say what would be removed, remove nothing");
   cmd->add_option("--force", settings->force_topic, "Remove this topic's segment even with live participants");
   cmd->add_flag("--flashback", settings->flashback, "Also remove flashback stores whose keeper is gone (kept by default: evidence)");
-  cmd->add_flag("--json", settings->json, "One JSON object: {domain, dry_run, segments: [...], flashback_stores: [...]}");
+  cmd->add_flag("--json", settings->json,
+                 "One JSON object (docs/json.md): {domain, dry_run, segments: [...], flashback_stores: [...]}");
   cmd->callback([settings] { run_clean(*settings); });
 }
 

@@ -72,8 +72,8 @@ class MessagePrinter {
       nlohmann::ordered_json line = {
           {"topic", topic},
           {"seq", sample.sequence()},
-          {"publish_time_ns", sample.publish_time_ns()},
-          {"receive_time_ns", monotonic_ns()},
+          {"publish_monotonic_ns", sample.publish_time_ns()},
+          {"receive_monotonic_ns", monotonic_ns()},
           {"size", sample.size()},
           {"lost_before", sample.lost_before()},
       };
@@ -214,7 +214,8 @@ void add_echo_command(CLI::App& app) {
                   "Text mode: show at most N bytes of a message (default 128, 0 = all)")
       ->check(non_negative_count());
   auto* json = cmd->add_flag("--json", settings->json,
-                             "One JSON object per message: topic, seq, publish_time_ns, receive_time_ns, size, "
+                             "One JSON object per line and message (docs/json.md): topic, seq, publish_monotonic_ns, "
+                             "receive_monotonic_ns, size, "
                              "lost_before, and data (UTF-8) or data_base64; in a json topic data is the message's "
                              "JSON value (a message that does not parse: its text, and json_error says why)");
   auto* raw = cmd->add_flag("--raw", settings->raw, "Write the exact message bytes and nothing else (no newline: see --separator)");

@@ -72,9 +72,10 @@ nlohmann::ordered_json status_json(const flashback::StoreStatus& st) {
   j["name"] = st.name;
   j["domain"] = st.domain;
   j["store"] = st.path;
-  j["keeper_pid"] = st.keeper_pid;
+  j["keeper_pid"] = st.keeper_pid ? nlohmann::ordered_json(st.keeper_pid) : nlohmann::ordered_json(nullptr);
   j["alive"] = st.alive;
-  j["uptime_s"] = st.alive && st.keeper_started_realtime_ns ? seconds(now - st.keeper_started_realtime_ns) : 0.0;
+  const bool up = st.alive && st.keeper_started_realtime_ns != 0;
+  j["uptime_s"] = up ? nlohmann::ordered_json(seconds(now - st.keeper_started_realtime_ns)) : nlohmann::ordered_json(nullptr);
   j["window_s"] = st.window_end_ns > st.window_start_ns ? seconds(st.window_end_ns - st.window_start_ns) : 0.0;
   j["window_limit_s"] = st.window_limit_s;
   j["memory_bytes"] = st.memory_bytes;
@@ -101,12 +102,13 @@ void run_status(const std::string& name, bool json) {
   const auto st = store.status();
   auto j = status_json(st);
   if (json) {
-    fmt::print("{}\n", j.dump(2));
+    fmt::print("{}\n", j.dump());
     return;
   }
   fmt::print("keeper:  '{}' of domain '{}': {}\n", st.name, st.domain,
              st.keeper_pid == 0 ? std::string("never ran")
-             : st.alive ? fmt::format("pid {}, alive, up {:.1f} s", st.keeper_pid, j["uptime_s"].get<double>())
+             : st.alive ? fmt::format("pid {}, alive, up {:.1f} s", st.keeper_pid, j["uptime_s"].is_null() ? 0.0
+                                                                                                            : j["uptime_s"].get<double>())
                         : fmt::format("pid {}, not running", st.keeper_pid));
   fmt::print("store:   {}\n", st.path);
   fmt::print("window:  {:.1f} s covered (limit {:g} s)\n", j["window_s"].get<double>(), st.window_limit_s);
@@ -185,7 +187,7 @@ void add_flashback_status(CLI::App& fb) {
       "  cerulion flashback status\n"
       "  cerulion flashback status --name cams --json");
   add_keeper_name_option(*cmd, *name);
-  cmd->add_flag("--json", *json, "Print JSON");
+  cmd->add_flag("--json", *json, "Print one JSON object (docs/json.md)");
   cmd->callback([name, json] { run_status(*name, *json); });
 }
 

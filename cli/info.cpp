@@ -61,8 +61,8 @@ void run_info(const InfoSettings& s) {
     j["library"] = sum.header.library;
     j["profile"] = sum.header.profile;
     j["message_count"] = messages;
-    j["start_ns"] = start;
-    j["end_ns"] = end;
+    j["start_log_time_ns"] = messages ? nlohmann::ordered_json(start) : nlohmann::ordered_json(nullptr);
+    j["end_log_time_ns"] = messages ? nlohmann::ordered_json(end) : nlohmann::ordered_json(nullptr);
     j["duration_s"] = duration_s;
     j["chunk_count"] = sum.chunk_indexes.size();
     j["compression_ratio"] = ratio;
@@ -79,8 +79,10 @@ void run_info(const InfoSettings& s) {
       channels.push_back({{"id", id},
                           {"topic", ch.topic},
                           {"message_encoding", ch.message_encoding},
-                          {"schema", has_schema ? schema->second.name : ""},
-                          {"schema_encoding", has_schema ? schema->second.encoding : ""},
+                          {"schema", has_schema ? nlohmann::ordered_json{{"name", schema->second.name},
+                                                                         {"encoding", schema->second.encoding},
+                                                                         {"bytes", schema->second.data.size()}}
+                                                : nlohmann::ordered_json(nullptr)},
                           {"message_count", f.messages},
                           {"bytes", f.bytes},
                           {"rate_hz", duration_s > 0 ? static_cast<double>(f.messages) / duration_s : 0.0},
@@ -96,7 +98,7 @@ void run_info(const InfoSettings& s) {
     }
     j["metadata"] = metadata;
     j["problems"] = problems;
-    fmt::print("{}\n", j.dump(2));
+    fmt::print("{}\n", j.dump());
     return;
   }
 
@@ -148,7 +150,7 @@ void add_info_command(CLI::App& app) {
       "  cerulion info run.mcap\n"
       "  cerulion info run_0.mcap --json   # the first file of a split recording");
   cmd->add_option("file", settings->file, "MCAP file")->required();
-  cmd->add_flag("--json", settings->json, "Print one JSON object instead of text");
+  cmd->add_flag("--json", settings->json, "Print one JSON object instead of text (docs/json.md)");
   cmd->callback([settings] { run_info(*settings); });
 }
 

@@ -117,7 +117,7 @@ void run_play(const PlaySettings& s) {
     auto topics = nlohmann::ordered_json::array();
     for (const auto& t : playback->counts()) topics.push_back({{"topic", t.topic}, {"messages", t.published}});
     j["topics"] = topics;
-    fmt::print("{}\n", j.dump(2));
+    fmt::print("{}\n", j.dump());
   } else {
     fmt::print(stderr, "played {} on {} in {:.1f} s\n", counted(playback->published(), "message"),
                counted(playback->counts().size(), "topic"), elapsed);
@@ -145,7 +145,7 @@ void add_play_command(CLI::App& app) {
       ->check(non_negative_seconds());
   cmd->add_flag("--lockstep", s->lockstep,
                 "Each message waits until every subscriber has released the previous one (deterministic replay)");
-  cmd->add_flag("--json", s->json, "Print a JSON summary on stdout at the end");
+  cmd->add_flag("--json", s->json, "Print one JSON object on stdout at the end: the summary (docs/json.md)");
   cmd->callback([s] { run_play(*s); });
 }
 

@@ -48,7 +48,7 @@ void run_recover(const RecoverSettings& s) {
                              {"messages_dropped", r.messages_dropped},
                              {"bytes_ignored", r.bytes_ignored},
                              {"problems", r.problems}};
-    fmt::print("{}\n", j.dump(2));
+    fmt::print("{}\n", j.dump());
     return;
   }
   for (const auto& p : r.problems) fmt::print(stderr, "dropped: {}\n", p);
@@ -72,7 +72,7 @@ void add_recover_command(CLI::App& app) {
   cmd->add_flag("-f,--force", settings->force, "Overwrite OUT if it exists");
   cmd->add_option("--compression", settings->compression, "Chunk compression of OUT: zstd (default) or none")
       ->check(CLI::IsMember({"zstd", "none"}));
-  cmd->add_flag("--json", settings->json, "Print the report as one JSON object");
+  cmd->add_flag("--json", settings->json, "Print the report as one JSON object (docs/json.md)");
   cmd->callback([settings] { run_recover(*settings); });
 }
 

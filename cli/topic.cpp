@@ -97,7 +97,7 @@ json topic_json(const TopicInfo& info, bool detailed) {
       {"largest_payload", info.largest_payload},
       {"published", info.published},
       {"rate_hz", info.rate_hz},
-      {"last_publish_realtime_ns", info.last_publish_realtime_ns},
+      {"last_publish_realtime_ns", info.published ? json(info.last_publish_realtime_ns) : json(nullptr)},
       {"publishers", participants_summary(info, Role::Publisher)},
       {"subscribers", participants_summary(info, Role::Subscriber)},
       {"taps", participants_summary(info, Role::Tap)},
@@ -321,8 +321,8 @@ void add_topic_command(CLI::App& app) {
       "  cerulion topic list\n"
       "  cerulion --domain lab topic list --json");
   list->add_flag("--json", *list_json,
-                 "One JSON object: {domain, topics: [...], problems: [...]}; a topic's message_encoding and schema "
-                 "({name, encoding, bytes}) are null for raw bytes");
+                 "One JSON object (docs/json.md): {domain, topics: [...], problems: [...]}; a topic's message_encoding "
+                 "and schema ({name, encoding, bytes}) are null for raw bytes");
   list->callback([list_json] { run_list(*list_json); });
 
   auto info_topic = std::make_shared<std::string>();
@@ -334,7 +334,8 @@ void add_topic_command(CLI::App& app) {
       "  cerulion topic info /chatter --json");
   info->add_option("topic", *info_topic, "Topic name")->required();
   info->add_flag("--json", *info_json,
-                 "One JSON object; message_encoding and schema ({name, encoding, bytes}) are null for raw bytes");
+                 "One JSON object (docs/json.md); message_encoding and schema ({name, encoding, bytes}) are null for "
+                 "raw bytes");
   info->callback([info_topic, info_json] { run_info(*info_topic, *info_json); });
 
   struct HzSettings {
@@ -355,7 +356,8 @@ void add_topic_command(CLI::App& app) {
   hz->add_option("-n,--count", hz_settings->reports, "Exit after N reports")
       ->check(positive_count());
   hz->add_flag("--json", hz_settings->json,
-               "JSON lines: topic, rate_hz, min_period_s, max_period_s, std_dev_s, window, new_messages, lost");
+               "One JSON object per line and report (docs/json.md): topic, rate_hz, min_period_s, max_period_s, "
+               "std_dev_s, window, new_messages, lost");
   hz->callback([hz_settings] {
     run_hz(hz_settings->topic, hz_settings->window, hz_settings->reports, hz_settings->json);
   });

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # What `cmake --install` gives a C++ program of your own: the public headers, the static libraries
-# core, recorder and recording (and bridge where Fast DDS was found), an exported CMake package (find_package(cerulion)) and pkg-config files cerulion (core),
-# cerulion-recorder and cerulion-recording.
+# core, recorder, recording and flashback (and bridge where Fast DDS was found), an exported CMake
+# package (find_package(cerulion)) and pkg-config files cerulion (core), cerulion-recorder,
+# cerulion-recording and cerulion-flashback.
 
 include(CMakePackageConfigHelpers)
 
@@ -10,11 +11,12 @@ set(CERULION_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/cerulion)
 # cerulion/version.hpp: generated into the build tree (cerulion::core_headers points there) and installed.
 configure_file(${CMAKE_CURRENT_LIST_DIR}/version.hpp.in ${PROJECT_BINARY_DIR}/include/cerulion/version.hpp @ONLY)
 
-install(TARGETS cerulion_core_headers cerulion_core cerulion_recorder cerulion_recording
+install(TARGETS cerulion_core_headers cerulion_core cerulion_recorder cerulion_recording cerulion_flashback
         EXPORT cerulionTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/core/include/ ${PROJECT_SOURCE_DIR}/recorder/include/
-                  ${PROJECT_SOURCE_DIR}/recording/include/ ${PROJECT_BINARY_DIR}/include/
+                  ${PROJECT_SOURCE_DIR}/recording/include/ ${PROJECT_SOURCE_DIR}/flashback/include/
+                  ${PROJECT_BINARY_DIR}/include/
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
 # The bridge, where Fast DDS was found: a program linking it finds fastrtps too (cerulionConfig).
 set(CERULION_PACKAGE_HAS_BRIDGE FALSE)
@@ -48,7 +50,7 @@ foreach(dir LIBDIR INCLUDEDIR)
     set(CERULION_PC_${dir} "\${prefix}/${CMAKE_INSTALL_${dir}}")
   endif()
 endforeach()
-foreach(pc cerulion cerulion-recorder cerulion-recording)
+foreach(pc cerulion cerulion-recorder cerulion-recording cerulion-flashback)
   configure_file(${CMAKE_CURRENT_LIST_DIR}/${pc}.pc.in ${PROJECT_BINARY_DIR}/${pc}.pc @ONLY)
   install(FILES ${PROJECT_BINARY_DIR}/${pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endforeach()

@@ -3,7 +3,7 @@
 # The installed package, used as a program of your own would use it: installs BUILD_DIR (default
 # ./build, already built) into a temporary prefix, builds examples/ against it as a separate CMake
 # project, runs the examples in pairs for about a second each and checks what the receiving side
-# printed, then compiles and runs a small program with pkg-config alone.
+# printed, then compiles and runs small programs with pkg-config alone (core, recording, flashback).
 #   scripts/examples.sh [BUILD_DIR]
 set -eu
 cd "$(dirname "$0")/.."
@@ -15,6 +15,10 @@ tmp=$(mktemp -d)
 pids=""
 cleanup() {
   for pid in $pids; do kill "$pid" 2>/dev/null || true; done
+  # Flashback stores outlive their keepers: whatever a failed run left in its own domain goes too.
+  if [ "${CERULION_DOMAIN:-}" = "examples-$$" ] && [ -x "$tmp/prefix/bin/cerulion" ]; then
+    "$tmp/prefix/bin/cerulion" clean --flashback >/dev/null 2>&1 || true
+  fi
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -112,6 +116,20 @@ finish listener
 expect replay_chatter '^replayed [1-9][0-9]* messages from chatter.mcap'
 expect listener "^heard 'hello world [0-9]*'"
 
+step "flashback_chatter (cerulion::flashback): a keeper of its own, dumped when it stops"
+start talker --seconds 1.5
+settle
+start flashback_chatter --seconds 1
+finish flashback_chatter
+finish talker
+expect flashback_chatter '^kept [1-9][0-9]* messages of /chatter, dumped into flashback_chatter.mcap'
+"$tmp/prefix/bin/cerulion" info flashback_chatter.mcap >info.out 2>&1 || fail "cerulion info could not read flashback_chatter.mcap"
+expect info '/chatter'
+expect info 'flashback'
+# The store outlives its keeper (evidence, as after a crash); the example's is discarded here.
+"$tmp/prefix/bin/cerulion" flashback stop --name flashback_chatter --discard >stop.out 2>&1 ||
+  fail "flashback stop --discard could not remove the example's store"
+
 step "json_publisher: a JSON topic with a JSON Schema, recorded and echoed"
 cerulion="$tmp/prefix/bin/cerulion"
 timeout 20 "$cerulion" record /battery -o battery.mcap --duration 1.5 >record.out 2>&1 &
@@ -181,5 +199,27 @@ flags=$(PKG_CONFIG_PATH="$(dirname "$pc")" pkg-config --cflags --libs cerulion-r
 ${CXX:-c++} -std=c++20 channels.cpp -o channels $flags || fail "channels.cpp did not build with: $flags"
 ./channels >channels.out 2>&1 || fail "the pkg-config recording program failed"
 expect channels "^channel /chatter"
+
+cat >keeper.cpp <<'CPP'
+#include <cerulion/flashback/keeper.hpp>
+#include <cstdio>
+
+int main() {
+  cerulion::flashback::KeeperOptions o;
+  o.selection.all = true;
+  o.name = "pkgconfig";
+  o.limits.memory_bytes = 4u << 20;
+  auto keeper = cerulion::flashback::Keeper::start(o);
+  if (!keeper) return std::puts(keeper.message().c_str()), 1;
+  keeper->stop();
+  std::printf("keeper started and stopped, store %s\n", keeper->store().path().c_str());
+}
+CPP
+flags=$(PKG_CONFIG_PATH="$(dirname "$pc")" pkg-config --cflags --libs cerulion-flashback)
+${CXX:-c++} -std=c++20 keeper.cpp -o keeper $flags || fail "keeper.cpp did not build with: $flags"
+./keeper >keeper.out 2>&1 || fail "the pkg-config flashback program failed"
+expect keeper "^keeper started and stopped, store /dev/shm/cerulion-flashback\\."
+"$tmp/prefix/bin/cerulion" flashback stop --name pkgconfig --discard >stop.out 2>&1 ||
+  fail "flashback stop --discard could not remove the pkg-config program's store"
 
 step "the examples passed in $(($(date +%s) - started)) s"

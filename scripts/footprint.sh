@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # The message path's footprint (issue 15): distinct code lines and pages, data lines and pages that
 # one side of a round trip touches, from valgrind's lackey trace of that side (the other side runs
-# natively), for the busy-poll/futex floor (../shared/tools/limit-pingpong.cpp) and for cerulion in
-# each wait strategy. Counts, not times: the same on a noisy machine. Needs valgrind.
+# natively), for the busy-poll/futex floor (build/bench/floor-pingpong, bench/tools/floor_pingpong.cpp)
+# and for cerulion in each wait strategy. Counts, not times: the same on a noisy machine. Needs
+# valgrind. docs/performance.md explains the counts.
 #   scripts/footprint.sh [BUILD_DIR] [ROUND_TRIPS]     (default: build, 60)
 # Topics are created with a 1 MiB ceiling: valgrind cannot map the default 1 GiB per slot, and a
 # slot of a 64 B message is one page either way.
@@ -13,13 +14,13 @@ build=${1:-build}
 count=${2:-60}
 bin=$build/cerulion
 counter=$build/bench/footprint-count
-floor_src=${CERULION_FLOOR_SOURCE:-../shared/tools/limit-pingpong.cpp}
+floor=$build/bench/floor-pingpong
 work=$(mktemp -d)
 trap 'rm -rf "$work"; pkill -f "cerulion pong --topic /footprint/" 2>/dev/null || true' EXIT
 for tool in valgrind nm; do
   command -v $tool >/dev/null || { echo "footprint.sh: needs $tool" >&2; exit 2; }
 done
-[ -x "$bin" ] && [ -x "$counter" ] || { echo "footprint.sh: build first ($bin, $counter)" >&2; exit 2; }
+[ -x "$bin" ] && [ -x "$counter" ] && [ -x "$floor" ] || { echo "footprint.sh: build first ($bin, $counter, $floor)" >&2; exit 2; }
 # valgrind loads a position-independent executable at this base on amd64.
 base=0x108000
 lackey=(valgrind --tool=lackey --trace-mem=yes)
@@ -31,21 +32,17 @@ symbol_address() {  # binary, demangled symbol prefix
   [ -n "$off" ] || { echo "footprint.sh: no symbol '$2' in $1" >&2; exit 1; }
   printf '0x%x' $((base + 0x$off))
 }
-# The floor: both of its processes traced (it forks); its loops are inlined into main, so a window
-# starts at the first instruction that ran once per round trip (count + 1 of them: one unmeasured).
-if [ -f "$floor_src" ]; then
-  g++ -O2 -g -o "$work/limit" "$floor_src"
-  for wait in spin futex; do
-    rate=100; [ $wait = spin ] && rate=0
-    "${lackey[@]}" --log-file="$work/floor.$wait.%p" "$work/limit" --wait $wait --rate $rate --samples $count >/dev/null
-    traces=($(ls "$work"/floor.$wait.* | sort -t. -k3 -n))
-    "$counter" --skip $skip --label "floor $wait ping" --every $((count + 1)) "${traces[0]}"
-    "$counter" --skip $skip --label "floor $wait pong" --every $((count + 1)) "${traces[1]}"
-    rm -f "${traces[@]}"
-  done
-else
-  echo "footprint.sh: $floor_src not found: floor skipped" >&2
-fi
+# The floor: both of its processes traced (it forks); it has no function called once per round
+# trip, so a window starts at the first instruction that ran once per round trip (count + 1 of
+# them: one unmeasured).
+for wait in spin futex; do
+  rate=100; [ $wait = spin ] && rate=0
+  "${lackey[@]}" --log-file="$work/floor.$wait.%p" "$floor" --wait $wait --rate $rate --samples $count >/dev/null
+  traces=($(ls "$work"/floor.$wait.* | sort -t. -k3 -n))
+  "$counter" --skip $skip --label "floor $wait ping" --every $((count + 1)) "${traces[0]}"
+  "$counter" --skip $skip --label "floor $wait pong" --every $((count + 1)) "${traces[1]}"
+  rm -f "${traces[@]}"
+done
 
 # cerulion: a window starts at each publish (the request on ping's side, the reply on pong's).
 publish=$(symbol_address "$bin" 'cerulion::Publisher::publish(cerulion::Loan&&')

@@ -3,7 +3,7 @@
 // The adaptive wait strategy's planner: it learns when a topic's messages arrive and says how long
 // a waiter sleeps and how long it then polls. Arithmetic on times only, so it is tested on its own
 // (tests/core/test_adaptive_planner.cpp); why the numbers are what they are: docs/performance.md,
-// "How the adaptive strategy plans a wait".
+// "The adaptive strategy predicts, then polls, then blocks" (the runs: docs/performance-history.md).
 
 #include <cstddef>
 #include <cstdint>

@@ -9,6 +9,7 @@
 #include "cerulion/core/discovery.hpp"
 #include "cerulion/core/options.hpp"
 #include "cerulion/recorder/chunk.hpp"
+#include "cerulion/recorder/message_record.hpp"
 #include "cerulion/recorder/writer.hpp"
 #include "store_impl.hpp"
 
@@ -25,13 +26,11 @@ std::vector<std::byte> records_since(const std::vector<std::byte>& records, std:
   if (cutoff == 0) return records;
   std::vector<std::byte> out;
   std::size_t at = 0;
-  while (at + recorder::message_record_size(0) <= records.size()) {
-    std::uint64_t length = 0, log_time = 0;
-    for (int i = 7; i >= 0; --i) length = (length << 8) | static_cast<std::uint8_t>(records[at + 1 + i]);
-    for (int i = 7; i >= 0; --i) log_time = (log_time << 8) | static_cast<std::uint8_t>(records[at + 15 + i]);
-    const std::size_t whole = recorder::kRecordPrefixSize + length;
-    if (whole > records.size() - at) break;
-    if (log_time >= cutoff) out.insert(out.end(), records.begin() + at, records.begin() + at + whole);
+  while (at < records.size()) {
+    auto message = recorder::read_message_record(std::span(records).subspan(at));
+    if (!message) break;
+    const auto whole = static_cast<std::size_t>(message->record_size);
+    if (message->fields.log_time >= cutoff) out.insert(out.end(), records.begin() + at, records.begin() + at + whole);
     at += whole;
   }
   return out;

@@ -11,21 +11,6 @@
 namespace cerulion::recorder {
 
 using detail::Decoder;
-using detail::Encoder;
-
-void encode_message_record(std::span<std::byte> out, std::uint16_t channel_id, std::uint32_t sequence,
-                           std::uint64_t log_time, std::uint64_t publish_time, std::span<const std::byte> data) {
-  auto put = [p = out.data()](std::size_t at, std::uint64_t v, int n) mutable {
-    for (int i = 0; i < n; ++i) p[at + i] = static_cast<std::byte>((v >> (8 * i)) & 0xff);
-  };
-  put(0, static_cast<std::uint8_t>(Opcode::Message), 1);
-  put(1, 22 + data.size(), 8);
-  put(9, channel_id, 2);
-  put(11, sequence, 4);
-  put(15, log_time, 8);
-  put(23, publish_time, 8);
-  if (!data.empty()) std::memcpy(out.data() + 31, data.data(), data.size());
-}
 
 Result<ChunkSummary> describe_chunk(std::span<const std::byte> encoded) {
   auto bad = [](const std::string& what) { return Status(ErrorCode::Corrupted, "encoded chunk: " + what); };
@@ -77,21 +62,17 @@ class ChunkEncoderImpl {
     index_.clear();
     std::uint64_t start = 0, end = 0, count = 0;
     for (std::size_t at = 0; at < records.size();) {
-      Decoder d(records.subspan(at));
-      const std::uint8_t op = d.u8();
-      const std::uint64_t len = d.u64();
-      if (d.failed() || op != static_cast<std::uint8_t>(Opcode::Message) || len < 22 || len > d.remaining()) {
+      auto message = read_message_record(records.subspan(at));
+      if (!message) {
         return Status(ErrorCode::InvalidArgument,
                       "chunk records: no whole Message record at offset " + std::to_string(at));
       }
-      const std::uint16_t channel = d.u16();
-      (void)d.u32();
-      const std::uint64_t log_time = d.u64();
-      index_[channel].emplace_back(log_time, at);
+      const std::uint64_t log_time = message->fields.log_time;
+      index_[message->fields.channel_id].emplace_back(log_time, at);
       if (count == 0 || log_time < start) start = log_time;
       if (count == 0 || log_time > end) end = log_time;
       ++count;
-      at += kRecordPrefixSize + len;
+      at += static_cast<std::size_t>(message->record_size);
     }
     ChunkInfo info;
     info.message_start_time = start;
@@ -105,16 +86,7 @@ class ChunkEncoderImpl {
       stored = compressed_;
     }
     out.clear();
-    Encoder e(out);
-    e.u8(static_cast<std::uint8_t>(Opcode::Chunk));
-    e.u64(8 + 8 + 8 + 4 + 4 + info.compression.size() + 8 + stored.size());
-    e.u64(info.message_start_time);
-    e.u64(info.message_end_time);
-    e.u64(info.uncompressed_size);
-    e.u32(info.uncompressed_crc);
-    e.str(info.compression);
-    e.u64(stored.size());
-    e.raw(stored.data(), stored.size());
+    append_chunk(out, info, stored);
     for (auto& [channel, entries] : index_) append_record(out, MessageIndex{channel, std::move(entries)});
     return {};
   }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reader::read_messages: messages in file order, or merged into log-time order.
+// ReaderImpl::read_messages: messages in file order, or merged into log-time order.
 //
 // Log-time order merges chunks the way the mcap C++ library's LogTimeOrder reading does: the chunks
 // are taken by their indexes' message_start_time, and a chunk is decompressed only once the
@@ -13,7 +13,9 @@
 #include <queue>
 #include <tuple>
 
+#include "cerulion/recorder/message_record.hpp"
 #include "cerulion/recorder/reader.hpp"
+#include "reader_impl.hpp"
 #include "records.hpp"
 #include "source.hpp"
 #include "wire.hpp"
@@ -24,14 +26,6 @@ using detail::at;
 using detail::Lexer;
 
 namespace {
-
-constexpr std::size_t kMessageHeaderSize = 22;  // channel_id, sequence, log_time, publish_time
-
-// A Message record's log_time, read in place; nullopt when the record is too short to be one.
-std::optional<std::uint64_t> log_time_of(std::span<const std::byte> content) {
-  if (content.size() < kMessageHeaderSize) return std::nullopt;
-  return detail::load_le(content.data() + 6, 8);
-}
 
 // A message waiting in the merge, in place in its open chunk's records.
 struct Pending {
@@ -57,7 +51,9 @@ struct OpenChunk {
 
 }  // namespace
 
-bool Reader::chunk_wanted(const ChunkIndex& ci, const ReadMessagesOptions& options) const {
+namespace detail {
+
+bool ReaderImpl::chunk_wanted(const ChunkIndex& ci, const ReadMessagesOptions& options) const {
   if (ci.message_end_time < options.start_time || ci.message_start_time > options.end_time) return false;
   if (!options.channel_filter || ci.message_index_offsets.empty()) return true;
   for (const auto& [id, off] : ci.message_index_offsets) {
@@ -67,7 +63,7 @@ bool Reader::chunk_wanted(const ChunkIndex& ci, const ReadMessagesOptions& optio
   return false;
 }
 
-bool Reader::load_indexed_chunk(const ChunkIndex& ci, ByteVector& records) {
+bool ReaderImpl::load_indexed_chunk(const ChunkIndex& ci, ByteVector& records) {
   Lexer lexer(*source_, ci.chunk_start_offset, ci.chunk_start_offset + ci.chunk_length);
   auto rec = lexer.next();
   std::string error;
@@ -87,13 +83,13 @@ bool Reader::load_indexed_chunk(const ChunkIndex& ci, ByteVector& records) {
   return true;
 }
 
-bool Reader::deliver_message(std::span<const std::byte> content, const ReadMessagesOptions& options,
+bool ReaderImpl::deliver_message(std::span<const std::byte> content, const ReadMessagesOptions& options,
                              std::map<std::uint16_t, bool>& wanted,
                              const std::function<bool(const MessageView&)>& on_message) {
   // Channel and time are read in place, so messages filtered out are never copied.
-  auto log_time = log_time_of(content);
-  if (!log_time || *log_time < options.start_time || *log_time > options.end_time) return true;
-  auto channel_id = static_cast<std::uint16_t>(detail::load_le(content.data(), 2));
+  auto fields = decode_message_fields(content);
+  if (!fields || fields->log_time < options.start_time || fields->log_time > options.end_time) return true;
+  const std::uint16_t channel_id = fields->channel_id;
   auto ch = summary_.channels.find(channel_id);
   if (ch == summary_.channels.end()) return true;
   auto w = wanted.find(channel_id);
@@ -109,7 +105,7 @@ bool Reader::deliver_message(std::span<const std::byte> content, const ReadMessa
       MessageView{std::get<Message>(*r), ch->second, sc == summary_.schemas.end() ? nullptr : &sc->second});
 }
 
-void Reader::walk_chunk(std::uint64_t chunk_offset, std::span<const std::byte> records,
+void ReaderImpl::walk_chunk(std::uint64_t chunk_offset, std::span<const std::byte> records,
                         const std::function<bool(std::uint64_t, std::span<const std::byte>)>& on_message_record) {
   std::string error;
   bool ok = detail::for_each_in_chunk(
@@ -124,7 +120,7 @@ void Reader::walk_chunk(std::uint64_t chunk_offset, std::span<const std::byte> r
   if (!ok) report("chunk at " + at(chunk_offset) + ": " + error);
 }
 
-Status Reader::read_messages(const ReadMessagesOptions& options,
+Status ReaderImpl::read_messages(const ReadMessagesOptions& options,
                              const std::function<bool(const MessageView&)>& on_message) {
   try {
     if (options.order == ReadOrder::LogTime) return read_in_log_time_order(options, on_message);
@@ -134,7 +130,7 @@ Status Reader::read_messages(const ReadMessagesOptions& options,
   }
 }
 
-Status Reader::read_in_file_order(const ReadMessagesOptions& options,
+Status ReaderImpl::read_in_file_order(const ReadMessagesOptions& options,
                                   const std::function<bool(const MessageView&)>& on_message) {
   bool keep_going = true;
   ByteVector records;
@@ -183,7 +179,7 @@ Status Reader::read_in_file_order(const ReadMessagesOptions& options,
   return Status();
 }
 
-Status Reader::read_in_log_time_order(const ReadMessagesOptions& options,
+Status ReaderImpl::read_in_log_time_order(const ReadMessagesOptions& options,
                                       const std::function<bool(const MessageView&)>& on_message) {
   if (summary_.unchunked_messages > 0 || summary_.chunk_indexes.empty()) {
     // Messages outside chunks have no index to merge by: file order, said once when it is not
@@ -216,9 +212,9 @@ Status Reader::read_in_log_time_order(const ReadMessagesOptions& options,
       auto& chunk = open[index];
       if (load_indexed_chunk(ci, chunk.records)) {
         walk_chunk(ci.chunk_start_offset, chunk.records, [&](std::uint64_t offset, std::span<const std::byte> content) {
-          auto log_time = log_time_of(content);
-          if (log_time && *log_time >= options.start_time && *log_time <= options.end_time) {
-            due.push({*log_time, ci.chunk_start_offset, offset, index, content});
+          auto fields = decode_message_fields(content);
+          if (fields && fields->log_time >= options.start_time && fields->log_time <= options.end_time) {
+            due.push({fields->log_time, ci.chunk_start_offset, offset, index, content});
             ++chunk.waiting;
           }
           return true;
@@ -235,5 +231,7 @@ Status Reader::read_in_log_time_order(const ReadMessagesOptions& options,
   }
   return Status();
 }
+
+}  // namespace detail
 
 }  // namespace cerulion::recorder

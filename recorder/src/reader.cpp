@@ -5,6 +5,7 @@
 #include <exception>
 #include <optional>
 
+#include "reader_impl.hpp"
 #include "records.hpp"
 #include "source.hpp"
 #include "wire.hpp"
@@ -53,30 +54,9 @@ Result<std::uint64_t> read_header(detail::Source& source, Header& header) {
   return lexer.position();
 }
 
-// Decodes the record an index points at, which must be of type `Record` (opcode `op`); a problem
-// line, and nullopt, when it is not there or does not decode.
-template <typename Record>
-std::optional<Record> decode_indexed(detail::Source& source, std::uint64_t offset, std::uint64_t length, Opcode op,
-                                     const char* what, const std::function<void(std::string)>& report) {
-  Lexer lexer(source, offset, offset + length);
-  auto rec = lexer.next();
-  std::string error;
-  if (!rec || rec->opcode != static_cast<std::uint8_t>(op)) {
-    report(std::string(what) + " index points at no " + what + " record at " + at(offset));
-    return std::nullopt;
-  }
-  auto decoded = detail::decode_record(rec->opcode, rec->content, error);
-  if (!decoded) {
-    report(error + " at " + at(offset));
-    return std::nullopt;
-  }
-  return std::move(std::get<Record>(*decoded));
-}
-
 }  // namespace
 
-Reader::Reader(std::shared_ptr<detail::Source> source, ReaderOptions options)
-    : source_(std::move(source)), options_(options) {}
+Reader::Reader(std::unique_ptr<detail::ReaderImpl> impl) : impl_(std::move(impl)) {}
 Reader::Reader(Reader&&) noexcept = default;
 Reader& Reader::operator=(Reader&&) noexcept = default;
 Reader::~Reader() = default;
@@ -84,20 +64,51 @@ Reader::~Reader() = default;
 Result<Reader> Reader::open(const std::string& path, ReaderOptions options) {
   auto source = detail::open_file_source(path);
   if (!source) return source.status();
-  Reader reader(std::move(source.value()), options);
-  Status st = reader.load();
+  auto impl = std::make_unique<detail::ReaderImpl>(std::move(source.value()), options);
+  Status st = impl->load();
   if (!st) return Status(st.code(), path + ": " + st.message());
-  return reader;
+  return Reader(std::move(impl));
 }
 
 Result<Reader> Reader::open_memory(std::span<const std::byte> bytes, ReaderOptions options) {
-  Reader reader(detail::memory_source(bytes), options);
-  Status st = reader.load();
+  auto impl = std::make_unique<detail::ReaderImpl>(detail::memory_source(bytes), options);
+  Status st = impl->load();
   if (!st) return st;
-  return reader;
+  return Reader(std::move(impl));
 }
 
-Status Reader::load() {
+namespace {
+// What a moved-from Reader answers.
+const FileSummary kNoSummary{};
+const std::vector<std::string> kNoProblems{};
+Status moved_from() { return Status(ErrorCode::InvalidArgument, "reader was moved from"); }
+}  // namespace
+
+const FileSummary& Reader::summary() const noexcept { return impl_ ? impl_->summary() : kNoSummary; }
+const std::vector<std::string>& Reader::problems() const noexcept { return impl_ ? impl_->problems() : kNoProblems; }
+
+Status Reader::read_messages(const ReadMessagesOptions& options,
+                             const std::function<bool(const MessageView&)>& on_message) {
+  if (!impl_) return moved_from();
+  return impl_->read_messages(options, on_message);
+}
+
+Result<std::vector<Metadata>> Reader::read_metadata() {
+  if (!impl_) return moved_from();
+  return impl_->read_metadata();
+}
+
+Result<std::vector<Attachment>> Reader::read_attachments() {
+  if (!impl_) return moved_from();
+  return impl_->read_attachments();
+}
+
+namespace detail {
+
+ReaderImpl::ReaderImpl(std::shared_ptr<Source> source, ReaderOptions options)
+    : source_(std::move(source)), options_(options) {}
+
+Status ReaderImpl::load() {
   try {
     auto& src = *source_;
     summary_.file_size = src.size();
@@ -145,7 +156,7 @@ Status Reader::load() {
   }
 }
 
-bool Reader::load_summary(std::string& why) {
+bool ReaderImpl::load_summary(std::string& why) {
   auto& src = *source_;
   const std::uint64_t footer_at = src.size() - kFooterRecordSize - kMagicSize;
   // Re-read the footer to know summary_start (load() validated the record).
@@ -222,7 +233,7 @@ bool Reader::load_summary(std::string& why) {
   return true;
 }
 
-Status Reader::scan() {
+Status ReaderImpl::scan() {
   auto& src = *source_;
   Statistics& stats = summary_.statistics;
   stats = {};
@@ -314,11 +325,11 @@ Status Reader::scan() {
   return Status();
 }
 
-void Reader::report(std::string problem) {
+void ReaderImpl::report(std::string problem) {
   if (std::find(problems_.begin(), problems_.end(), problem) == problems_.end()) problems_.push_back(std::move(problem));
 }
 
-void Reader::learn_definition(Record& record) {
+void ReaderImpl::learn_definition(Record& record) {
   if (auto* s = std::get_if<Schema>(&record)) {
     if (s->id != 0) summary_.schemas.emplace(s->id, std::move(*s));
   } else if (auto* c = std::get_if<Channel>(&record)) {
@@ -326,65 +337,6 @@ void Reader::learn_definition(Record& record) {
   }
 }
 
-std::vector<std::pair<std::uint64_t, std::uint64_t>> Reader::scan_for(std::uint8_t opcode) {
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> found;
-  Lexer lexer(*source_, data_start_, summary_.indexed ? summary_.valid_data_end : data_end_);
-  while (auto rec = lexer.next()) {
-    if (rec->opcode == opcode) found.emplace_back(rec->offset, rec->length);
-    if (rec->opcode == static_cast<std::uint8_t>(Opcode::DataEnd)) break;
-  }
-  return found;
-}
-
-Result<std::vector<Metadata>> Reader::read_metadata() {
-  try {
-    std::vector<Metadata> out;
-    // An indexed file may count records its summary does not index: find them by scanning.
-    if (summary_.indexed && summary_.statistics.metadata_count > summary_.metadata_indexes.size()) {
-      summary_.metadata_indexes.clear();
-      for (auto [offset, length] : scan_for(static_cast<std::uint8_t>(Opcode::Metadata))) {
-        summary_.metadata_indexes.push_back({offset, length, {}});
-      }
-    }
-    for (const auto& mi : summary_.metadata_indexes) {
-      auto metadata = decode_indexed<Metadata>(*source_, mi.offset, mi.length, Opcode::Metadata, "Metadata",
-                                                   [this](std::string p) { report(std::move(p)); });
-      if (metadata) out.push_back(std::move(*metadata));
-    }
-    return out;
-  } catch (const std::exception& e) {
-    return Status(ErrorCode::SystemError, std::string("reading failed: ") + e.what());
-  }
-}
-
-Result<std::vector<Attachment>> Reader::read_attachments() {
-  try {
-    std::vector<Attachment> out;
-    if (summary_.indexed && summary_.statistics.attachment_count > summary_.attachment_indexes.size()) {
-      summary_.attachment_indexes.clear();
-      for (auto [offset, length] : scan_for(static_cast<std::uint8_t>(Opcode::Attachment))) {
-        AttachmentIndex ai;
-        ai.offset = offset;
-        ai.length = length;
-        summary_.attachment_indexes.push_back(ai);
-      }
-    }
-    for (const auto& ai : summary_.attachment_indexes) {
-      auto attachment =
-          decode_indexed<Attachment>(*source_, ai.offset, ai.length, Opcode::Attachment, "Attachment",
-                                     [this](std::string p) { report(std::move(p)); });
-      if (!attachment) continue;
-      auto& a = *attachment;
-      if (options_.verify_crcs && a.crc != 0 && detail::attachment_crc(a) != a.crc) {
-        report("attachment '" + a.name + "': CRC mismatch; skipped");
-        continue;
-      }
-      out.push_back(std::move(a));
-    }
-    return out;
-  } catch (const std::exception& e) {
-    return Status(ErrorCode::SystemError, std::string("reading failed: ") + e.what());
-  }
-}
+}  // namespace detail
 
 }  // namespace cerulion::recorder

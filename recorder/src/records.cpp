@@ -3,6 +3,7 @@
 
 #include <type_traits>
 
+#include "cerulion/recorder/message_record.hpp"
 #include "wire.hpp"
 
 namespace cerulion::recorder {
@@ -96,11 +97,7 @@ void encode_content(Encoder& e, const Record& r) {
           e.str(x.message_encoding);
           encode_map(e, x.metadata);
         } else if constexpr (std::is_same_v<T, Message>) {
-          e.u16(x.channel_id);
-          e.u32(x.sequence);
-          e.u64(x.log_time);
-          e.u64(x.publish_time);
-          e.raw(x.data.data(), x.data.size());
+          // Not reached: append_record writes a Message whole, through append_message_record.
         } else if constexpr (std::is_same_v<T, MessageIndex>) {
           e.u16(x.channel_id);
           e.u32(static_cast<std::uint32_t>(x.records.size() * 16));
@@ -185,6 +182,9 @@ void append_prefix(ByteVector& out, Opcode op, std::uint64_t length) {
 }
 
 void append_record(ByteVector& out, const Record& record) {
+  if (const auto* m = std::get_if<Message>(&record)) {
+    return append_message_record(out, {m->channel_id, m->sequence, m->log_time, m->publish_time}, m->data);
+  }
   Encoder e(out);
   e.u8(opcode_of(record));
   auto at = e.begin_u64();
@@ -254,13 +254,11 @@ std::optional<Record> decode_record(std::uint8_t opcode, std::span<const std::by
       return c;
     }
     case Opcode::Message: {
-      Message m;
-      m.channel_id = d.u16();
-      m.sequence = d.u32();
-      m.log_time = d.u64();
-      m.publish_time = d.u64();
-      if (d.failed()) return fail("Message");
-      m.data = d.rest();
+      auto fields = decode_message_fields(content);
+      if (!fields) return fail("Message");
+      Message m{fields->channel_id, fields->sequence, fields->log_time, fields->publish_time, {}};
+      auto data = content.subspan(kMessageFieldsSize);
+      m.data.assign(data.begin(), data.end());
       return m;
     }
     case Opcode::Chunk: {

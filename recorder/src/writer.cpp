@@ -96,14 +96,7 @@ class WriterImpl {
     if (!channels_.count(channel_id)) {
       return Status(ErrorCode::InvalidArgument, "message on unknown channel " + std::to_string(channel_id));
     }
-    Encoder e(chunk_);
-    e.u8(static_cast<std::uint8_t>(Opcode::Message));
-    e.u64(22 + data.size());
-    e.u16(channel_id);
-    e.u32(sequence);
-    e.u64(log_time);
-    e.u64(publish_time);
-    e.raw(data.data(), data.size());
+    append_message_record(chunk_, {channel_id, sequence, log_time, publish_time}, data);
     if (stats_.message_count == 0 || log_time < stats_.message_start_time) stats_.message_start_time = log_time;
     if (stats_.message_count == 0 || log_time > stats_.message_end_time) stats_.message_end_time = log_time;
     ++stats_.message_count;

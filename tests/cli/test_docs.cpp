@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // The documentation says the same things everywhere: every man page and every command's --help
-// shows examples, and every man page carries the same date and the program's version.
+// shows examples, and every man page carries the same date and the program's version. What a user
+// reads stands alone (nothing points outside the repository, every docs/ page named exists, --json
+// has one convention), and the umbrella header and the README's layout leave nothing out.
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -127,5 +130,87 @@ TEST_CASE("Every command has a man page", "[docs]") {
     if (path.size() != 1 || path[0] == "help") continue;  // help is in cerulion(1)
     INFO(path[0]);
     CHECK(std::filesystem::exists(std::string(CERULION_SOURCE_DIR) + "/man/cerulion-" + path[0] + ".1"));
+  }
+}
+
+namespace {
+
+std::string source(const std::string& relative) { return std::string(CERULION_SOURCE_DIR) + "/" + relative; }
+
+// What a user of a clone or of an install reads: the README, the man pages, docs/, the installed
+// headers and the scripts.
+std::vector<std::filesystem::path> user_facing_files() {
+  std::vector<std::filesystem::path> files = {source("README.md")};
+  for (const auto& page : man_pages()) files.push_back(page);
+  for (const char* dir : {"docs", "scripts", "core/include", "recorder/include", "recording/include",
+                          "flashback/include", "bridge/include", "measurement/include", "bench/include"}) {
+    if (!std::filesystem::exists(source(dir))) continue;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(source(dir))) {
+      if (entry.is_regular_file()) files.push_back(entry.path());
+    }
+  }
+  return files;
+}
+
+}  // namespace
+
+TEST_CASE("No user-facing file refers to the shared folder outside the repository", "[docs]") {
+  for (const auto& file : user_facing_files()) {
+    INFO(file.string());
+    const std::string text = read_text(file);
+    CHECK(text.find("../shared") == std::string::npos);
+    CHECK(text.find("shared/reference") == std::string::npos);
+    CHECK(text.find("shared/tools") == std::string::npos);
+  }
+}
+
+TEST_CASE("Every docs/ page that the README or a man page names exists", "[docs]") {
+  std::vector<std::filesystem::path> files = {source("README.md")};
+  for (const auto& page : man_pages()) files.push_back(page);
+  for (const auto& entry : std::filesystem::directory_iterator(source("docs"))) files.push_back(entry.path());
+  const std::regex named(R"(docs/([a-z0-9-]+\.md))");
+  std::size_t seen = 0;
+  for (const auto& file : files) {
+    const std::string text = read_text(file);
+    for (std::sregex_iterator it(text.begin(), text.end(), named), end; it != end; ++it, ++seen) {
+      INFO(file.filename().string() << " names " << it->str());
+      CHECK(std::filesystem::exists(source("docs/" + (*it)[1].str())));
+    }
+  }
+  CHECK(seen >= 3);  // the README names the benchmark method, the figures and the JSON convention
+}
+
+TEST_CASE("Every man page that offers --json points to the one JSON convention", "[docs]") {
+  for (const auto& page : man_pages()) {
+    const std::string text = read_text(page);
+    if (text.find("\\-\\-json\n") == std::string::npos && text.find("\\-\\-json ") == std::string::npos) continue;
+    INFO(page.filename().string());
+    CHECK(text.find("docs/json.md") != std::string::npos);
+  }
+}
+
+TEST_CASE("cerulion/core.hpp includes every public core header", "[docs]") {
+  const std::string umbrella = read_text(source("core/include/cerulion/core.hpp"));
+  std::size_t headers = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(source("core/include/cerulion/core"))) {
+    if (entry.path().extension() != ".hpp") continue;
+    ++headers;
+    INFO(entry.path().filename().string());
+    CHECK(umbrella.find("#include \"cerulion/core/" + entry.path().filename().string() + "\"") != std::string::npos);
+  }
+  CHECK(headers >= 10);
+}
+
+TEST_CASE("The README's layout lists every library", "[docs]") {
+  const std::string readme = read_text(source("README.md"));
+  const auto at = readme.find("\n## Layout\n");
+  REQUIRE(at != std::string::npos);
+  const std::string layout = readme.substr(at, readme.find("\n## ", at + 1) - at);
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(CERULION_SOURCE_DIR))) {
+    const auto cmake = entry.path() / "CMakeLists.txt";
+    if (!entry.is_directory() || !std::filesystem::exists(cmake)) continue;
+    if (read_text(cmake).find("add_library(") == std::string::npos) continue;
+    INFO(entry.path().filename().string());
+    CHECK(layout.find("`" + entry.path().filename().string() + "/`") != std::string::npos);
   }
 }

@@ -91,7 +91,7 @@ class FlashbackDomain {
     const bool alive = eventually(
         [&] {
           auto st = status(keeper);
-          return st.value("alive", false) && st.value("keeper_pid", 0) == process->pid();
+          return st.value("alive", false) && st["keeper_pid"].is_number() && st["keeper_pid"] == process->pid();
         },
         10s);
     REQUIRE(alive);

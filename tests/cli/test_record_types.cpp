@@ -57,8 +57,9 @@ TEST_CASE("A recording of a JSON topic shows its message encoding and schema in 
   auto j = nlohmann::json::parse(json.out);
   REQUIRE(j["channels"].size() == 1);
   CHECK(j["channels"][0]["message_encoding"] == "json");
-  CHECK(j["channels"][0]["schema"] == "Imu");
-  CHECK(j["channels"][0]["schema_encoding"] == "jsonschema");
+  CHECK(j["channels"][0]["schema"]["name"] == "Imu");
+  CHECK(j["channels"][0]["schema"]["encoding"] == "jsonschema");
+  CHECK(j["channels"][0]["schema"]["bytes"].get<std::uint64_t>() > 0);
   CHECK(j["channels"][0]["message_count"] == 10);
 }
 

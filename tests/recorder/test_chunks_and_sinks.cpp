@@ -21,10 +21,8 @@ namespace {
 ByteVector message_records(std::uint16_t channel, std::uint32_t first, std::uint32_t count) {
   ByteVector out;
   for (std::uint32_t i = first; i < first + count; ++i) {
-    ByteVector payload = bytes_of("message " + std::to_string(i) + std::string(i % 50, 'x'));
-    std::size_t at = out.size();
-    out.resize(at + message_record_size(payload.size()));
-    encode_message_record(std::span(out).subspan(at), channel, i, 1000 + i, 500 + i, payload);
+    append_message_record(out, {channel, i, 1000 + i, 500 + i},
+                          bytes_of("message " + std::to_string(i) + std::string(i % 50, 'x')));
   }
   return out;
 }

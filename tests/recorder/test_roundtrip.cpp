@@ -220,3 +220,28 @@ TEST_CASE("An empty recording is a valid file", "[recorder][writer]") {
   CHECK(r->summary().statistics.message_count == 0);
   CHECK(stream_records(path, [](const Record&) { return true; }).ok());
 }
+
+TEST_CASE("A reader moved from answers with nothing and refuses to read, and the one moved to reads on",
+          "[recorder][reader]") {
+  auto path = temp_path("moved.mcap");
+  auto w = Writer::create(path);
+  REQUIRE(w.ok());
+  auto channel = w->add_channel("/moved", "x-cerulion-bytes");
+  REQUIRE(channel.ok());
+  REQUIRE(w->write(*channel, 0, 1, 1, bytes_of("one")).ok());
+  REQUIRE(w->close().ok());
+
+  auto r = Reader::open(path);
+  REQUIRE(r.ok());
+  Reader moved = std::move(*r);
+  CHECK(r->summary().channels.empty());
+  CHECK(r->problems().empty());
+  CHECK(r->read_messages({}, [](const MessageView&) { return true; }).code() == ErrorCode::InvalidArgument);
+  CHECK_FALSE(r->read_metadata().ok());
+  CHECK_FALSE(r->read_attachments().ok());
+
+  CHECK(moved.summary().statistics.message_count == 1);
+  std::size_t n = 0;
+  REQUIRE(moved.read_messages({}, [&](const MessageView&) { return ++n, true; }).ok());
+  CHECK(n == 1);
+}

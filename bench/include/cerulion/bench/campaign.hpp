@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The latency campaign of ../shared/reference/benchmark-method.md: for every lane and payload size,
+// The latency campaign of docs/benchmark-method.md: for every lane and payload size,
 // R repetitions (each in fresh processes) of warm-up then N round trips on a slot grid; the cell's
 // median is the median of the repetition medians, its percentiles are pooled over all samples, and a
 // cell that skips more than 1 % of its slots falls back 100 -> 50 -> 20 Hz, then fails.

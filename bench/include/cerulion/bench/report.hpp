@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// What a campaign gives a person and a program: the seed page's two tables on a terminal, every
+// What a campaign gives a person and a program: the method's two tables on a terminal, every
 // cell as JSON, the tables as Markdown, and one self-contained HTML page with the charts (inline
 // SVG, no scripts, no external assets).
 

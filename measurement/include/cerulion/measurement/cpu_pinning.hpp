@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Pinning the workers of a latency measurement to CPUs of their own, as the floor benchmark
-// (limit-pingpong) does. Unpinned, the scheduler may queue a worker that wakes up behind its peer
+// (bench/tools/floor_pingpong.cpp) does. Unpinned, the scheduler may queue a worker that wakes up behind its peer
 // while the peer polls, which on a 2-vCPU VM delays round trips by the whole poll window.
 
 #include <optional>

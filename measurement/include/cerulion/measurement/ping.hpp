@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// One latency measurement as benchmark-method.md defines it: a requester (this thread) and a
+// One latency measurement as docs/benchmark-method.md defines it: a requester (this thread) and a
 // responder (a thread, a process it starts, or a peer already running), warm-up and N round trips
 // on a slot grid, with the CPU and memory each worker used. Returns a report; never exits or
 // prints. `cerulion ping` and `cerulion bench` are thin layers over run_ping().

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Slot-grid pacing (benchmark-method.md): requests go out on a wall-clock grid at the nominal
+// Slot-grid pacing (docs/benchmark-method.md): requests go out on a wall-clock grid at the nominal
 // rate. A slot whose whole period has passed before its turn is skipped and counted, never sent
 // late, so a slow round trip cannot push the rest of the run off the grid or bunch requests up.
 

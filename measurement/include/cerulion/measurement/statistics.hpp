@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Statistics of round-trip samples as benchmark-method.md defines them: Hyndman-Fan type 7
+// Statistics of round-trip samples as docs/benchmark-method.md defines them: Hyndman-Fan type 7
 // percentiles (numpy's default), a summary, and the aggregates of a campaign's repetitions.
 
 #include <cstddef>
@@ -13,7 +13,7 @@ namespace cerulion::measurement {
 /// closest ranks at h = (n - 1) p. `p` in [0, 1]; 0 for no values.
 [[nodiscard]] double percentile_type7(const std::vector<double>& sorted, double p);
 
-/// Samples that must lie beyond a tail percentile before it is quoted (benchmark-method.md): with
+/// Samples that must lie beyond a tail percentile before it is quoted (docs/benchmark-method.md): with
 /// fewer, the "p99" of a handful of samples is only their largest.
 inline constexpr std::size_t kTailSamples = 20;
 /// The fewest samples for which percentile `p` (in (0, 1)) has kTailSamples beyond it: 2000 for

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Chunks as values: Message records are encoded into a caller's buffer (shared memory, say), then
-// compressed once into a Chunk record followed by its MessageIndex records. Such an encoded chunk
+// Chunks as values: Message records (message_record.hpp) are encoded into a caller's buffer (shared
+// memory, say), then compressed once into a Chunk record followed by its MessageIndex records. Such an encoded chunk
 // can be kept, copied and later written into a file as it is (Writer::write_chunk), without being
 // decompressed or compressed again. This is how a flashback store keeps and dumps its history.
 
@@ -12,19 +12,11 @@
 #include <string>
 
 #include "cerulion/recorder/errors.hpp"
+#include "cerulion/recorder/message_record.hpp"
 #include "cerulion/recorder/types.hpp"
 #include "cerulion/recorder/writer.hpp"
 
 namespace cerulion::recorder {
-
-/// Bytes of one Message record (prefix included) carrying `payload_size` bytes.
-constexpr std::uint64_t message_record_size(std::uint64_t payload_size) noexcept {
-  return kRecordPrefixSize + 2 + 4 + 8 + 8 + payload_size;
-}
-
-/// Writes one Message record into `out`, which holds exactly message_record_size(data.size()).
-void encode_message_record(std::span<std::byte> out, std::uint16_t channel_id, std::uint32_t sequence,
-                           std::uint64_t log_time, std::uint64_t publish_time, std::span<const std::byte> data);
 
 /// What an encoded chunk holds, read from its bytes.
 struct ChunkSummary {

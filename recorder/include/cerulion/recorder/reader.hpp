@@ -25,7 +25,7 @@
 namespace cerulion::recorder {
 
 namespace detail {
-class Source;
+class ReaderImpl;
 }
 
 /// How a file is read. Defaults: check every CRC, fall back to a linear scan when the summary is
@@ -95,10 +95,11 @@ class Reader {
   Reader& operator=(Reader&&) noexcept;
   ~Reader();
 
-  const FileSummary& summary() const noexcept { return summary_; }
+  /// What open() learned about the file.
+  const FileSummary& summary() const noexcept;
   /// Things found wrong so far (bad chunks skipped, truncation, a damaged summary), one line each,
   /// each once however often it is met again (reading a file twice adds nothing).
-  const std::vector<std::string>& problems() const noexcept { return problems_; }
+  const std::vector<std::string>& problems() const noexcept;
 
   /// Calls `on_message` for every matching message, in options.order, until it returns false.
   /// Bad chunks are reported in problems() and skipped; the call itself fails only on I/O errors.
@@ -111,31 +112,8 @@ class Reader {
   Result<std::vector<Attachment>> read_attachments();
 
  private:
-  Reader(std::shared_ptr<detail::Source> source, ReaderOptions options);
-  Status load();
-  bool load_summary(std::string& why);
-  Status scan();
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> scan_for(std::uint8_t opcode);
-  void report(std::string problem);
-  void learn_definition(Record& record);
-  bool chunk_wanted(const ChunkIndex& index, const ReadMessagesOptions& options) const;
-  bool load_indexed_chunk(const ChunkIndex& index, ByteVector& records);
-  bool deliver_message(std::span<const std::byte> content, const ReadMessagesOptions& options,
-                       std::map<std::uint16_t, bool>& wanted,
-                       const std::function<bool(const MessageView&)>& on_message);
-  void walk_chunk(std::uint64_t chunk_offset, std::span<const std::byte> records,
-                  const std::function<bool(std::uint64_t, std::span<const std::byte>)>& on_message_record);
-  Status read_in_file_order(const ReadMessagesOptions& options,
-                            const std::function<bool(const MessageView&)>& on_message);
-  Status read_in_log_time_order(const ReadMessagesOptions& options,
-                                const std::function<bool(const MessageView&)>& on_message);
-
-  std::shared_ptr<detail::Source> source_;
-  ReaderOptions options_;
-  FileSummary summary_;
-  std::vector<std::string> problems_;
-  std::uint64_t data_start_ = 0;
-  std::uint64_t data_end_ = 0;
+  explicit Reader(std::unique_ptr<detail::ReaderImpl> impl);
+  std::unique_ptr<detail::ReaderImpl> impl_;
 };
 
 /// How stream_records walks a file.

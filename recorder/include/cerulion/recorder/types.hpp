@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The MCAP records, as plain structs. Field names and units follow the MCAP specification
-// (see ../shared/reference/mcap-format.md): every time is a uint64 of nanoseconds since the Unix
-// epoch, every offset and length is in bytes, and ids are the file's own channel/schema numbers.
+// The MCAP records, as plain structs. Field names and units follow the MCAP specification (format
+// major version 0): every time is a uint64 of nanoseconds since the Unix epoch, every offset and
+// length is in bytes, and ids are the file's own channel/schema numbers.
 
 #include <cstddef>
 #include <cstdint>
