@@ -19,23 +19,13 @@
 
 #include "cerulion/core/options.hpp"
 #include "cerulion/core/status.hpp"
+#include "cerulion/recording/topic_selection.hpp"
 
 namespace cerulion::recording {
 
-/// Which topics to read.
-struct TopicSelection {
-  /// Topics named explicitly; each must open (TapSet::create fails otherwise).
-  std::vector<std::string> topics;
-  /// Every topic of the domain, including those that appear later.
-  bool all = false;
-  /// ECMAScript regular expressions: topics matching any of them (new ones too).
-  std::vector<std::string> include;
-  /// Topics matching any of these are never read.
-  std::vector<std::string> exclude;
-};
-
 /// Settings of a tap set; defaults are the recommendation.
 struct TapSetOptions {
+  /// Which topics (see TopicSelection: a named topic is read whatever the exclusions say).
   TopicSelection selection;
   /// Domain; default $CERULION_DOMAIN or "default".
   std::string domain = default_domain();
