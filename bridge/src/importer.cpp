@@ -87,7 +87,7 @@ void Importer::discovered(const DiscoveredWriter& writer) {
     topics_[writer.dds_topic] = nullptr;  // said once
     return;
   }
-  if (!selection_.selected(*name)) return;
+  if (!matcher_.matches(*name)) return;
   auto t = std::make_unique<Topic>();
   t->name = *name;
   t->dds_topic = writer.dds_topic;

@@ -17,19 +17,19 @@
 
 #include "cerulion/bridge/status.hpp"
 #include "cerulion/core/publisher.hpp"
+#include "cerulion/recording/topic_selection.hpp"
 #include "dds_types.hpp"
 #include "loop_guard.hpp"
 #include "participant.hpp"
-#include "selection.hpp"
 
 namespace cerulion::bridge::detail {
 
 class Importer {
  public:
   /// `lockstep`: topics it creates are lockstep, and a publish waits longer for local readers.
-  Importer(Participant& participant, LoopGuard& guard, const Selection& selection, std::string domain,
+  Importer(Participant& participant, LoopGuard& guard, const recording::TopicMatcher& matcher, std::string domain,
            bool lockstep)
-      : participant_(participant), guard_(guard), selection_(selection), domain_(std::move(domain)),
+      : participant_(participant), guard_(guard), matcher_(matcher), domain_(std::move(domain)),
         lockstep_(lockstep) {}
   ~Importer() { close(); }
 
@@ -61,7 +61,7 @@ class Importer {
 
   Participant& participant_;
   LoopGuard& guard_;
-  const Selection& selection_;
+  const recording::TopicMatcher& matcher_;
   std::string domain_;
   bool lockstep_;
   mutable std::mutex mutex_;

@@ -3,7 +3,9 @@
 // A bridge between one cerulion domain and one DDS domain, over Fast DDS (ROS 2 Humble's default
 // middleware, so the wire is the one ROS 2 nodes speak):
 //
-//   export: each chosen local topic is published as DDS topic "rt/<topic>";
+//   export: each chosen local topic is published as DDS topic "rt/<topic>" (read through a
+//           recording::TapSet, a thread per topic; a topic that appears later from its first
+//           message);
 //   import: "rt/..." topics other participants publish (bridges elsewhere, ROS 2 nodes) appear as
 //           local topics, published by the bridge, that any local subscriber reads as usual.
 //
