@@ -49,6 +49,9 @@ struct BridgeOptions {
   recording::TopicSelection selection;
   Direction direction = Direction::Both;
   /// DDS history: keep the last `depth` samples per writer and reader (ROS 2's default is 10).
+  /// Writers are transient local: a reader that matches late (another bridge, a ROS 2 node asking
+  /// for transient local) gets the last `depth` samples; one with ROS 2's default volatile QoS gets
+  /// only new ones. Each exported topic keeps its last `depth` samples in memory.
   std::uint32_t depth = 10;
   /// Reliable (default, like ROS 2) or best effort.
   bool reliable = true;
