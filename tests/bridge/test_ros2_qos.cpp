@@ -36,9 +36,9 @@ int matched(fdds::DataReader* reader) {
 
 /// Messages the bridge process of `domain` exported on `topic`, as its status file says.
 std::uint64_t exported(const std::string& domain, const std::string& topic) {
-  auto bridges = bridge::read_status_files(bridge::kDefaultStatusDirectory, domain);
-  if (!bridges) return 0;
-  for (const auto& b : *bridges)
+  auto listing = bridge::read_status_files(bridge::kDefaultStatusDirectory, domain);
+  if (!listing) return 0;
+  for (const auto& b : listing->bridges)
     for (const auto& t : b.topics)
       if (t.topic == topic && !t.imported) return t.messages;
   return 0;
@@ -55,8 +55,8 @@ TEST_CASE("A ROS 2 reader joining late gets the last --depth messages with trans
   BackgroundProcess bridge({cerulion_binary(), "--domain", domain, "bridge", "-a", "--export", "--depth", "10",
                             "--dds-domain", std::to_string(dds)});
   REQUIRE(eventually([&] {  // running: the topic will be new to it, read from its first message
-    auto bridges = bridge::read_status_files(bridge::kDefaultStatusDirectory, domain);
-    return bridges && !bridges->empty();
+    auto listing = bridge::read_status_files(bridge::kDefaultStatusDirectory, domain);
+    return listing && !listing->bridges.empty();
   }, std::chrono::seconds(30)));
   PublisherOptions po;
   po.topic.domain = domain;
