@@ -74,7 +74,7 @@ Status StoreConsumer::on_idle(std::uint64_t now) {
 }
 
 KeeperImpl::KeeperImpl(KeeperOptions o, std::function<void(const KeeperEvent&)> e, Store s)
-    : options(std::move(o)), on_event(std::move(e)), store(std::move(s)), consumer_(store.impl()) {}
+    : options(std::move(o)), on_event(std::move(e)), store(std::move(s)), consumer_(impl_of(store)) {}
 
 KeeperImpl::~KeeperImpl() { stop(); }
 
@@ -87,7 +87,7 @@ Status KeeperImpl::start() {
   tap_options.selection = options.selection;
   tap_options.domain = options.domain;
   tap_options.lockstep = options.lockstep;
-  for (const auto& topic : store.impl().channels()) lost_before_start_[topic.topic] = topic.lost;
+  for (const auto& topic : impl_of(store).channels()) lost_before_start_[topic.topic] = topic.lost;
   if (!options.trigger_topic.empty()) {
     SubscriberOptions trigger_options;
     trigger_options.role = Role::Tap;
@@ -115,7 +115,7 @@ void KeeperImpl::stop() {
   if (queue_) queue_->finish();
   update_losses();
   // What the taps took is in the store: the open chunk is compressed and committed.
-  (void)store.impl().close_open_chunk();
+  (void)impl_of(store).close_open_chunk();
 }
 
 std::vector<std::string> KeeperImpl::problems() const {

@@ -59,8 +59,7 @@ class FlashbackDomain {
         if (file.rfind(prefix, 0) == 0) fs::remove(it->path(), ec);
       }
     }
-    fs::remove_all(dir, ec);
-    fs::remove(fs::path(dir).parent_path(), ec);  // the per-process temp folder, once empty
+    fs::remove_all(dir, ec);  // the per-process temp folder itself goes when the process ends
   }
 
   /// `--domain D args...`.
