@@ -414,7 +414,7 @@ TEST_CASE("SIGUSR1 makes the flashback keeper write one dump into its dir marked
   keeper->signal(SIGINT);
   auto done = keeper->wait(20s);
   CHECK(done.exit_code == 0);
-  CHECK(done.err.find("flashback: wrote " + d.dumps()[0]) != std::string::npos);
+  CHECK(done.err.find("cerulion: wrote " + d.dumps()[0]) != std::string::npos);
 }
 
 TEST_CASE("A message on the flashback trigger topic makes a dump whose note is its text", "[cli][flashback]") {
