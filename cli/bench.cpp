@@ -14,12 +14,14 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include "bench_runner.hpp"
+#include "bench_progress.hpp"
 #include "cerulion/bench/baseline.hpp"
 #include "cerulion/bench/campaign.hpp"
+#include "cerulion/bench/ping_runner.hpp"
 #include "cerulion/bench/report.hpp"
 #include "cerulion/measurement/transport.hpp"
 #include "command.hpp"
+#include "ping_flashback.hpp"
 
 namespace cerulion::cli {
 namespace {
@@ -129,19 +131,24 @@ void run_bench(const BenchArgs& a) {
     if (ec) throw Exit{kExitFailure, fmt::format("--samples-dir '{}': {}", settings.samples_dir, ec.message())};
   }
   install_stop_handlers();
-  BenchRunner runner(globals().domain);
+  bench::PingRunner runner({.domain = globals().domain, .cancel = stop_flag()});
   ProgressDisplay progress;
   auto result = bench::run_campaign(settings, *lanes, [&](const bench::RepetitionRequest& r) { return runner.run(r); },
                                     [&](const bench::Progress& p) { progress.show(p); });
   progress.finish();
-  if (stop_requested()) throw Exit{stop_exit_code(), {}};
+  // A ping killed before it removed its keeper's store leaves scratch, not evidence.
+  (void)remove_orphaned_ping_stores(globals().domain);
   const auto machine = bench::describe_machine();
   const bench::Build build{CERULION_VERSION, build_commit()};
+  // Interrupted: the tables and files hold the cells finished before, said as such.
   fmt::print("{}", bench::text_report(result, machine, build));
   auto json = bench::json_report(result, machine, build);
   if (!a.json.empty()) write_file(a.json, json.dump(2) + "\n", "JSON");
   if (!a.markdown.empty()) write_file(a.markdown, bench::markdown_report(result, machine, build), "Markdown");
   if (!a.html.empty()) write_file(a.html, bench::html_report(result, machine, build), "HTML page");
+  if (result.interrupted) {
+    throw Exit{stop_exit_code(), fmt::format("bench: interrupted; the tables hold the {} finished", counted(result.cells.size(), "cell"))};
+  }
   if (baseline_text) {
     auto compared = bench::compare_with_baseline(json, *baseline_text, a.tolerance);
     check(compared.status(), "--baseline");

@@ -81,7 +81,8 @@ void add_bridge_command(CLI::App& app) {
   cmd->footer(
       "Local /robot/camera is DDS topic rt/robot/camera, as ROS 2 names it; JSON topics travel as\n"
       "std_msgs/msg/String, everything else as std_msgs/msg/UInt8MultiArray. A bridge never sends back\n"
-      "what it imported. QoS as ROS 2's default: reliable, keep last 10, volatile.\n"
+      "what it imported. QoS: reliable, keep last 10, and transient local, so a reader that matches\n"
+      "late still gets a new topic's first messages (a volatile ROS 2 reader gets only new ones).\n"
       "Examples:\n"
       "  cerulion bridge -a                      # everything, both ways, DDS domain 0\n"
       "  cerulion bridge /robot/camera --export --dds-domain 7\n"

@@ -47,16 +47,18 @@ void add_bridge_status_command(CLI::App& parent) {
   cmd->add_flag("--json", *json, "Print the bridges' status as a JSON array");
   cmd->callback([json] {
 #ifdef CERULION_HAVE_BRIDGE
-    auto found = bridge::read_status_files(bridge::kDefaultStatusDirectory, globals().domain);
-    check(found.status(), "bridge status");
-    if (found->empty()) throw Exit{kExitFailure, fmt::format("no bridge is running in domain '{}'", globals().domain)};
+    auto listing = bridge::read_status_files(bridge::kDefaultStatusDirectory, globals().domain);
+    check(listing.status(), "bridge status");
+    for (const auto& problem : listing->problems) fmt::print(stderr, "cerulion: warning: {}\n", problem);
+    const auto& found = listing->bridges;
+    if (found.empty()) throw Exit{kExitFailure, fmt::format("no bridge is running in domain '{}'", globals().domain)};
     if (*json) {
       std::string out = "[";
-      for (std::size_t i = 0; i < found->size(); ++i) out += (i ? "," : "") + bridge::to_json((*found)[i]);
+      for (std::size_t i = 0; i < found.size(); ++i) out += (i ? "," : "") + bridge::to_json(found[i]);
       fmt::print("{}]\n", out);
       return;
     }
-    for (const auto& s : *found)
+    for (const auto& s : found)
       for (const auto& line : bridge_status_lines(s)) fmt::print("{}\n", line);
 #else
     (void)json;

@@ -12,6 +12,7 @@
 #include "cerulion/flashback/store.hpp"
 #include "command.hpp"
 #include "message_format.hpp"
+#include "ping_flashback.hpp"
 
 namespace cerulion::cli {
 namespace {
@@ -24,7 +25,7 @@ struct CleanSettings {
 };
 
 // What clean does with a flashback store: a live keeper's is never touched; a dead keeper's is
-// evidence of what happened, kept unless asked for.
+// evidence of what happened, kept unless asked for; a gone `ping --flashback`'s is scratch.
 struct StoreOutcome {
   flashback::StoreEntry entry;
   std::string reason;
@@ -38,10 +39,12 @@ std::vector<StoreOutcome> clean_stores(const CleanSettings& settings) {
     StoreOutcome o;
     o.entry = entry;
     if (entry.alive) continue;
-    o.reason = !entry.problem.empty() ? entry.problem
-               : entry.keeper_pid   ? fmt::format("its keeper (pid {}) is gone", entry.keeper_pid)
-                                    : "no keeper";
-    if (settings.flashback) {
+    const bool scratch = is_orphaned_ping_store(entry);
+    o.reason = scratch                  ? "the scratch store of a `ping --flashback` that is gone (not evidence)"
+               : !entry.problem.empty() ? entry.problem
+               : entry.keeper_pid       ? fmt::format("its keeper (pid {}) is gone", entry.keeper_pid)
+                                        : "no keeper";
+    if (settings.flashback || scratch) {
       o.kept = false;
       if (!settings.dry_run) {
         auto st = flashback::remove_store(entry.domain, entry.name);
@@ -134,6 +137,7 @@ void add_clean_command(CLI::App& app) {
       "Without --force, the bells of the domain's wait sets whose process died (/dev/shm/cerulion-bell.*) go too.\n"
       "A flashback store whose keeper is gone is listed but kept, since it is the record of what happened;\n"
       "--flashback removes it (after `cerulion flashback dump`, say). A running keeper's store is never touched.\n"
+      "The store of a `ping --flashback` that is gone is scratch, not evidence: it is removed.\n"
       "Examples:\n"
       "  cerulion clean --dry-run\n"
       "  cerulion clean --flashback\n"

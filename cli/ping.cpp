@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// `cerulion ping`'s run: the library measures; this file starts the pong process (`cerulion pong
-// --once` from this very binary), runs the flashback keeper and turns errors into exit codes.
+// `cerulion ping`'s run: the library measures; this file says how to start the pong process
+// (`cerulion pong --once` from this very binary), runs the flashback keeper and turns errors
+// into exit codes.
 
 #include <csignal>
 #include <optional>
-#include <sys/prctl.h>
-#include <unistd.h>
 
 #include <fmt/core.h>
 
@@ -15,35 +14,31 @@
 namespace cerulion::cli {
 namespace {
 
-Result<pid_t> spawn_pong(const measurement::PingOptions& o) {
+Result<measurement::ChildProcess> spawn_pong(const measurement::PingOptions& o) {
+  measurement::ChildOptions child;
   // argv[0] is what `ps` shows: the command, not the path it was run by.
-  std::vector<std::string> args{"cerulion", "--domain", o.domain, "pong", "--topic", o.prefix,
-                                "--wait", to_string(o.wait), "--mode", to_string(o.mode), "--once",
-                                "--transport", o.transport, "--max-size", std::to_string(o.size)};
-  if (o.topic_ceiling != kDefaultMaxPayload) args.insert(args.end(), {"--topic-ceiling", std::to_string(o.topic_ceiling)});
-  if (o.alternate_wait_set) args.push_back("--alternate");
-  if (o.wait_set_members > 0) args.insert(args.end(), {"--wait-set", std::to_string(o.wait_set_members)});
-  if (o.cpus.pong) args.insert(args.end(), {"--cpu", std::to_string(*o.cpus.pong)});
-  pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid < 0) return Status{ErrorCode::SystemError, "cannot start the pong process"};
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGTERM);  // never outlive the ping that started it
-    if (getppid() != parent) _exit(1);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv("/proc/self/exe", argv.data());
-    _exit(127);
-  }
-  return pid;
+  child.argv = {"cerulion", "--domain", o.domain, "pong", "--topic", o.prefix,
+                "--wait", to_string(o.wait), "--mode", to_string(o.mode), "--once",
+                "--transport", o.transport, "--max-size", std::to_string(o.size)};
+  if (o.topic_ceiling != kDefaultMaxPayload) child.argv.insert(child.argv.end(), {"--topic-ceiling", std::to_string(o.topic_ceiling)});
+  if (o.alternate_wait_set) child.argv.push_back("--alternate");
+  if (o.wait_set_members > 0) child.argv.insert(child.argv.end(), {"--wait-set", std::to_string(o.wait_set_members)});
+  if (o.cpus.pong) child.argv.insert(child.argv.end(), {"--cpu", std::to_string(*o.cpus.pong)});
+  child.program = measurement::kThisProgram;
+  // In ping's own process group: whoever stops ping's group (bench) stops its pong too.
+  child.own_process_group = false;
+  // An iceoryx pong whose RouDi went with its ping can sit in iceoryx's wait for a RouDi, where no
+  // SIGTERM reaches it; what it holds is RouDi's to clean, so it is killed outright.
+  if (o.transport == "iceoryx") child.parent_death_signal = SIGKILL;
+  auto pong = measurement::ChildProcess::start(child);
+  if (!pong) return Status{ErrorCode::SystemError, "cannot start the pong process: " + pong.message()};
+  return pong;
 }
 
 }  // namespace
 
 PingRun run_ping(const measurement::PingOptions& options, bool flashback) {
   PingRun run;
-  run.flashback = flashback;
   measurement::PingOptions o = options;
   if (!o.peer) o.start_responder_process = spawn_pong;
   std::optional<PingKeeper> keeper;

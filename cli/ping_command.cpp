@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The command line of `cerulion ping`: options, ping(8)-like output, --json.
 
-#include <cmath>
-
 #include <fmt/core.h>
-#include <nlohmann/json.hpp>
 
 #include "command.hpp"
 #include "cerulion/measurement/samples_file.hpp"
@@ -40,16 +37,10 @@ struct PingArgs {
 
 // A tail percentile of too few round trips is only their largest: it is left out ("-" in text,
 // null in JSON) and the text says how many it needs.
-constexpr double kP90 = 0.90, kP99 = 0.99;
+constexpr double kP99 = 0.99;
 
 std::string percentile_text(double value_us, std::size_t count, double p) {
   return measurement::quotable(count, p) ? fmt::format("{:.3f}", value_us) : "-";
-}
-
-/// Microseconds to the nanosecond, percentages to a hundredth: what the measurement resolves.
-double rounded(double value, int decimals) {
-  const double scale = std::pow(10.0, decimals);
-  return std::round(value * scale) / scale;
 }
 
 void print_human(const PingRun& run, const measurement::PingFigures& f) {
@@ -80,10 +71,10 @@ void print_human(const PingRun& run, const measurement::PingFigures& f) {
                                             r.cpu_pct_ping, static_cast<double>(r.measured_wall_ns) / 1e6);
   fmt::print("{}; peak rss ping {}, pong {}\n", cpu, format_bytes(static_cast<double>(r.rss_ping)),
              format_bytes(static_cast<double>(r.rss_pong)));
-  if (run.flashback) {
+  if (const auto& k = run.keeper) {
     fmt::print("flashback keeper: cpu {:.1f}%, peak rss {}, took {} messages ({} lost), held {} (compression {:.2f}x)\n",
-               run.keeper.cpu_pct, format_bytes(static_cast<double>(run.keeper.rss_bytes)), run.keeper.messages,
-               run.keeper.lost, format_bytes(static_cast<double>(run.keeper.memory_bytes)), run.keeper.compression_ratio);
+               k->cpu_pct, format_bytes(static_cast<double>(k->rss_bytes)), k->messages, k->lost,
+               format_bytes(static_cast<double>(k->memory_bytes)), k->compression_ratio);
   }
   if (const auto& a = f.alternate) {
     fmt::print("alternating: on the topics median {:.3f} µs ({} round trips), through wait sets of {} median "
@@ -97,49 +88,6 @@ void print_human(const PingRun& run, const measurement::PingFigures& f) {
                "(start it with `cerulion pong --cpu N`, N another CPU)\n",
                *r.options.cpus.ping);
   }
-}
-
-void print_json(const PingRun& run, const measurement::PingFigures& f) {
-  const auto& r = run.report;
-  const Summary& s = f.round_trip_us;
-  const auto& o = r.options;
-  nlohmann::json j;
-  j["size_bytes"] = o.size;
-  j["rate_hz"] = o.rate_hz;
-  j["count"] = s.count;
-  j["warmup"] = o.warmup;
-  j["skipped_slots"] = r.skipped;
-  j["lost"] = r.lost;
-  j["process"] = measurement::to_string(o.layout);
-  j["transport"] = o.transport;
-  j["mode"] = to_string(o.mode);
-  j["wait"] = to_string(o.wait);
-  j["cpus"] = {{"ping", o.cpus.ping ? nlohmann::json(*o.cpus.ping) : nlohmann::json()},
-               {"pong", o.cpus.pong ? nlohmann::json(*o.cpus.pong) : nlohmann::json()}};
-  auto us = [](double v) { return rounded(v, 3); };
-  auto tail = [&](double v, double p) { return measurement::quotable(s.count, p) ? nlohmann::json(us(v)) : nlohmann::json(); };
-  j["rtt_us"] = {{"min", us(s.min)},      {"median", us(s.median)}, {"mean", us(s.mean)},
-                 {"p90", tail(s.p90, kP90)}, {"p99", tail(s.p99, kP99)}, {"max", us(s.max)}};
-  if (const auto& leg = f.request_one_way_us) {
-    j["request_one_way_us"] = {{"min", us(leg->min)}, {"median", us(leg->median)}, {"max", us(leg->max)}};
-  }
-  j["cpu_pct"] = {{"ping", rounded(r.cpu_pct_ping, 2)}, {"pong", rounded(r.cpu_pct_pong, 2)}};
-  j["cpu_pong_resolved"] = r.cpu_pong_resolved;
-  j["peer_may_share_cpu"] = r.peer_may_share_cpu;
-  j["rss_bytes"] = {{"ping", r.rss_ping}, {"pong", r.rss_pong}};
-  j["pong_gone"] = r.responder_gone;
-  j["flashback"] = run.flashback;
-  if (const auto& a = f.alternate) {
-    j["alternate"] = {{"direct_median_us", us(a->direct_us.median)}, {"wait_set_median_us", us(a->wait_set_us.median)},
-                      {"direct_count", a->direct_us.count}, {"wait_set_count", a->wait_set_us.count},
-                      {"ratio", rounded(a->median_ratio, 3)}};
-  }
-  if (run.flashback) {
-    j["keeper"] = {{"cpu_pct", rounded(run.keeper.cpu_pct, 2)},        {"rss_bytes", run.keeper.rss_bytes},
-                   {"messages", run.keeper.messages},      {"lost", run.keeper.lost},
-                   {"memory_bytes", run.keeper.memory_bytes}, {"compression_ratio", rounded(run.keeper.compression_ratio, 2)}};
-  }
-  fmt::print("{}\n", j.dump());
 }
 
 void add_ping_command(CLI::App& app) {
@@ -236,7 +184,7 @@ void add_ping_command(CLI::App& app) {
         throw Exit{kExitFailure, fmt::format("cannot write --samples-out '{}': {}", a->samples_out, written.message())};
       }
     }
-    if (a->json) print_json(run, figures);
+    if (a->json) fmt::print("{}\n", measurement::to_json(measurement::summary_of(report, figures, run.keeper)));
     else print_human(run, figures);
     if (report.interrupted) throw Exit{stop_exit_code(), ""};
     if (report.lost > 0 || report.responder_gone) {

@@ -1,19 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ping_flashback.hpp"
 
+#include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <thread>
-#include <unistd.h>
 #include <vector>
 
 #include <fmt/core.h>
 
 #include "cerulion/core/discovery.hpp"
-#include "cerulion/flashback/store.hpp"
 #include "cerulion/measurement/resource_meter.hpp"
 #include "cerulion/measurement/transport.hpp"
 
@@ -25,40 +23,41 @@ using measurement::reply_topic;
 using measurement::request_topic;
 
 namespace {
+
+constexpr std::string_view kStorePrefix = "ping-";
+
+/// The ping's pid in a store name "ping-<pid>"; 0 when it is not one.
+pid_t ping_of(const std::string& name) {
+  if (name.rfind(kStorePrefix, 0) != 0 || name.size() == kStorePrefix.size()) return 0;
+  const std::string digits = name.substr(kStorePrefix.size());
+  if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) return 0;
+  return static_cast<pid_t>(std::strtol(digits.c_str(), nullptr, 10));
+}
+
 bool tapped(const std::string& topic, const std::string& domain) {
   auto info = inspect_topic(topic, domain);
   if (!info) return false;
   return info->count(Role::Tap) > 0;
 }
+
 }  // namespace
 
 Status PingKeeper::start(const std::string& domain, const std::string& prefix, double timeout_s) {
   domain_ = domain;
-  name_ = fmt::format("ping-{}", ::getpid());
-  const std::string dir = std::filesystem::temp_directory_path().string();
-  std::vector<std::string> args{"cerulion", "--domain", domain,  "flashback", "start",
-                                request_topic(prefix), reply_topic(prefix), "--name", name_,
-                                "--memory", "256MiB", "--dir", dir};
-  const pid_t parent = ::getpid();
-  pid_ = ::fork();
-  if (pid_ < 0) return {ErrorCode::SystemError, "cannot start the flashback keeper"};
-  if (pid_ == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);  // never outlive the ping that started it
-    if (::getppid() != parent) ::_exit(1);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv("/proc/self/exe", argv.data());
-    ::_exit(127);
-  }
+  name_ = fmt::format("{}{}", kStorePrefix, ::getpid());
+  measurement::ChildOptions child;
+  child.argv = {"cerulion", "--domain", domain,  "flashback", "start", request_topic(prefix), reply_topic(prefix),
+                "--name", name_, "--memory", "256MiB", "--dir", std::filesystem::temp_directory_path().string()};
+  child.program = measurement::kThisProgram;
+  // In ping's own process group: whoever stops ping's group (bench) stops its keeper too.
+  child.own_process_group = false;
+  auto started = measurement::ChildProcess::start(child);
+  if (!started) return {ErrorCode::SystemError, "cannot start the flashback keeper: " + started.message()};
+  keeper_ = std::move(*started);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   while (!(tapped(request_topic(prefix), domain) && tapped(reply_topic(prefix), domain))) {
-    if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
-      pid_ = -1;
-      return {ErrorCode::SystemError, "the flashback keeper exited (see above)"};
-    }
+    if (!keeper_.running()) return {ErrorCode::SystemError, "the flashback keeper exited (see above)"};
     if (std::chrono::steady_clock::now() > deadline) {
-      stop();
       return {ErrorCode::SystemError, "the flashback keeper did not tap the ping topics in time"};
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -66,18 +65,18 @@ Status PingKeeper::start(const std::string& domain, const std::string& prefix, d
   return {};
 }
 
-PingKeeper::~PingKeeper() { stop(); }
+PingKeeper::~PingKeeper() { stop_and_remove(); }
 
-void PingKeeper::mark_start() { cpu_start_ = process_cpu_ns(pid_); }
+void PingKeeper::mark_start() { cpu_start_ = process_cpu_ns(keeper_.pid()); }
 
-PingKeeperReport PingKeeper::finish(std::uint64_t wall_ns) {
-  PingKeeperReport r;
-  if (pid_ > 0 && wall_ns > 0) {
-    const std::uint64_t cpu = process_cpu_ns(pid_);
+measurement::PingKeeperFigures PingKeeper::finish(std::uint64_t wall_ns) {
+  measurement::PingKeeperFigures r;
+  if (keeper_.running() && wall_ns > 0) {
+    const std::uint64_t cpu = process_cpu_ns(keeper_.pid());
     if (cpu >= cpu_start_) r.cpu_pct = 100.0 * static_cast<double>(cpu - cpu_start_) / static_cast<double>(wall_ns);
-    r.rss_bytes = process_peak_rss(pid_);
+    r.rss_bytes = process_peak_rss(keeper_.pid());
   }
-  stop();
+  (void)keeper_.stop(std::chrono::seconds(5));
   if (auto store = flashback::Store::open(domain_, name_); store) {
     const auto status = store->status();
     for (const auto& t : status.topics) {
@@ -87,23 +86,29 @@ PingKeeperReport PingKeeper::finish(std::uint64_t wall_ns) {
     r.memory_bytes = status.memory_bytes;
     r.compression_ratio = status.compression_ratio;
   }
-  (void)flashback::remove_store(domain_, name_);
+  stop_and_remove();
   return r;
 }
 
-void PingKeeper::stop() {
-  if (pid_ <= 0) return;
-  ::kill(pid_, SIGTERM);
-  for (int i = 0; i < 1000; ++i) {
-    if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
-      pid_ = -1;
-      return;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+void PingKeeper::stop_and_remove() {
+  if (keeper_.pid() <= 0) return;
+  (void)keeper_.stop(std::chrono::seconds(5));
+  keeper_ = measurement::ChildProcess();
+  (void)flashback::remove_store(domain_, name_);
+}
+
+bool is_orphaned_ping_store(const flashback::StoreEntry& store) {
+  const pid_t ping = ping_of(store.name);
+  if (ping <= 0 || store.alive) return false;
+  return ::kill(ping, 0) != 0 && errno == ESRCH;
+}
+
+std::size_t remove_orphaned_ping_stores(const std::string& domain) {
+  std::size_t removed = 0;
+  for (const auto& store : flashback::list_stores(domain)) {
+    if (is_orphaned_ping_store(store) && flashback::remove_store(store.domain, store.name).ok()) ++removed;
   }
-  ::kill(pid_, SIGKILL);
-  ::waitpid(pid_, nullptr, 0);
-  pid_ = -1;
+  return removed;
 }
 
 }  // namespace cerulion::cli

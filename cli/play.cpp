@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <regex>
-#include <set>
 #include <string>
 #include <thread>
 
@@ -50,14 +48,7 @@ std::string topics_hint(const recorder::Reader& reader, const std::string& file)
 
 void run_play(const PlaySettings& s) {
   if (!(s.rate > 0)) throw Exit{kExitUsage, "--rate must be positive"};
-  std::vector<std::regex> res;
-  for (const auto& p : s.regex) {
-    try {
-      res.emplace_back(p);
-    } catch (const std::regex_error& e) {
-      throw Exit{kExitUsage, fmt::format("--regex '{}': not a valid regular expression ({})", p, e.what())};
-    }
-  }
+  check_patterns(s.regex, "--regex");
   auto reader = recorder::Reader::open(s.file);
   if (!reader) throw Exit{kExitFailure, reader.message()};
   // What the reader found opening the file is said as the playback says what it finds later.
@@ -75,13 +66,7 @@ void run_play(const PlaySettings& s) {
   options.lockstep = s.lockstep;
   options.cancel = stop_flag();
   options.events = &events;
-  if (!s.topics.empty() || !res.empty()) {
-    options.select = [wanted = std::set<std::string>(s.topics.begin(), s.topics.end()), res](const std::string& topic) {
-      if (wanted.count(topic)) return true;
-      for (const auto& re : res) if (std::regex_search(topic, re)) return true;
-      return false;
-    };
-  }
+  options.selection = {.topics = s.topics, .all = s.topics.empty() && s.regex.empty(), .include = s.regex};
   auto playback = recording::Playback::create(std::move(*reader), options);
   if (playback.code() == ErrorCode::NotFound) {
     std::string asked;

@@ -2,20 +2,18 @@
 #include "record_util.hpp"
 
 #include <ctime>
-#include <regex>
 
 #include <fmt/core.h>
 
+#include "cerulion/recording/topic_selection.hpp"
 #include "command.hpp"
 
 namespace cerulion::cli {
 
 void check_patterns(const std::vector<std::string>& patterns, const char* flag) {
   for (const auto& p : patterns) {
-    try {
-      std::regex re(p, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      throw Exit{kExitUsage, fmt::format("{} '{}': not a valid regular expression ({})", flag, p, e.what())};
+    if (Status st = recording::TopicMatcher::check_pattern(p); !st) {
+      throw Exit{kExitUsage, fmt::format("{} {}", flag, st.message())};
     }
   }
 }

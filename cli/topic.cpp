@@ -191,7 +191,7 @@ std::vector<std::vector<std::string>> bridged_fields(const std::string& topic) {
 #ifdef CERULION_HAVE_BRIDGE
   auto bridges = bridge::read_status_files(bridge::kDefaultStatusDirectory, globals().domain);
   if (!bridges) return fields;
-  for (const auto& b : *bridges) {
+  for (const auto& b : bridges->bridges) {
     for (const auto& t : b.topics) {
       if (t.topic != topic) continue;
       fields.push_back({"bridged:", fmt::format("{} DDS {} ({}) by bridge {}: {}, {} lost",

@@ -23,6 +23,7 @@ struct Attempt {
   std::string failure;   // "" when every repetition ran and kept its grid
   bool too_slow = false; // skipped too many slots: worth a lower rate
   double sustained_hz = 0;  // the rate the lane kept when too slow
+  bool interrupted = false;
 };
 
 Attempt attempt(const CampaignSettings& s, const Lane& lane, std::uint64_t size, double rate,
@@ -41,6 +42,7 @@ Attempt attempt(const CampaignSettings& s, const Lane& lane, std::uint64_t size,
     ++where.done;
     if (!rep) {
       a.failure = rep.message();
+      a.interrupted = rep.code() == ErrorCode::Interrupted;
       return a;
     }
     const std::uint64_t slots = s.samples + rep->skipped_slots;
@@ -164,6 +166,10 @@ CampaignResult run_campaign(const CampaignSettings& settings, const std::vector<
         cell.fell_back = i > 0;
         if (a.failure.empty() || !a.too_slow) break;
       }
+      if (a.interrupted) {
+        result.interrupted = true;
+        break;
+      }
       if (!a.failure.empty()) {
         cell.status = CellStatus::Failed;
         cell.reason = a.failure;
@@ -177,6 +183,7 @@ CampaignResult run_campaign(const CampaignSettings& settings, const std::vector<
       }
       result.cells.push_back(std::move(cell));
     }
+    if (result.interrupted) break;
   }
   result.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;

@@ -32,6 +32,7 @@ nlohmann::ordered_json json_report(const CampaignResult& r, const Machine& machi
   for (const auto& lane : r.lanes) j["settings"]["lanes"].push_back(lane.name);
   j["started_realtime_ns"] = r.started_realtime_ns;
   j["duration_s"] = r.duration_s;
+  j["interrupted"] = r.interrupted;
   j["lanes"] = json::array();
   for (const auto& lane : r.lanes) {
     j["lanes"].push_back({{"name", lane.name},

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The bridge: a participant, local readers feeding the exporter, the importer, and one control thread
-// that follows DDS discovery, computes rates and replaces the status file once a second.
+// The bridge: a participant, a tap set (a thread per topic) feeding the exporter, the importer, and
+// one control thread that follows DDS discovery, computes rates and replaces the status file once a
+// second.
 
 #include "cerulion/bridge/bridge.hpp"
 
@@ -14,12 +15,12 @@
 #include <thread>
 #include <unistd.h>
 
+#include "cerulion/recording/tap_set.hpp"
+#include "bridge_events.hpp"
 #include "exporter.hpp"
 #include "importer.hpp"
-#include "local_readers.hpp"
 #include "loop_guard.hpp"
 #include "participant.hpp"
-#include "selection.hpp"
 
 namespace cerulion::bridge {
 
@@ -43,12 +44,17 @@ constexpr std::uint32_t kMaxHistoryDepth = 10000;
 
 class BridgeImpl {
  public:
+  BridgeImpl(BridgeOptions o, recording::TopicMatcher m)
+      : options(std::move(o)), matcher(std::move(m)), events(options.events), tap_events(events) {}
+
   BridgeOptions options;
-  Selection selection;
+  recording::TopicMatcher matcher;  ///< what the importer takes (the tap set compiles its own)
+  BridgeEvents events;
+  TapEvents tap_events;
   LoopGuard guard;
   std::unique_ptr<Participant> participant;
   std::unique_ptr<Exporter> exporter;
-  std::unique_ptr<LocalReaders> readers;  ///< feed the exporter: destroyed before it
+  std::optional<recording::TapSet> taps;  ///< feeds the exporter: destroyed before it
   std::unique_ptr<Importer> importer;
   std::thread control;
   std::mutex mutex;
@@ -77,14 +83,12 @@ class BridgeImpl {
     s.updated_realtime_ns = realtime_ns();
     s.remote_participants = participant->remote_participants();
     if (exporter) {
-      s.topics = exporter->topics(readers->counts());
-      s.problems = exporter->problems();
-      for (auto& p : readers->problems()) s.problems.push_back(p);
+      s.topics = exporter->topics(taps->counts());
     }
     if (importer) {
       for (auto& t : importer->topics()) s.topics.push_back(std::move(t));
-      for (auto& p : importer->problems()) s.problems.push_back(p);
     }
+    s.problems = events.problems();
     std::sort(s.topics.begin(), s.topics.end(), [](const auto& a, const auto& b) {
       return std::tie(a.topic, a.imported) < std::tie(b.topic, b.imported);
     });
@@ -139,7 +143,7 @@ class BridgeImpl {
     }
     wake.notify_all();
     if (control.joinable()) control.join();
-    if (readers) readers->stop();
+    if (taps) taps->stop();
     if (importer) importer->close();
     if (exporter) exporter->close();
     if (options.status_file) std::remove(status_path.c_str());
@@ -159,29 +163,34 @@ Result<Bridge> Bridge::create(BridgeOptions options) {
                                                   std::to_string(detail::kMaxHistoryDepth) + ")");
   }
   if (Status st = validate_domain(options.domain); !st.ok()) return st;
-  auto selection = detail::Selection::create(options.selection);
-  if (!selection) return selection.status();
-  if (selection->empty()) {
+  auto matcher = recording::TopicMatcher::compile(options.selection);
+  if (!matcher) return matcher.status();
+  if (matcher->empty()) {
     return Status(ErrorCode::InvalidArgument, "nothing to bridge: name topics, follow all, or give a pattern");
   }
-  auto impl = std::make_unique<detail::BridgeImpl>();
-  impl->options = std::move(options);
-  impl->selection = std::move(*selection);
+  auto impl = std::make_unique<detail::BridgeImpl>(std::move(options), std::move(*matcher));
   impl->status_path = status_file_path(impl->options.status_directory, impl->options.domain,
                                        static_cast<std::uint32_t>(::getpid()));
   auto participant = detail::Participant::create(impl->options);
   if (!participant) return participant.status();
   impl->participant = std::move(*participant);
   if (impl->exports()) {
-    impl->exporter = std::make_unique<detail::Exporter>(*impl->participant, impl->guard);
-    impl->readers = std::make_unique<detail::LocalReaders>(impl->selection, impl->options.selection.topics,
-                                                           impl->options.domain, impl->options.lockstep,
-                                                           *impl->exporter);
-    if (Status st = impl->readers->open_named(); !st.ok()) return st;
+    impl->exporter = std::make_unique<detail::Exporter>(*impl->participant, impl->guard, impl->events);
+    // A thread per topic, waiting on it: a message goes out as soon as it is published. A topic
+    // that appears while the bridge runs is read from its first message.
+    recording::TapSetOptions taps;
+    taps.selection = impl->options.selection;
+    taps.domain = impl->options.domain;
+    taps.lockstep = impl->options.lockstep;
+    taps.readers = recording::Readers::PerTopic;
+    taps.events = &impl->tap_events;
+    auto created = recording::TapSet::create(std::move(taps), *impl->exporter);
+    if (!created) return created.status();
+    impl->taps.emplace(std::move(*created));
   }
   if (impl->imports()) {
-    impl->importer = std::make_unique<detail::Importer>(*impl->participant, impl->guard, impl->selection,
-                                                        impl->options.domain, impl->options.lockstep);
+    impl->importer = std::make_unique<detail::Importer>(*impl->participant, impl->guard, impl->matcher,
+                                                        impl->options.domain, impl->options.lockstep, impl->events);
   }
   return Bridge(std::move(impl));
 }
@@ -197,7 +206,7 @@ Status Bridge::start() {
   std::lock_guard lock(impl_->mutex);
   if (impl_->started || impl_->stopping) return Status(ErrorCode::InvalidArgument, "the bridge was already started");
   impl_->started = true;
-  if (impl_->readers) impl_->readers->start();
+  if (impl_->taps) impl_->taps->start();
   impl_->update_status();
   impl_->control = std::thread([impl = impl_.get()] { impl->run(); });
   return {};

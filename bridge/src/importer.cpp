@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "importer.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -21,11 +22,16 @@ void Importer::Topic::on_data_available(dds::DataReader* r) {
   // One listener call at a time (shared memory and UDP have their own threads): the message buffer
   // is the topic's.
   std::lock_guard serial(receiving);
+  // Told by its QoS rather than by the pointer, which may not be stored yet on the first call.
+  const bool volatile_reader = r->get_qos().durability().kind == dds::VOLATILE_DURABILITY_QOS;
   dds::SampleInfo info;
   while (r->take_next_sample(&message, &info) == ReturnCode_t::RETCODE_OK) {
     if (!info.valid_data) continue;
+    const auto& writer = info.sample_identity.writer_guid();
     // Our own writer on the same topic (a topic both exported and imported) is not an import.
-    if (participant->own(info.sample_identity.writer_guid())) continue;
+    if (participant->own(writer)) continue;
+    // A durable writer's samples come through the durable reader.
+    if (volatile_reader && participant->durable_writer(writer)) continue;
     const auto payload = message.payload();
     // The loan waits for room (lockstep) outside the guard's lock, so the export side, which
     // takes that lock to check a sample, is never what keeps room from being made.
@@ -47,7 +53,7 @@ void Importer::Topic::on_data_available(dds::DataReader* r) {
   }
 }
 
-Status Importer::open(Topic& t, const std::string& encoding) {
+Status Importer::open_publisher(Topic& t, const std::string& encoding) {
   // A topic the bridge creates runs free: a slow local reader loses messages (counted) rather than
   // holding DDS reception back; lockstep when asked, so that local readers lose nothing either.
   // A JSON topic from another bridge stays JSON.
@@ -65,11 +71,17 @@ Status Importer::open(Topic& t, const std::string& encoding) {
   }
   if (!pub) return Status(pub.code(), "cannot publish locally: " + pub.message());
   t.publisher.emplace(std::move(*pub));
+  return {};
+}
+
+Status Importer::open_reader(Topic& t, bool durable) {
+  (durable ? t.durable_tried : t.volatile_tried) = true;
   auto topic = participant_.topic(t.dds_topic, t.wire);
   if (!topic) return topic.status();
-  t.reader = participant_.subscriber()->create_datareader(*topic, participant_.reader_qos(), &t,
-                                                           dds::StatusMask::data_available());
-  if (!t.reader) return Status(ErrorCode::SystemError, "Fast DDS cannot create a reader");
+  auto* reader = participant_.subscriber()->create_datareader(*topic, participant_.reader_qos(durable), &t,
+                                                              dds::StatusMask::data_available());
+  if (!reader) return Status(ErrorCode::SystemError, "Fast DDS cannot create a reader");
+  (durable ? t.durable_reader : t.volatile_reader) = reader;
   return {};
 }
 
@@ -79,28 +91,39 @@ void Importer::discovered(const DiscoveredWriter& writer) {
   if (!wire) return;
   const auto local = local_topic_name(writer.dds_topic);
   if (!local) return;
-  auto name = normalize_topic_name(*local);
   std::lock_guard lock(mutex_);
-  if (topics_.count(writer.dds_topic)) return;
-  if (!name) {
-    problems_.push_back(writer.dds_topic + ": cannot import: " + name.message());
-    topics_[writer.dds_topic] = nullptr;  // said once
-    return;
+  auto it = topics_.find(writer.dds_topic);
+  if (it == topics_.end()) {
+    auto name = normalize_topic_name(*local);
+    if (!name) {
+      recording::report(&events_, recording::EventKind::Problem, *local, writer.dds_topic + ": cannot import: " + name.message());
+      topics_[writer.dds_topic] = nullptr;  // said once
+      return;
+    }
+    if (!matcher_.matches(*name)) return;
+    auto t = std::make_unique<Topic>();
+    t->name = *name;
+    t->dds_topic = writer.dds_topic;
+    t->wire = *wire;
+    t->participant = &participant_;
+    t->guard = &guard_.entry(*name);
+    if (Status st = open_publisher(*t, writer.encoding); !st.ok()) {
+      recording::report(&events_, recording::EventKind::Problem, *name, *name + ": cannot import: " + st.message());
+      topics_[writer.dds_topic] = nullptr;
+      return;
+    }
+    recording::report(&events_, recording::EventKind::Info, *name,
+                      "importing " + writer.dds_topic + " as " + *name + " (" + std::string(dds_type_name(*wire)) + ")");
+    it = topics_.emplace(writer.dds_topic, std::move(t)).first;
   }
-  if (!selection_.selected(*name)) return;
-  auto t = std::make_unique<Topic>();
-  t->name = *name;
-  t->dds_topic = writer.dds_topic;
-  t->wire = *wire;
-  t->participant = &participant_;
-  t->guard = &guard_.entry(*name);
-  if (Status st = open(*t, writer.encoding); !st.ok()) {
-    problems_.push_back(*name + ": cannot import: " + st.message());
-    if (t->reader) participant_.subscriber()->delete_datareader(t->reader);
-    topics_[writer.dds_topic] = nullptr;
-    return;
+  Topic* t = it->second.get();
+  // A writer of another type on a topic already imported is not read (the topic has one type).
+  if (!t || *wire != t->wire || (writer.durable ? t->durable_tried : t->volatile_tried)) return;
+  if (Status st = open_reader(*t, writer.durable); !st.ok()) {
+    recording::report(&events_, recording::EventKind::Problem, t->name,
+                      t->name + ": cannot import from " + (writer.durable ? "durable" : "volatile") +
+                          " writers: " + st.message());
   }
-  topics_[writer.dds_topic] = std::move(t);
 }
 
 std::vector<BridgedTopic> Importer::topics() const {
@@ -108,15 +131,23 @@ std::vector<BridgedTopic> Importer::topics() const {
   std::lock_guard lock(mutex_);
   for (const auto& [dds_topic, t] : topics_) {
     if (!t || !t->publisher) continue;
-    if (t->reader) {
-      dds::SampleLostStatus lost{};
-      dds::SampleRejectedStatus rejected{};
-      t->reader->get_sample_lost_status(lost);
-      t->reader->get_sample_rejected_status(rejected);
-      t->dds_lost = static_cast<std::uint64_t>(lost.total_count) + rejected.total_count;
-      dds::SubscriptionMatchedStatus matched{};
-      t->reader->get_subscription_matched_status(matched);
-      t->peers = static_cast<std::uint32_t>(matched.current_count);
+    if (t->durable_reader || t->volatile_reader) {
+      std::uint64_t dds_lost = 0;
+      std::uint32_t peers = 0;
+      for (auto* reader : {t->durable_reader, t->volatile_reader}) {
+        if (!reader) continue;
+        dds::SampleLostStatus lost{};
+        dds::SampleRejectedStatus rejected{};
+        reader->get_sample_lost_status(lost);
+        reader->get_sample_rejected_status(rejected);
+        dds_lost += static_cast<std::uint64_t>(lost.total_count) + rejected.total_count;
+        dds::SubscriptionMatchedStatus matched{};
+        reader->get_subscription_matched_status(matched);
+        // The volatile reader matches every writer, the durable one the durable writers only.
+        peers = std::max(peers, static_cast<std::uint32_t>(matched.current_count));
+      }
+      t->dds_lost = dds_lost;
+      t->peers = peers;
     }
     BridgedTopic b;
     b.topic = t->name;
@@ -132,19 +163,17 @@ std::vector<BridgedTopic> Importer::topics() const {
   return out;
 }
 
-std::vector<std::string> Importer::problems() const {
-  std::lock_guard lock(mutex_);
-  return problems_;
-}
-
 void Importer::close() {
   std::lock_guard lock(mutex_);
   for (auto& [name, t] : topics_) {
-    if (!t || !t->reader) continue;
+    if (!t) continue;
+    for (auto** reader : {&t->durable_reader, &t->volatile_reader}) {
+      if (!*reader) continue;
+      (*reader)->set_listener(nullptr);
+      participant_.subscriber()->delete_datareader(*reader);
+      *reader = nullptr;
+    }
     t->peers = 0;
-    t->reader->set_listener(nullptr);
-    participant_.subscriber()->delete_datareader(t->reader);
-    t->reader = nullptr;
   }
 }
 

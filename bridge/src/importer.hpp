@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Import: for each "rt/..." topic of a bridged type that another participant writes, a DDS reader
+// Import: for each "rt/..." topic of a bridged type that another participant writes, DDS readers
 // whose samples a local publisher (the bridge's) publishes under the local name.
+//
+// A durable (transient-local) reader matches only durable writers, and a volatile one gets no
+// history from them, so a topic has a reader of each kind its writers need: a durable one for
+// durable writers (other bridges: their history brings a new topic's first messages), a volatile
+// one for volatile writers (ROS 2's default). The volatile reader matches durable writers too; it
+// leaves their samples to the durable reader, so that none is published twice.
 
 #include <atomic>
 #include <chrono>
@@ -17,27 +23,28 @@
 
 #include "cerulion/bridge/status.hpp"
 #include "cerulion/core/publisher.hpp"
+#include "cerulion/recording/events.hpp"
+#include "cerulion/recording/topic_selection.hpp"
 #include "dds_types.hpp"
 #include "loop_guard.hpp"
 #include "participant.hpp"
-#include "selection.hpp"
 
 namespace cerulion::bridge::detail {
 
 class Importer {
  public:
   /// `lockstep`: topics it creates are lockstep, and a publish waits longer for local readers.
-  Importer(Participant& participant, LoopGuard& guard, const Selection& selection, std::string domain,
-           bool lockstep)
-      : participant_(participant), guard_(guard), selection_(selection), domain_(std::move(domain)),
-        lockstep_(lockstep) {}
+  /// Each topic it starts importing, and each it cannot, is said to `events`.
+  Importer(Participant& participant, LoopGuard& guard, const recording::TopicMatcher& matcher, std::string domain,
+           bool lockstep, recording::EventSink& events)
+      : participant_(participant), guard_(guard), matcher_(matcher), domain_(std::move(domain)),
+        lockstep_(lockstep), events_(events) {}
   ~Importer() { close(); }
 
   /// Follows a writer discovery found: a new bridged topic that the selection takes gets its
-  /// reader and local publisher. What cannot be bridged is kept for problems().
+  /// reader and local publisher.
   void discovered(const DiscoveredWriter& writer);
   std::vector<BridgedTopic> topics() const;
-  std::vector<std::string> problems() const;
   /// Deletes the readers; no listener runs once it returns.
   void close();
 
@@ -48,7 +55,10 @@ class Importer {
     const Participant* participant = nullptr;
     LoopGuard::Entry* guard = nullptr;
     std::optional<Publisher> publisher;
-    eprosima::fastdds::dds::DataReader* reader = nullptr;
+    /// Made when the first writer of its kind appears (each once: a second try is not made).
+    eprosima::fastdds::dds::DataReader* durable_reader = nullptr;
+    eprosima::fastdds::dds::DataReader* volatile_reader = nullptr;
+    bool durable_tried = false, volatile_tried = false;
     WireMessage message;
     std::mutex receiving;
     std::chrono::milliseconds publish_wait{100};
@@ -57,16 +67,19 @@ class Importer {
     std::uint32_t peers = 0;
     void on_data_available(eprosima::fastdds::dds::DataReader* reader) override;
   };
-  Status open(Topic& t, const std::string& encoding);
+  /// The local publisher of a new topic.
+  Status open_publisher(Topic& t, const std::string& encoding);
+  /// The topic's reader of that kind.
+  Status open_reader(Topic& t, bool durable);
 
   Participant& participant_;
   LoopGuard& guard_;
-  const Selection& selection_;
+  const recording::TopicMatcher& matcher_;
   std::string domain_;
   bool lockstep_;
+  recording::EventSink& events_;
   mutable std::mutex mutex_;
   std::map<std::string, std::unique_ptr<Topic>> topics_;  ///< by DDS topic name
-  std::vector<std::string> problems_;
 };
 
 }  // namespace cerulion::bridge::detail

@@ -2,7 +2,8 @@
 // Transports: shared memory with a segment large enough for a 16 MiB message (the default 512 KiB
 // makes large messages lose fragments and wait for NACK repair: ~100-250 ms at 16 MiB in the bench
 // lane, ~14 ms with 64 MiB), and UDPv4 with larger socket buffers for other machines. QoS: ROS 2's
-// defaults (reliable, keep last 10, volatile), synchronous publication as rmw_fastrtps does.
+// defaults (reliable, keep last 10) but transient local, so that a reader matching late still gets
+// a new topic's first messages; synchronous publication as rmw_fastrtps does.
 
 #include "participant.hpp"
 
@@ -24,6 +25,9 @@ namespace rtps = eprosima::fastrtps::rtps;
 namespace {
 
 constexpr std::string_view kEncodingKey = "cerulion.encoding=";
+/// How long a removed durable writer stays known: its last samples may still be in a reader's
+/// queue when the removal is reported.
+constexpr auto kRemovedWriterKept = std::chrono::seconds(10);
 
 std::string peer_name(const rtps::ParticipantProxyData& data) {
   std::string name = data.m_participantName.to_string();
@@ -109,7 +113,7 @@ dds::DataWriterQos Participant::writer_qos(const std::string& encoding) const {
   q.reliability().kind = options_.reliable ? dds::RELIABLE_RELIABILITY_QOS : dds::BEST_EFFORT_RELIABILITY_QOS;
   q.history().kind = dds::KEEP_LAST_HISTORY_QOS;
   q.history().depth = static_cast<std::int32_t>(options_.depth);
-  q.durability().kind = dds::VOLATILE_DURABILITY_QOS;
+  q.durability().kind = dds::TRANSIENT_LOCAL_DURABILITY_QOS;
   q.publish_mode().kind = dds::SYNCHRONOUS_PUBLISH_MODE;
   q.endpoint().history_memory_policy = rtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
   q.data_sharing().off();
@@ -117,12 +121,12 @@ dds::DataWriterQos Participant::writer_qos(const std::string& encoding) const {
   return q;
 }
 
-dds::DataReaderQos Participant::reader_qos() const {
+dds::DataReaderQos Participant::reader_qos(bool durable) const {
   dds::DataReaderQos q = subscriber_->get_default_datareader_qos();
   q.reliability().kind = options_.reliable ? dds::RELIABLE_RELIABILITY_QOS : dds::BEST_EFFORT_RELIABILITY_QOS;
   q.history().kind = dds::KEEP_LAST_HISTORY_QOS;
   q.history().depth = static_cast<std::int32_t>(options_.depth);
-  q.durability().kind = dds::VOLATILE_DURABILITY_QOS;
+  q.durability().kind = durable ? dds::TRANSIENT_LOCAL_DURABILITY_QOS : dds::VOLATILE_DURABILITY_QOS;
   q.endpoint().history_memory_policy = rtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
   q.data_sharing().off();
   return q;
@@ -157,16 +161,30 @@ void Participant::on_participant_discovery(dds::DomainParticipant*, rtps::Partic
   }
 }
 
+bool Participant::durable_writer(const rtps::GUID_t& writer) const {
+  std::lock_guard lock(mutex_);
+  return durable_.count(writer) > 0;
+}
+
 void Participant::on_publisher_discovery(dds::DomainParticipant*, rtps::WriterDiscoveryInfo&& info) {
-  if (info.info.guid().guidPrefix == prefix_) return;
+  const rtps::GUID_t guid = info.info.guid();
+  if (guid.guidPrefix == prefix_) return;
   DiscoveredWriter w;
   w.dds_topic = info.info.topicName().to_string();
   w.dds_type = info.info.typeName().to_string();
+  w.durable = info.info.m_qos.m_durability.kind != dds::VOLATILE_DURABILITY_QOS;
   w.removed = info.status == rtps::WriterDiscoveryInfo::REMOVED_WRITER;
   const auto& data = info.info.m_qos.m_userData.data_vec();
   const std::string text(data.begin(), data.end());
   if (text.starts_with(kEncodingKey)) w.encoding = text.substr(kEncodingKey.size());
+  const auto now = std::chrono::steady_clock::now();
   std::lock_guard lock(mutex_);
+  std::erase_if(durable_, [&](const auto& d) { return d.second && now - *d.second > kRemovedWriterKept; });
+  if (w.removed) {
+    if (auto it = durable_.find(guid); it != durable_.end()) it->second = now;
+  } else if (w.durable) {
+    durable_[guid].reset();
+  }
   discoveries_.push_back(std::move(w));
 }
 

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The bridge's one DDS participant: transports sized for large messages, the two ROS 2 types
-// registered, ROS 2's default QoS for writers and readers, and what discovery found (remote
+// registered, the QoS of the bridge's writers and readers, and what discovery found (remote
 // participants, and writers of other participants) queued for the bridge to act on outside Fast
 // DDS's callbacks.
 
+#include <chrono>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -31,6 +34,9 @@ struct DiscoveredWriter {
   /// The cerulion message encoding a remote bridge announced in the writer's user data ("json"),
   /// "" when none (ROS 2 nodes, or raw bytes).
   std::string encoding;
+  /// The writer keeps history for late-joining readers (transient local or more): other bridges,
+  /// and ROS 2 nodes that ask for it. A volatile writer (ROS 2's default) does not.
+  bool durable = false;
   bool removed = false;
 };
 
@@ -51,8 +57,17 @@ class Participant final : public eprosima::fastdds::dds::DomainParticipantListen
   /// The DDS topic of that name and type, created on first use. SystemError when the name is
   /// already a topic of the other type here.
   Result<eprosima::fastdds::dds::Topic*> topic(const std::string& name, WireType type);
+  /// Reliable (unless best effort was asked), keep last `depth`, transient local: a reader that
+  /// matches late (a bridge, a ROS 2 node asking for transient local) gets the last `depth`
+  /// samples; one with ROS 2's default volatile QoS matches too and gets only new ones.
   eprosima::fastdds::dds::DataWriterQos writer_qos(const std::string& encoding) const;
-  eprosima::fastdds::dds::DataReaderQos reader_qos() const;
+  /// As the writers, durable (transient local: matches only durable writers, and gets their
+  /// history) or volatile (matches every writer, and gets only new samples).
+  eprosima::fastdds::dds::DataReaderQos reader_qos(bool durable) const;
+  /// Whether `writer`, of another participant, is durable (DiscoveredWriter::durable). Known from
+  /// its discovery, which Fast DDS reports before it matches the writer with any reader, so before
+  /// any of its samples arrives; still known for a while after the writer is gone.
+  bool durable_writer(const eprosima::fastrtps::rtps::GUID_t& writer) const;
 
   /// What discovery found since the last call.
   std::vector<DiscoveredWriter> take_discoveries();
@@ -74,6 +89,8 @@ class Participant final : public eprosima::fastdds::dds::DomainParticipantListen
   mutable std::mutex mutex_;
   std::vector<DiscoveredWriter> discoveries_;
   std::vector<std::pair<eprosima::fastrtps::rtps::GuidPrefix_t, std::string>> peers_;
+  /// Durable writers of others, with when they were removed (forgotten some time after).
+  std::map<eprosima::fastrtps::rtps::GUID_t, std::optional<std::chrono::steady_clock::time_point>> durable_;
   std::mutex topics_mutex_;
 };
 

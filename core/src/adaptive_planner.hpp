@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "cerulion/core/detail/lateness.hpp"
+#include "lateness.hpp"
 
 namespace cerulion::detail {
 

@@ -5,20 +5,19 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
-#include <dirent.h>
 #include <memory>
 #include <mutex>
 #include <sys/random.h>
 #include <unistd.h>
 
 #include "cerulion/core/detail/liveness.hpp"
+#include "cerulion/core/detail/shm_directory.hpp"
+#include "cerulion/core/detail/shm_owner.hpp"
 #include "cerulion/core/options.hpp"
 #include "futex.hpp"
 
 namespace cerulion::detail {
 namespace {
-
-constexpr const char* kBellPrefix = "cerulion-bell.";
 
 std::uint64_t random_id() {
   std::uint64_t id = 0;
@@ -29,23 +28,6 @@ std::uint64_t random_id() {
     }
   }
   return id;
-}
-
-/// Maps bell `id` as found in /dev/shm, if it is one this process may ring.
-std::optional<MappedRegion> open_bell(std::uint64_t id) {
-  const std::string name = bell_name(id);
-  auto file = ShmFile::open_existing(name, true, "bell " + name);
-  if (!file) return std::nullopt;
-  struct stat st {};
-  if (::fstat(file->fd(), &st) != 0 || !describe_non_segment(st).empty() || !may_join(st, name).ok() ||
-      st.st_size != static_cast<off_t>(kBellBytes) || !fully_written(file->fd(), kBellBytes)) {
-    return std::nullopt;
-  }
-  auto region = MappedRegion::map(file->fd(), 0, kBellBytes, true, name);
-  if (!region) return std::nullopt;
-  const auto* page = static_cast<const BellPage*>(region->address());
-  if (page->magic != kBellMagic || page->id != id) return std::nullopt;
-  return std::move(*region);
 }
 
 /// The bells this process has rung, kept mapped.
@@ -63,11 +45,28 @@ RungBells& rung_bells() {
 
 std::string bell_name(std::uint64_t id) {
   char name[40];
-  std::snprintf(name, sizeof name, "%s%016" PRIx64, kBellPrefix, id);
+  std::snprintf(name, sizeof name, "%s%016" PRIx64, std::string(kWaitSetBell.prefix).c_str(), id);
   return name;
 }
 
-bool is_bell_name(const std::string& file_name) { return file_name.rfind(kBellPrefix, 0) == 0; }
+bool is_bell_name(const std::string& file_name) { return file_name.starts_with(kWaitSetBell.prefix); }
+
+Result<MappedRegion> open_bell(std::uint64_t id) {
+  const std::string name = bell_name(id);
+  const std::string what = "bell " + name;
+  auto opened = open_object(kWaitSetBell, name, true, ShmUse::Join, what);
+  if (!opened) return opened.status();
+  const int fd = opened->file.fd();
+  // Only pages that were written may be mapped: touching another would need memory (shm_file.hpp).
+  if (opened->st.st_size != static_cast<off_t>(kBellBytes) || !fully_written(fd, kBellBytes)) {
+    return Status(ErrorCode::Corrupted, what + ": not one whole page (damaged)");
+  }
+  BellPage page{};
+  if (!read_unmapped(fd, &page, sizeof page, 0)) return Status(ErrorCode::Corrupted, what + ": too short");
+  if (Status st = check_header(&page, kBellRule, what); !st.ok()) return st;
+  if (page.id != id) return Status(ErrorCode::Corrupted, what + ": its page names another bell");
+  return MappedRegion::map(fd, 0, kBellBytes, true, what);
+}
 
 Result<Bell> Bell::create(std::string_view domain, std::optional<gid_t> group) {
   const std::string what = "a wait set's bell";
@@ -83,13 +82,14 @@ Result<Bell> Bell::create(std::string_view domain, std::optional<gid_t> group) {
   if (!region) return region.status();
   auto* page = static_cast<BellPage*>(region->address());
   std::memset(static_cast<void*>(page), 0, kBellBytes);  // every page written: fully_written() says so to ringers
-  page->magic = kBellMagic;
+  page->stamp = make_stamp(kBellRule);
   page->pid = static_cast<std::uint32_t>(::getpid());
   page->pid_namespace = own_pid_namespace();
   page->start_time = own_start_time();
   domain.copy(page->domain, std::min(domain.size(), kMaxDomainLength));
   for (int attempt = 0; attempt < 8; ++attempt) {
     page->id = random_id();
+    page->checksum = header_checksum(page, kBellRule);
     auto named = created->publish_as(bell_name(page->id), what);
     if (!named) return named.status();
     if (*named) return Bell(std::move(*region), page->id);
@@ -124,7 +124,7 @@ bool ring_bell(std::uint64_t id) {
   }
   if (word == nullptr) {
     auto region = open_bell(id);
-    if (!region) return false;
+    if (!region) return false;  // not a bell, or not ours to ring: the wait set falls back
     if (rung.bells.size() >= kRungBellsKept) rung.bells.erase(rung.bells.begin());
     word = &static_cast<BellPage*>(region->address())->word;
     rung.bells.emplace_back(id, std::move(*region));
@@ -136,25 +136,21 @@ bool ring_bell(std::uint64_t id) {
 
 std::vector<CleanedBell> clean_bells(std::string_view domain, bool dry_run) {
   std::vector<CleanedBell> cleaned;
-  std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(kShmDirectory), ::closedir);
-  if (!dir) return cleaned;
-  while (dirent* e = ::readdir(dir.get())) {
-    const std::string name = e->d_name;
-    if (!is_bell_name(name)) continue;
-    struct stat st {};
-    const std::string path = shm_path(name);
-    if (::lstat(path.c_str(), &st) != 0 || is_foreign(st) || !describe_non_segment(st).empty() ||
-        st.st_size != static_cast<off_t>(kBellBytes)) {
-      continue;  // gone meanwhile, another user's, or no bell
+  for (const auto& entry : list_objects(kWaitSetBell)) {
+    if (!entry.not_regular.empty() || is_foreign(entry.st) || entry.st.st_size != static_cast<off_t>(kBellBytes)) {
+      continue;  // another user's, or no bell
     }
-    auto file = ShmFile::open_existing(name, false, name);
+    auto opened = open_object(kWaitSetBell, entry.name, false, ShmUse::Join, entry.name);
     BellPage page{};
-    if (!file || !read_unmapped(file->fd(), &page, sizeof page, 0) || page.magic != kBellMagic) continue;
+    if (!opened || !read_unmapped(opened->file.fd(), &page, sizeof page, 0) ||
+        !check_header(&page, kBellRule, entry.name).ok()) {
+      continue;
+    }
     page.domain[kMaxDomainLength] = '\0';
     if (std::string_view(page.domain) != domain) continue;
     if (process_alive(static_cast<pid_t>(page.pid), page.start_time, page.pid_namespace)) continue;
-    CleanedBell item{name, page.pid, false};
-    if (!dry_run) item.removed = ::unlink(path.c_str()) == 0;
+    CleanedBell item{entry.name, page.pid, false};
+    if (!dry_run) item.removed = ::unlink(entry.path.c_str()) == 0;
     cleaned.push_back(item);
   }
   return cleaned;

@@ -12,6 +12,7 @@
 // whose clean removes it.
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "cerulion/core/detail/shm_file.hpp"
+#include "cerulion/core/detail/shm_header.hpp"
 #include "cerulion/core/names.hpp"
 #include "cerulion/core/status.hpp"
 
@@ -26,16 +28,19 @@ namespace cerulion::detail {
 
 /// The bell's page.
 struct BellPage {
-  std::atomic<std::uint32_t> word;  ///< the futex: rung by adding one
-  std::uint32_t magic;
+  ShmStamp stamp;  ///< kBellRule's
   std::uint32_t pid;
   std::uint32_t pid_namespace;
   std::uint64_t start_time;
   std::uint64_t id;
   char domain[kMaxDomainLength + 1];  ///< NUL-terminated
+  std::uint32_t checksum;             ///< of every byte before it
+  alignas(64) std::atomic<std::uint32_t> word;  ///< the futex: rung by adding one
 };
-inline constexpr std::uint32_t kBellMagic = 0x6c6c6562;  // "bell"
 inline constexpr std::uint64_t kBellBytes = 4096;
+static_assert(sizeof(BellPage) <= kBellBytes);
+/// What a bell's page must say (shm_header.hpp).
+inline constexpr HeaderRule kBellRule{"CRLNBELL", 1, sizeof(BellPage), offsetof(BellPage, checksum), "bell"};
 /// A participant's bell_id once a publisher could not ring its bell: the wait set then sleeps on
 /// its members' own words again.
 inline constexpr std::uint64_t kUnreachableBell = ~0ull;
@@ -69,10 +74,13 @@ class Bell {
   std::uint64_t id_ = 0;
 };
 
+/// Bell `id` as a publisher finds it in /dev/shm, mapped: checked as a hostile user could have left
+/// it (a regular file of ours or of a group of ours, one whole page, a bell's header and id).
+Result<MappedRegion> open_bell(std::uint64_t id);
+
 /// The publisher's side: adds one to bell `id`'s word and wakes its sleeper. The bell is opened
-/// and mapped on first use (checked as a hostile user could have left it: a regular file of ours
-/// or of a group of ours, one page, a bell's magic and id) and kept mapped for the process (at
-/// most kRungBellsKept bells, the oldest dropped). False if it cannot be rung.
+/// and mapped on first use (open_bell) and kept mapped for the process (at most kRungBellsKept
+/// bells, the oldest dropped). False if it cannot be rung.
 bool ring_bell(std::uint64_t id);
 inline constexpr std::size_t kRungBellsKept = 64;
 

@@ -3,13 +3,13 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <dirent.h>
 #include <filesystem>
 #include <memory>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cerulion/core/detail/liveness.hpp"
+#include "cerulion/core/detail/shm_directory.hpp"
 #include "bell.hpp"
 #include "segment.hpp"
 
@@ -18,17 +18,15 @@ namespace {
 
 using detail::TopicSegment;
 
-std::vector<std::string> segment_topics(std::string_view domain) {
-  std::vector<std::string> topics;
-  DIR* dir = opendir(detail::kShmDirectory);
-  if (!dir) return topics;
-  while (dirent* e = readdir(dir)) {
-    std::string topic = topic_from_segment_file(domain, e->d_name);
-    if (!topic.empty()) topics.push_back(topic);
+/// The domain's segment files (and whatever else is named like one), by topic.
+std::vector<std::pair<std::string, detail::ShmEntry>> segment_entries(std::string_view domain) {
+  std::vector<std::pair<std::string, detail::ShmEntry>> found;
+  for (auto& entry : detail::list_objects(detail::kTopicSegment, segment_prefix(domain))) {
+    std::string topic = topic_from_segment_file(domain, entry.name);
+    if (!topic.empty()) found.emplace_back(std::move(topic), std::move(entry));
   }
-  closedir(dir);
-  std::sort(topics.begin(), topics.end());
-  return topics;
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return found;
 }
 
 Result<std::shared_ptr<TopicSegment>> open_existing(std::string_view topic, std::string_view domain,
@@ -141,7 +139,7 @@ TopicInfo describe(TopicSegment& seg, std::string_view domain) {
 /// same offset in every segment, so it can be read when the rest of the header cannot be trusted.
 std::vector<std::uint32_t> live_participants_of_damaged(const std::string& name) {
   std::vector<std::uint32_t> pids;
-  auto file = detail::ShmFile::open_existing(name, false, name);
+  auto file = detail::ShmFile::open_existing(detail::kTopicSegment, name, false, name);
   if (!file) return pids;
   auto table = std::make_unique<detail::Participant[]>(kMaxParticipants);
   if (!detail::read_unmapped(file->fd(), static_cast<void*>(table.get()),
@@ -188,7 +186,7 @@ bool TopicInfo::abandoned() const noexcept {
 Result<TopicListing> list_topics(std::string_view domain) {
   if (Status st = validate_domain(domain); !st.ok()) return st;
   TopicListing listing;
-  for (const auto& topic : segment_topics(domain)) {
+  for (const auto& [topic, entry] : segment_entries(domain)) {
     auto seg = open_existing(topic, domain, TopicSegment::Access::Inspect);
     if (!seg) {
       if (seg.code() != ErrorCode::NotFound) listing.problems.push_back(seg.message());
@@ -223,17 +221,15 @@ Result<std::vector<CleanedSegment>> clean_domain(std::string_view domain, bool d
   }
   std::vector<CleanedSegment> report;
   bool forced_found = false;
-  for (const auto& topic : segment_topics(domain)) {
+  for (const auto& [topic, entry] : segment_entries(domain)) {
     CleanedSegment item;
     item.topic = topic;
     item.segment = segment_name(domain, topic);
-    const std::string path = detail::shm_path(item.segment.substr(1));
+    const std::string& path = entry.path;
     const bool force = !forced.empty() && topic == forced;
     forced_found |= force;
-    struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0) continue;  // gone meanwhile
-    if (std::string kind = detail::describe_non_segment(st); !kind.empty()) {
-      item.reason = "not a topic segment: " + kind;
+    if (!entry.not_regular.empty()) {
+      item.reason = "not a topic segment: " + entry.not_regular;
       if (!dry_run) item.removed = remove_non_segment(path);
       report.push_back(item);
       continue;

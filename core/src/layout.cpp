@@ -58,23 +58,9 @@ std::uint32_t generation_for(const LayoutPlan& plan, std::uint64_t size) {
   return g;
 }
 
-std::uint32_t fnv1a(const void* data, std::size_t size) {
-  const auto* bytes = static_cast<const unsigned char*>(data);
-  std::uint32_t hash = 2166136261u;
-  for (std::size_t i = 0; i < size; ++i) {
-    hash ^= bytes[i];
-    hash *= 16777619u;
-  }
-  return hash;
-}
-
-std::uint32_t config_checksum(const Config& config) { return fnv1a(&config, offsetof(Config, config_crc)); }
-
 Config make_config(const LayoutPlan& plan, std::uint64_t max_payload, std::string_view topic) {
   Config cfg {};
-  cfg.magic = kSegmentMagic;
-  cfg.layout_version = kLayoutVersion;
-  cfg.config_bytes = sizeof(Config);
+  cfg.stamp = make_stamp(kConfigRule);
   cfg.depth = plan.depth;
   cfg.slot_count = plan.slot_count;
   cfg.hot_slots = plan.hot_slots;
@@ -92,7 +78,7 @@ Config make_config(const LayoutPlan& plan, std::uint64_t max_payload, std::strin
   cfg.creator_pid = static_cast<std::uint32_t>(::getpid());
   cfg.creator_uid = static_cast<std::uint32_t>(::geteuid());
   std::snprintf(cfg.topic, sizeof cfg.topic, "%.*s", static_cast<int>(topic.size()), topic.data());
-  cfg.config_crc = config_checksum(cfg);
+  cfg.config_crc = header_checksum(&cfg, kConfigRule);
   return cfg;
 }
 
@@ -100,13 +86,7 @@ Status validate_config(const Config& c, std::uint64_t file_bytes, std::string_vi
   auto bad = [&](const std::string& why) {
     return Status(ErrorCode::Corrupted, std::string(what) + ": " + why);
   };
-  if (c.magic != kSegmentMagic) return bad("not a cerulion segment (bad magic)");
-  if (c.layout_version != kLayoutVersion) {
-    return bad("layout version " + std::to_string(c.layout_version) + ", this build reads version " +
-               std::to_string(kLayoutVersion) + " (mixed cerulion versions?)");
-  }
-  if (c.config_bytes != sizeof(Config)) return bad("header size mismatch");
-  if (config_checksum(c) != c.config_crc) return bad("header checksum mismatch (corrupted segment)");
+  if (Status st = check_header(&c, kConfigRule, what); !st.ok()) return st;
   if (c.depth == 0 || c.depth > kMaxDepth || c.max_participants != kMaxParticipants) {
     return bad("implausible depth or participant count");
   }

@@ -22,13 +22,13 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cerulion/core/detail/shm_header.hpp"
 #include "cerulion/core/options.hpp"
 #include "cerulion/core/topic_type.hpp"
 #include "futex.hpp"
 
 namespace cerulion::detail {
 
-inline constexpr std::uint64_t kSegmentMagic = 0x4E4F494C55524543ull;  // "CERULION" little-endian
 /// Bump whenever any struct below changes: a process of another version refuses the segment.
 inline constexpr std::uint32_t kLayoutVersion = 8;
 inline constexpr std::size_t kTopicNameCapacity = 216;
@@ -37,9 +37,7 @@ static_assert(kMaxParticipants <= 32, "participant bits must fit the 32-bit hold
 
 /// Fixed at creation; config_crc covers every byte before it.
 struct alignas(64) Config {
-  std::uint64_t magic;
-  std::uint32_t layout_version;
-  std::uint32_t config_bytes;
+  ShmStamp stamp;  ///< "CERULION", kLayoutVersion, sizeof(Config)
   std::uint32_t depth;
   std::uint32_t slot_count;
   std::uint32_t hot_slots;
@@ -60,6 +58,10 @@ struct alignas(64) Config {
   char topic[kTopicNameCapacity];
   std::uint32_t config_crc;
 };
+
+/// What a segment's Config must say (shm_header.hpp).
+inline constexpr HeaderRule kConfigRule{"CERULION", kLayoutVersion, sizeof(Config), offsetof(Config, config_crc),
+                                        "cerulion segment"};
 
 /// Participant states.
 enum ParticipantState : std::uint32_t { kFree = 0, kActive = 2, kEvicting = 3 };

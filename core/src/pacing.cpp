@@ -7,6 +7,7 @@
 #include "cerulion/core/options.hpp"
 #include "cerulion/core/warm.hpp"
 #include "futex.hpp"
+#include "lateness.hpp"
 #include "wait_loop.hpp"
 
 namespace cerulion {
@@ -37,9 +38,19 @@ bool poll_until(std::uint64_t deadline_ns, const std::atomic<bool>* cancel) noex
 
 void spin_until(std::uint64_t deadline_ns) noexcept { poll_until(deadline_ns, nullptr); }
 
+struct Pacer::Oversleep : detail::LatenessRing {};
+
+Pacer::Pacer() : oversleep_(std::make_unique<Oversleep>()) {}
+Pacer::Pacer(const Pacer& other) : oversleep_(std::make_unique<Oversleep>(*other.oversleep_)) {}
+Pacer& Pacer::operator=(const Pacer& other) {
+  if (this != &other) *oversleep_ = *other.oversleep_;
+  return *this;
+}
+Pacer::~Pacer() = default;
+
 std::uint64_t Pacer::lead_ns() const {
   return static_cast<std::uint64_t>(
-      std::clamp(oversleep_.high(kAssumedOversleepNs) * kLeadFactor + kLeadSlackNs, kShortestLeadNs, kLongestLeadNs));
+      std::clamp(oversleep_->high(kAssumedOversleepNs) * kLeadFactor + kLeadSlackNs, kShortestLeadNs, kLongestLeadNs));
 }
 
 void Pacer::sleep_ahead_of(std::uint64_t deadline_ns) {
@@ -50,7 +61,7 @@ void Pacer::sleep_ahead_of(std::uint64_t deadline_ns) {
   if (monotonic_ns() >= wake) return;
   const timespec ts{static_cast<time_t>(wake / 1'000'000'000), static_cast<long>(wake % 1'000'000'000)};
   if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) != 0) return;  // EINTR: not a lateness
-  oversleep_.note(monotonic_ns() - wake);
+  oversleep_->note(monotonic_ns() - wake);
 }
 
 bool Pacer::sleep_until(std::uint64_t deadline_ns, const std::atomic<bool>* cancel) {

@@ -13,6 +13,7 @@
 #include "cerulion/core/status.hpp"
 #include "layout.hpp"
 #include "cerulion/core/detail/shm_file.hpp"
+#include "cerulion/core/detail/shm_owner.hpp"
 
 namespace cerulion::detail {
 
@@ -37,11 +38,6 @@ std::uint64_t generation_stride(const LayoutPlan& plan, std::uint32_t g);
 std::uint64_t generation_bytes(const LayoutPlan& plan, std::uint32_t g);
 /// The smallest generation whose stride holds `size` bytes (size <= plan.max_payload).
 std::uint32_t generation_for(const LayoutPlan& plan, std::uint64_t size);
-
-/// FNV-1a: the checksum of what the segment keeps immutable (its configuration, its declared type).
-std::uint32_t fnv1a(const void* data, std::size_t size);
-/// Checksum of the immutable configuration (FNV-1a over the bytes before config_crc).
-std::uint32_t config_checksum(const Config& config);
 
 /// The configuration of a new segment laid out as `plan`, created now by this process, checksum
 /// included.

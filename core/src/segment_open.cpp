@@ -68,13 +68,10 @@ Result<std::shared_ptr<TopicSegment>> TopicSegment::from_file(ShmFile file, cons
                                                               const std::string& what) {
   const int fd = file.fd();
   const std::string path = shm_path(name);
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) return system_error(what + ": cannot stat " + path, errno);
-  if (std::string kind = describe_non_segment(st); !kind.empty()) {
-    return Status(ErrorCode::Corrupted, what + ": " + path + " is " + kind + ", not a topic segment");
-  }
+  auto checked = file.check(kTopicSegment, path, joins(request.access) ? ShmUse::Join : ShmUse::Look, what);
+  if (!checked) return checked.status();
+  const struct stat st = *checked;
   if (joins(request.access)) {
-    if (Status st_join = may_join(st, what); !st_join.ok()) return st_join;
     if (!request.options.group.empty()) {
       auto group = sharing_group(request.options);
       if (!group) return group.status();
@@ -160,7 +157,7 @@ Result<std::shared_ptr<TopicSegment>> TopicSegment::open(const OpenRequest& requ
   if (Status st = validate_segment_name(request.options.domain, request.topic); !st.ok()) return st;
   const std::string name = segment_name(request.options.domain, request.topic).substr(1);
   for (int attempt = 0; attempt < 100; ++attempt) {
-    auto existing = ShmFile::open_existing(name, request.access != Access::Inspect, what);
+    auto existing = ShmFile::open_existing(kTopicSegment, name, request.access != Access::Inspect, what);
     if (existing) {
       auto seg = from_file(std::move(*existing), name, request, what);
       if (!seg) return seg;

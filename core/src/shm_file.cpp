@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cerulion/core/detail/shm_file.hpp"
 
+#include "cerulion/core/detail/shm_owner.hpp"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
-#include <grp.h>
-#include <pwd.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
-#include <vector>
 
 namespace cerulion::detail {
 namespace {
@@ -55,7 +54,9 @@ class ReservationTurn {
 
 }  // namespace
 
-std::string shm_path(const std::string& name) { return std::string(kShmDirectory) + "/" + name; }
+std::string shm_path(std::string_view name, std::string_view directory) {
+  return std::string(directory) + "/" + std::string(name);
+}
 
 ShmFile& ShmFile::operator=(ShmFile&& other) noexcept {
   if (this != &other) {
@@ -70,99 +71,62 @@ ShmFile::~ShmFile() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Result<ShmFile> ShmFile::open_existing(const std::string& name, bool writable, const std::string& what) {
+Result<ShmFile> ShmFile::open_existing(const ShmKind& kind, const std::string& name, bool writable,
+                                       const std::string& what, std::string_view directory) {
+  const std::string path = shm_path(name, directory);
   const int flags = (writable ? O_RDWR : O_RDONLY) | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC;
-  int fd = ::open(shm_path(name).c_str(), flags);
-  if (fd < 0 && writable && errno == EISDIR) fd = ::open(shm_path(name).c_str(), flags & ~O_RDWR);
+  int fd = ::open(path.c_str(), flags);
+  if (fd < 0 && writable && errno == EISDIR) fd = ::open(path.c_str(), flags & ~O_RDWR);
   if (fd < 0) {
     const int err = errno;
     if (err == ENOENT) return Status(ErrorCode::NotFound, what + " does not exist");
     if (err == ELOOP) {
-      return Status(ErrorCode::Corrupted, what + ": " + shm_path(name) + " is a symbolic link, not a topic segment");
+      return Status(ErrorCode::Corrupted, what + ": " + path + " is a symbolic link, not a " + std::string(kind.noun));
     }
-    return system_error(what + ": cannot open " + shm_path(name), err);
+    return system_error(what + ": cannot open " + path, err);
   }
   return ShmFile(fd);
 }
 
-Result<ShmFile> ShmFile::create_unnamed(mode_t mode, const std::string& what) {
-  int fd = ::open(kShmDirectory, O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
-  if (fd < 0) return system_error(what + ": cannot create a segment in " + kShmDirectory, errno);
+Result<ShmFile> ShmFile::create_unnamed(mode_t mode, const std::string& what, std::string_view directory) {
+  const std::string dir(directory);
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
+  if (fd < 0) return system_error(what + ": cannot create a file in " + dir, errno);
   ShmFile file(fd);
   // The umask may have taken bits away; the mode asked for is the mode meant.
-  if (::fchmod(fd, mode) != 0) return system_error(what + ": cannot set the segment's mode", errno);
+  if (::fchmod(fd, mode) != 0) return system_error(what + ": cannot set its mode", errno);
   return file;
 }
 
-Result<bool> ShmFile::publish_as(const std::string& name, const std::string& what) const {
+Result<bool> ShmFile::publish_as(const std::string& name, const std::string& what, std::string_view directory) const {
   char self[64];
   std::snprintf(self, sizeof self, "/proc/self/fd/%d", fd_);
-  if (::linkat(AT_FDCWD, self, AT_FDCWD, shm_path(name).c_str(), AT_SYMLINK_FOLLOW) == 0) return true;
+  const std::string path = shm_path(name, directory);
+  if (::linkat(AT_FDCWD, self, AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) == 0) return true;
   if (errno == EEXIST) return false;
-  return system_error(what + ": cannot name the segment " + shm_path(name), errno);
+  return system_error(what + ": cannot name it " + path, errno);
 }
 
-std::string describe_non_segment(const struct stat& st) {
-  switch (st.st_mode & S_IFMT) {
-    case S_IFREG: return {};
-    case S_IFIFO: return "a FIFO";
-    case S_IFDIR: return "a directory";
-    case S_IFLNK: return "a symbolic link";
-    case S_IFSOCK: return "a socket";
-    case S_IFCHR: return "a character device";
-    case S_IFBLK: return "a block device";
-    default: return "not a regular file";
+Result<struct stat> ShmFile::check(const ShmKind& kind, const std::string& path, ShmUse use,
+                                   const std::string& what) const {
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) return system_error(what + ": cannot stat " + path, errno);
+  if (std::string odd = describe_non_regular(st); !odd.empty()) {
+    return Status(ErrorCode::Corrupted, what + ": " + path + " is " + odd + ", not a " + std::string(kind.noun));
   }
-}
-
-std::string user_name(uid_t uid) {
-  std::vector<char> buffer(4096);
-  passwd entry {};
-  passwd* found = nullptr;
-  if (::getpwuid_r(uid, &entry, buffer.data(), buffer.size(), &found) == 0 && found) return found->pw_name;
-  return "uid " + std::to_string(uid);
-}
-
-std::string group_name(gid_t gid) {
-  std::vector<char> buffer(4096);
-  group entry {};
-  group* found = nullptr;
-  if (::getgrgid_r(gid, &entry, buffer.data(), buffer.size(), &found) == 0 && found) return found->gr_name;
-  return "gid " + std::to_string(gid);
-}
-
-Result<gid_t> group_id(const std::string& name) {
-  std::vector<char> buffer(16384);
-  group entry {};
-  group* found = nullptr;
-  if (::getgrnam_r(name.c_str(), &entry, buffer.data(), buffer.size(), &found) == 0 && found) return found->gr_gid;
-  return Status(ErrorCode::InvalidArgument, "no group named '" + name + "'");
-}
-
-bool in_group(gid_t gid) {
-  if (::getegid() == gid) return true;
-  int n = ::getgroups(0, nullptr);
-  if (n <= 0) return false;
-  std::vector<gid_t> groups(static_cast<std::size_t>(n));
-  n = ::getgroups(n, groups.data());
-  for (int i = 0; i < n; ++i) {
-    if (groups[static_cast<std::size_t>(i)] == gid) return true;
+  if (use == ShmUse::Join) {
+    if (Status st_join = may_join(st, what); !st_join.ok()) return st_join;
   }
-  return false;
+  return st;
 }
 
-bool is_foreign(const struct stat& st) {
-  if (st.st_uid == ::geteuid()) return false;
-  return (st.st_mode & 0060) != 0060 || !in_group(st.st_gid);
-}
-
-Status may_join(const struct stat& st, const std::string& what) {
-  if (!is_foreign(st)) return Status::success();
-  std::string shared = (st.st_mode & 0060) == 0060
-                           ? "shared only with group '" + group_name(st.st_gid) + "', which this process is not in"
-                           : "private to its owner";
-  return Status(ErrorCode::PermissionDenied,
-                what + " belongs to user '" + user_name(st.st_uid) + "' and is " + shared + "; not joining it");
+Result<OpenedObject> open_object(const ShmKind& kind, const std::string& name, bool writable, ShmUse use,
+                                 const std::string& what, std::string_view directory) {
+  auto file = ShmFile::open_existing(kind, name, writable, what, directory);
+  if (!file) return file.status();
+  auto st = file->check(kind, shm_path(name, directory), use, what);
+  if (!st) return st.status();
+  return OpenedObject{std::move(*file), *st};
 }
 
 Status reserve(int fd, std::uint64_t offset, std::uint64_t length, const std::string& what) {

@@ -58,7 +58,7 @@ std::string default_dump_file_name(std::string_view domain, std::uint64_t realti
 }
 
 Result<DumpSummary> dump(const Store& store, std::unique_ptr<recorder::ByteSink> sink, const DumpOptions& options) {
-  auto& impl = store.impl();
+  auto& impl = detail::impl_of(store);
   DumpSummary summary;
   summary.path = sink ? sink->name() : "";
   recorder::WriterOptions writer_options;

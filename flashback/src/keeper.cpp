@@ -74,7 +74,7 @@ Status StoreConsumer::on_idle(std::uint64_t now) {
 }
 
 KeeperImpl::KeeperImpl(KeeperOptions o, Store s)
-    : options(std::move(o)), store(std::move(s)), consumer_(store.impl()) {}
+    : options(std::move(o)), store(std::move(s)), consumer_(impl_of(store)) {}
 
 KeeperImpl::~KeeperImpl() { stop(); }
 
@@ -88,7 +88,7 @@ Status KeeperImpl::start() {
   tap_options.domain = options.domain;
   tap_options.lockstep = options.lockstep;
   tap_options.events = options.events;
-  for (const auto& topic : store.impl().channels()) lost_before_start_[topic.topic] = topic.lost;
+  for (const auto& topic : impl_of(store).channels()) lost_before_start_[topic.topic] = topic.lost;
   if (!options.trigger_topic.empty()) {
     SubscriberOptions trigger_options;
     trigger_options.role = Role::Tap;
@@ -116,7 +116,7 @@ void KeeperImpl::stop() {
   if (queue_) queue_->finish();
   update_losses();
   // What the taps took is in the store: the open chunk is compressed and committed.
-  (void)store.impl().close_open_chunk();
+  (void)impl_of(store).close_open_chunk();
 }
 
 std::optional<DumpSummary> KeeperImpl::last_dump() const {

@@ -119,7 +119,7 @@ void KeeperImpl::watch_deaths() {
   auto listing = list_topics(options.domain);
   if (!listing) return;
   std::set<std::string> kept;
-  for (const auto& t : store.impl().channels()) kept.insert(t.topic);
+  for (const auto& t : impl_of(store).channels()) kept.insert(t.topic);
   for (const auto& topic : listing->topics) {
     if (!kept.count(topic.name)) continue;
     for (const auto& p : topic.participants) {
@@ -136,7 +136,7 @@ void KeeperImpl::watch_stalls(std::uint64_t now_realtime) {
   if (taps_) {
     for (const auto& c : taps_->counts()) published[c.topic] = c.published;
   }
-  for (const auto& t : store.impl().channels()) {
+  for (const auto& t : impl_of(store).channels()) {
     ChannelActivity activity{t.topic, t.messages, std::nullopt, t.last_realtime_ns, t.rate_hz};
     if (auto it = published.find(t.topic); it != published.end()) activity.published = it->second;
     if (auto stall = stall_watch_->look(t.channel_id, activity, now_realtime)) trigger("stall", *stall, "");
@@ -146,11 +146,11 @@ void KeeperImpl::watch_stalls(std::uint64_t now_realtime) {
 void KeeperImpl::update_losses() {
   if (!taps_) return;
   std::map<std::string, std::uint16_t> ids;
-  for (const auto& t : store.impl().channels()) ids[t.topic] = t.channel_id;
+  for (const auto& t : impl_of(store).channels()) ids[t.topic] = t.channel_id;
   for (const auto& c : taps_->counts()) {
     auto it = ids.find(c.topic);
     if (it == ids.end()) continue;
-    store.impl().channel(it->second).lost.store(lost_before_start_[c.topic] + c.missed + c.dropped,
+    impl_of(store).channel(it->second).lost.store(lost_before_start_[c.topic] + c.missed + c.dropped,
                                                 std::memory_order_relaxed);
   }
 }
@@ -191,7 +191,7 @@ void KeeperImpl::run_pending_dump() {
   }
   const std::string details = join(p.details, "; ");
   if (auto why = dump_refusal(); !why.empty()) {
-    store.impl().header().dumps_refused.fetch_add(1);
+    impl_of(store).header().dumps_refused.fetch_add(1);
     say(recording::EventKind::Warning, dump_dir_of(options).string(), fmt::format("dump refused ({}: {}): {}", p.kind, details, why));
     return;
   }

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -13,6 +12,7 @@
 #include <fmt/core.h>
 
 #include "cerulion/core/detail/liveness.hpp"
+#include "cerulion/core/detail/shm_directory.hpp"
 #include "cerulion/core/names.hpp"
 #include "cerulion/core/options.hpp"
 #include "store_impl.hpp"
@@ -25,7 +25,7 @@ using namespace detail;
 
 namespace {
 
-constexpr std::string_view kFilePrefix = "cerulion-flashback.";
+constexpr std::string_view kFilePrefix = cerulion::detail::kFlashbackStore.prefix;
 
 std::string what_of(std::string_view domain, std::string_view name) {
   return fmt::format("flashback store '{}' of domain '{}'", name, domain);
@@ -36,29 +36,16 @@ void copy_name(char (&out)[72], std::string_view s) {
   std::memcpy(out, s.data(), std::min(s.size(), sizeof out - 1));
 }
 
-// Maps an opened store file after checking it is one of ours and sound.
-Result<std::unique_ptr<StoreImpl>> map_existing(ShmFile file, const std::string& path, const std::string& what) {
-  struct stat st {};
-  if (::fstat(file.fd(), &st) != 0) return cerulion::detail::system_error(what, errno);
-  if (auto kind = cerulion::detail::describe_non_segment(st); !kind.empty()) {
-    return Status(ErrorCode::Corrupted, fmt::format("{}: {} is {}, not a store", what, path, kind));
-  }
-  if (st.st_uid != ::geteuid()) {
-    return Status(ErrorCode::PermissionDenied,
-                  fmt::format("{}: belongs to user {}", what, cerulion::detail::user_name(st.st_uid)));
-  }
-  const auto size = static_cast<std::uint64_t>(st.st_size);
+// Maps an opened store file after checking it is sound.
+Result<std::unique_ptr<StoreImpl>> map_existing(cerulion::detail::OpenedObject opened, const std::string& path,
+                                                const std::string& what) {
+  ShmFile file = std::move(opened.file);
+  const auto size = static_cast<std::uint64_t>(opened.st.st_size);
   StoreHeader h{};
   if (size < sizeof(StoreHeader) || !cerulion::detail::read_unmapped(file.fd(), &h, sizeof h, 0)) {
-    return Status(ErrorCode::Corrupted, fmt::format("{}: {} is too short to be a store", what, path));
+    return Status(ErrorCode::Corrupted, fmt::format("{}: {} is too short to be a flashback store", what, path));
   }
-  if (std::memcmp(h.magic, kStoreMagic, sizeof kStoreMagic) != 0) {
-    return Status(ErrorCode::Corrupted, fmt::format("{}: {} is not a flashback store (bad magic)", what, path));
-  }
-  if (h.version != kStoreVersion) {
-    return Status(ErrorCode::Corrupted, fmt::format("{}: layout version {} where this cerulion reads {}", what,
-                                                    h.version, kStoreVersion));
-  }
+  if (auto st = cerulion::detail::check_header(&h, kStoreRule, what); !st) return st;
   if (auto problem = check_layout(h, size); !problem.empty()) {
     return Status(ErrorCode::Corrupted, fmt::format("{} is damaged: {}", what, problem));
   }
@@ -70,6 +57,14 @@ Result<std::unique_ptr<StoreImpl>> map_existing(ShmFile file, const std::string&
   auto map = MappedRegion::map(file.fd(), 0, size, true, what);
   if (!map) return map.status();
   return std::make_unique<StoreImpl>(std::move(file), std::move(*map), path);
+}
+
+/// Opens and maps the store file `file_name` for use (core's owner/group rule).
+Result<std::unique_ptr<StoreImpl>> open_existing(const std::string& file_name, const std::string& what) {
+  auto opened = cerulion::detail::open_object(cerulion::detail::kFlashbackStore, file_name, true,
+                                              cerulion::detail::ShmUse::Join, what);
+  if (!opened) return opened.status();
+  return map_existing(std::move(*opened), cerulion::detail::shm_path(file_name), what);
 }
 
 Result<std::unique_ptr<StoreImpl>> create_store(std::string_view domain, std::string_view name,
@@ -92,9 +87,7 @@ Result<std::unique_ptr<StoreImpl>> create_store(std::string_view domain, std::st
   // Written through, so readers can tell a complete store from a damaged one (fully_written).
   std::memset(map->address(), 0, data_offset);
   auto* h = new (map->address()) StoreHeader{};
-  std::memcpy(h->magic, kStoreMagic, sizeof kStoreMagic);
-  h->version = kStoreVersion;
-  h->header_bytes = sizeof(StoreHeader);
+  h->stamp = cerulion::detail::make_stamp(kStoreRule);
   h->total_bytes = total;
   h->channels_offset = channels_offset;
   h->slots_offset = slots_offset;
@@ -109,13 +102,12 @@ Result<std::unique_ptr<StoreImpl>> create_store(std::string_view domain, std::st
   copy_name(h->domain, domain);
   copy_name(h->name, name);
   h->created_realtime_ns = realtime_ns();
-  h->layout_checksum = layout_checksum(*h);
+  h->layout_checksum = cerulion::detail::header_checksum(h, kStoreRule);
   h->usable_bytes.store(data_capacity);
   // The keeper's lock is taken before the store has a name, so nobody else can take it first.
   if (::flock(file->fd(), LOCK_EX | LOCK_NB) != 0) return cerulion::detail::system_error(what, errno);
   const std::string file_name = store_file_name(domain, name);
-  auto impl = std::make_unique<StoreImpl>(std::move(*file), std::move(*map),
-                                          std::string(cerulion::detail::kShmDirectory) + "/" + file_name);
+  auto impl = std::make_unique<StoreImpl>(std::move(*file), std::move(*map), cerulion::detail::shm_path(file_name));
   auto named = ShmFile(::dup(impl->fd())).publish_as(file_name, what);
   if (!named) return named.status();
   if (!*named) return Status(ErrorCode::Incompatible, "exists");  // lost a race: open the other one
@@ -141,17 +133,7 @@ std::string store_file_name(std::string_view domain, std::string_view name) {
   return fmt::format("{}{}.{}", kFilePrefix, domain, name);
 }
 
-std::uint64_t detail::layout_checksum(const StoreHeader& h) {
-  // FNV-1a over the fixed fields: a header scribbled over is told from a store of another layout.
-  std::uint64_t x = 1469598103934665603ull;
-  const auto* p = reinterpret_cast<const unsigned char*>(&h);
-  for (std::size_t i = 0; i < offsetof(StoreHeader, layout_checksum); ++i) x = (x ^ p[i]) * 1099511628211ull;
-  return x;
-}
-
 std::string detail::check_layout(const StoreHeader& h, std::uint64_t file_size) {
-  if (h.layout_checksum != layout_checksum(h)) return "its layout fields do not match their checksum";
-  if (h.header_bytes != sizeof(StoreHeader)) return "header size differs";
   if (h.total_bytes != file_size) return fmt::format("{} bytes where the header says {}", file_size, h.total_bytes);
   if (h.max_channels != kMaxChannels || h.chunk_slots != kChunkSlots) return "table sizes differ";
   if (h.channels_offset < kStorePage ||
@@ -188,17 +170,11 @@ StoreStatus Store::status() const { return impl_->status(); }
 Result<Store> Store::open(std::string_view domain, std::string_view name) {
   if (auto st = validate_domain(domain); !st) return st;
   if (auto st = validate_keeper_name(name); !st) return st;
-  const std::string what = what_of(domain, name);
-  auto file = ShmFile::open_existing(store_file_name(domain, name), true, what);
-  if (!file) {
-    if (file.code() == ErrorCode::NotFound) {
-      return Status(ErrorCode::NotFound,
-                    fmt::format("no flashback store named '{}' in domain '{}' (no keeper ever ran there)", name, domain));
-    }
-    return file.status();
+  auto impl = open_existing(store_file_name(domain, name), what_of(domain, name));
+  if (impl.code() == ErrorCode::NotFound) {
+    return Status(ErrorCode::NotFound,
+                  fmt::format("no flashback store named '{}' in domain '{}' (no keeper ever ran there)", name, domain));
   }
-  auto impl = map_existing(std::move(*file),
-                           std::string(cerulion::detail::kShmDirectory) + "/" + store_file_name(domain, name), what);
   if (!impl) return impl.status();
   return Store(std::move(*impl));
 }
@@ -216,16 +192,14 @@ Result<Store> Store::open_for_keeper(std::string_view domain, std::string_view n
   const std::string what = what_of(domain, name);
   const std::string file_name = store_file_name(domain, name);
   for (int attempt = 0; attempt < 3; ++attempt) {
-    auto file = ShmFile::open_existing(file_name, true, what);
-    if (!file && file.code() == ErrorCode::NotFound) {
+    auto impl = open_existing(file_name, what);
+    if (impl.code() == ErrorCode::NotFound) {
       auto created = create_store(domain, name, limits, what);
       if (!created && created.code() == ErrorCode::Incompatible) continue;  // someone else created it
       if (!created) return created.status();
       (*created)->claim(limits);
       return Store(std::move(*created));
     }
-    if (!file) return file.status();
-    auto impl = map_existing(std::move(*file), std::string(cerulion::detail::kShmDirectory) + "/" + file_name, what);
     if (!impl) return impl.status();
     if (::flock((*impl)->fd(), LOCK_EX | LOCK_NB) != 0) {
       const auto pid = (*impl)->header().keeper_pid.load();
@@ -242,41 +216,39 @@ Result<Store> Store::open_for_keeper(std::string_view domain, std::string_view n
 
 std::vector<StoreEntry> list_stores(std::string_view domain) {
   std::vector<StoreEntry> out;
-  DIR* dir = ::opendir(cerulion::detail::kShmDirectory);
-  if (!dir) return out;
-  while (auto* e = ::readdir(dir)) {
-    std::string_view file = e->d_name;
-    if (file.substr(0, kFilePrefix.size()) != kFilePrefix) continue;
-    auto rest = file.substr(kFilePrefix.size());
-    auto dot = rest.find('.');
+  const std::string prefix = domain.empty() ? std::string() : store_file_name(domain, "");
+  for (const auto& found : cerulion::detail::list_objects(cerulion::detail::kFlashbackStore, prefix)) {
+    // Keeper names have no '.', domains may: the name is after the last one.
+    const std::string_view rest = std::string_view(found.name).substr(kFilePrefix.size());
+    const auto dot = rest.rfind('.');
     if (dot == std::string_view::npos) continue;
     StoreEntry entry;
     entry.domain = std::string(rest.substr(0, dot));
     entry.name = std::string(rest.substr(dot + 1));
-    entry.path = std::string(cerulion::detail::kShmDirectory) + "/" + std::string(file);
+    entry.path = found.path;
     if (!domain.empty() && entry.domain != domain) continue;
-    if (!validate_domain(entry.domain) || !validate_keeper_name(entry.name)) {
+    if (!found.problem.empty()) {
+      entry.problem = found.problem;
+    } else if (!validate_domain(entry.domain) || !validate_keeper_name(entry.name)) {
       entry.problem = "not a valid store name";
     } else if (auto store = Store::open(entry.domain, entry.name); !store) {
       entry.problem = store.message();
     } else {
-      entry.keeper_pid = store->impl().header().keeper_pid.load();
-      entry.alive = store->impl().keeper_alive();
+      entry.keeper_pid = impl_of(*store).header().keeper_pid.load();
+      entry.alive = impl_of(*store).keeper_alive();
     }
     out.push_back(std::move(entry));
   }
-  ::closedir(dir);
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
   return out;
 }
 
 Status remove_store(std::string_view domain, std::string_view name) {
   if (auto st = validate_domain(domain); !st) return st;
   if (auto st = validate_keeper_name(name); !st) return st;
-  const std::string path = std::string(cerulion::detail::kShmDirectory) + "/" + store_file_name(domain, name);
-  if (auto store = Store::open(domain, name); store && store->impl().keeper_alive()) {
+  const std::string path = cerulion::detail::shm_path(store_file_name(domain, name));
+  if (auto store = Store::open(domain, name); store && impl_of(*store).keeper_alive()) {
     return Status(ErrorCode::InvalidArgument, fmt::format("{}: its keeper (pid {}) is running", what_of(domain, name),
-                                                          store->impl().header().keeper_pid.load()));
+                                                          impl_of(*store).header().keeper_pid.load()));
   }
   if (::unlink(path.c_str()) != 0) {
     if (errno == ENOENT) return Status(ErrorCode::NotFound, fmt::format("no flashback store named '{}' in domain '{}'", name, domain));

@@ -102,9 +102,14 @@ class StoreImpl {
   std::vector<std::byte> single_;
 };
 
-/// Checks a mapped header against the file it came from: "" when sound, else what is wrong.
+/// Checks the layout a header (already checked by check_header) describes against the file it came
+/// from: "" when sound, else what is wrong.
 std::string check_layout(const StoreHeader& h, std::uint64_t file_size);
-/// The layout checksum of a header's fixed part.
-std::uint64_t layout_checksum(const StoreHeader& h);
+
+/// What Store keeps from its users, for the library itself (keeper, dumps) and white-box tests.
+struct StoreAccess {
+  static StoreImpl& impl(const Store& store) { return *store.impl_; }
+};
+inline StoreImpl& impl_of(const Store& store) { return StoreAccess::impl(store); }
 
 }  // namespace cerulion::flashback::detail

@@ -25,12 +25,14 @@
 // size is address space, not memory.
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
+
+#include "cerulion/core/detail/shm_header.hpp"
 
 namespace cerulion::flashback::detail {
 
-inline constexpr char kStoreMagic[8] = {'C', 'R', 'L', 'N', 'F', 'L', 'B', 'K'};
-inline constexpr std::uint32_t kStoreVersion = 2;  // 2: topic types
+inline constexpr std::uint32_t kStoreVersion = 3;  // 2: topic types; 3: core's header stamp and checksum
 inline constexpr std::uint32_t kMaxChannels = 1024;
 inline constexpr std::uint32_t kChunkSlots = 16384;
 inline constexpr std::size_t kTopicCapacity = 256;   // topic names are at most 200 characters
@@ -44,9 +46,7 @@ constexpr std::uint64_t round_to_page(std::uint64_t n) { return (n + kStorePage 
 
 struct StoreHeader {
   // Fixed at creation, covered by `layout_checksum`.
-  char magic[8];
-  std::uint32_t version;
-  std::uint32_t header_bytes;
+  cerulion::detail::ShmStamp stamp;  // kStoreRule's
   std::uint64_t total_bytes;
   std::uint64_t channels_offset;
   std::uint64_t slots_offset;
@@ -61,7 +61,8 @@ struct StoreHeader {
   char domain[72];
   char name[72];
   std::uint64_t created_realtime_ns;
-  std::uint64_t layout_checksum;
+  std::uint32_t layout_checksum;  // of every byte before it
+  std::uint32_t pad1;
 
   // The keeper's settings and identity (a later keeper replaces them).
   std::atomic<std::uint64_t> window_ns;
@@ -127,6 +128,10 @@ struct ChunkSlot {
 
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
 static_assert(sizeof(StoreHeader) <= kStorePage);
+
+/// What a store's header must say (core's shm_header.hpp).
+inline constexpr cerulion::detail::HeaderRule kStoreRule{"CRLNFLBK", kStoreVersion, sizeof(StoreHeader),
+                                                         offsetof(StoreHeader, layout_checksum), "flashback store"};
 
 constexpr std::uint64_t committed_state(std::uint64_t n) { return 2 * n + 2; }
 constexpr std::uint64_t writing_state(std::uint64_t n) { return 2 * n + 1; }

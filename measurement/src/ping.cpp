@@ -4,10 +4,8 @@
 #include "cerulion/measurement/ping.hpp"
 
 #include <algorithm>
-#include <csignal>
 #include <cstring>
 #include <optional>
-#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 
@@ -61,20 +59,17 @@ class ResponderHandle {
     return {};
   }
 
-  void adopt_process(pid_t pid) { pid_ = pid; }
+  void adopt_process(ChildProcess process) { process_ = std::move(process); }
   bool is_thread() const { return thread_.joinable(); }
   pthread_t native_thread() { return thread_.native_handle(); }
-  pid_t pid() const { return pid_; }
+  /// The responder process this measurement started; 0 for a thread or a peer.
+  pid_t pid() const { return process_.pid() > 0 ? process_.pid() : 0; }
 
   /// After a reply went missing: a thread is trusted to be alive (it never dies alone); a process
   /// is asked; a peer is alive while it is attached.
   bool alive() {
     if (thread_.joinable()) return !finished_.load();
-    if (pid_ > 0) {
-      if (waitpid(pid_, nullptr, WNOHANG) == 0) return true;
-      pid_ = 0;  // reaped
-      return false;
-    }
+    if (process_.pid() > 0) return process_.running();
     return requester_.responder_present();
   }
 
@@ -85,18 +80,10 @@ class ResponderHandle {
       send_stop(std::chrono::milliseconds(100));
       thread_.join();
     }
-    if (pid_ > 0) {
+    if (process_.pid() > 0 && process_.running()) {
       send_stop(std::chrono::milliseconds(200));
-      for (int i = 0; i < 200; ++i) {
-        if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
-          pid_ = 0;
-          return;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      }
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-      pid_ = 0;
+      // The stop request is the polite way; a process that missed it is signalled.
+      if (!process_.wait_for(std::chrono::seconds(1))) (void)process_.stop(std::chrono::milliseconds(500));
     }
   }
 
@@ -113,7 +100,7 @@ class ResponderHandle {
   std::atomic<bool> ready_{false};
   std::atomic<bool> finished_{false};
   Status error_;
-  pid_t pid_ = 0;
+  ChildProcess process_;
 };
 
 }  // namespace
@@ -175,9 +162,9 @@ Result<PingReport> run_ping(const PingOptions& o) {
     if (!o.start_responder_process) {
       return Status{ErrorCode::InvalidArgument, "a multi-process measurement needs a peer or a way to start one"};
     }
-    auto pid = o.start_responder_process(o);
-    if (!pid.ok()) return pid.status();
-    responder.adopt_process(*pid);
+    auto process = o.start_responder_process(o);
+    if (!process.ok()) return process.status();
+    responder.adopt_process(std::move(*process));
   }
 
   // The responder must be attached before the first slot.

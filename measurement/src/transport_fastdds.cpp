@@ -32,6 +32,7 @@
 #include <fastdds/dds/topic/TypeSupport.hpp>
 #include <fastdds/rtps/common/SerializedPayload.h>
 
+#include "cerulion/core/detail/shm_header.hpp"
 #include "cerulion/measurement/transport.hpp"
 
 namespace cerulion::measurement {
@@ -107,9 +108,7 @@ class RawBytesType final : public dds::TopicDataType {
 /// ROS 2's usual 0) by a stable hash, so that concurrent measurements rarely even discover each
 /// other; the topic names carry the domain too, so a collision only costs discovery traffic.
 std::uint32_t dds_domain_id(const std::string& domain) {
-  std::uint32_t h = 2166136261u;  // FNV-1a
-  for (unsigned char c : domain) h = (h ^ c) * 16777619u;
-  return 100 + h % 100;
+  return 100 + cerulion::detail::fnv1a(domain) % 100;
 }
 
 /// ROS 2 prefixes topic names with "rt"; '/' is allowed in DDS topic names.

@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 #include "cerulion/core/status.hpp"
+#include "cerulion/measurement/child_process.hpp"
 
 namespace cerulion::measurement::iceoryx {
 
@@ -64,13 +65,13 @@ class Roudi {
   /// /dev/shm and /tmp. Processes still attached get RouDi's SIGTERM. Idempotent.
   Status stop(std::chrono::nanoseconds timeout = std::chrono::seconds(10));
 
-  [[nodiscard]] bool running() const noexcept { return pid_ > 0; }
-  [[nodiscard]] pid_t pid() const noexcept { return pid_; }
+  [[nodiscard]] bool running() const noexcept { return process_.pid() > 0; }
+  [[nodiscard]] pid_t pid() const noexcept { return process_.pid(); }
   /// Largest payload its memory pools hold.
   [[nodiscard]] std::uint64_t max_payload() const noexcept { return max_payload_; }
 
  private:
-  pid_t pid_ = 0;
+  ChildProcess process_;
   std::uint64_t max_payload_ = 0;
   std::string dir_;  ///< temporary directory with the config and RouDi's log
 };

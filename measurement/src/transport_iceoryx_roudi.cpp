@@ -8,16 +8,13 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <pwd.h>
 #include <sstream>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 #include <vector>
@@ -189,44 +186,32 @@ Result<Roudi> Roudi::start(std::uint64_t max_payload, std::chrono::nanoseconds t
     }
   }
 
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid < 0) {
+  // RouDi joins this process's group (a Ctrl-C at the terminal reaches it with its users) and
+  // dies with the thread that started it, so a crashed caller leaves none behind.
+  ChildOptions child;
+  child.argv = {"iox-roudi", "-c", config, "-l", "warning", "-k", "2"};  // -k: SIGKILL for stragglers after 2 s, not 45
+  child.program = binary;
+  child.out = child.err = Stream::File;
+  child.out_file = log;
+  child.err_file = log;
+  child.own_process_group = false;
+  auto process = ChildProcess::start(child);
+  if (!process) {
     std::filesystem::remove_all(dir);
-    return Status{ErrorCode::SystemError, std::string("iceoryx: cannot start iox-roudi: ") + std::strerror(errno)};
-  }
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGTERM);  // never outlive the thread that started it
-    if (getppid() != parent) _exit(1);
-    // A background shell ignores SIGINT and a caller may block signals: RouDi must see SIGTERM.
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGINT, SIG_DFL);
-    int in = open("/dev/null", O_RDONLY);
-    int out = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (in >= 0) dup2(in, 0);
-    if (out >= 0) {
-      dup2(out, 1);
-      dup2(out, 2);
-    }
-    // -k: processes still attached when it stops get SIGKILL after 2 s instead of 45.
-    execl(binary.c_str(), "iox-roudi", "-c", config.c_str(), "-l", "warning", "-k", "2", static_cast<char*>(nullptr));
-    _exit(127);
+    return Status{ErrorCode::SystemError, "iceoryx: cannot start iox-roudi: " + process.message()};
   }
 
   Roudi roudi;
-  roudi.pid_ = pid;
+  roudi.process_ = std::move(*process);
   roudi.max_payload_ = (std::max<std::uint64_t>(max_payload, kSmallChunkBytes) + 7) / 8 * 8;
   roudi.dir_ = dir;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid) {
-      roudi.pid_ = 0;
+    if (!roudi.process_.running()) {
+      const ChildExit end = roudi.process_.wait();
+      roudi.process_ = ChildProcess();
       std::string why = last_line(log);
-      if (why.empty()) why = WIFEXITED(status) ? "exit status " + std::to_string(WEXITSTATUS(status)) : "killed";
+      if (why.empty()) why = end.signal ? "killed by signal " + std::to_string(end.signal) : "exit status " + std::to_string(end.exit_code);
       return Status{ErrorCode::SystemError, "iox-roudi did not start: " + why};
     }
     if (roudi_running()) return roudi;
@@ -239,14 +224,14 @@ Result<Roudi> Roudi::start(std::uint64_t max_payload, std::chrono::nanoseconds t
 }
 
 Roudi::Roudi(Roudi&& other) noexcept
-    : pid_(std::exchange(other.pid_, 0)), max_payload_(other.max_payload_), dir_(std::move(other.dir_)) {
+    : process_(std::move(other.process_)), max_payload_(other.max_payload_), dir_(std::move(other.dir_)) {
   other.dir_.clear();
 }
 
 Roudi& Roudi::operator=(Roudi&& other) noexcept {
   if (this != &other) {
     (void)stop();
-    pid_ = std::exchange(other.pid_, 0);
+    process_ = std::move(other.process_);
     max_payload_ = other.max_payload_;
     dir_ = std::move(other.dir_);
     other.dir_.clear();
@@ -258,20 +243,10 @@ Roudi::~Roudi() { (void)stop(); }
 
 Status Roudi::stop(std::chrono::nanoseconds timeout) {
   Status result;
-  if (pid_ > 0) {
-    kill(pid_, SIGTERM);
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    bool exited = false;
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
-        exited = true;
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    if (!exited) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
+  if (process_.pid() > 0) {
+    const ChildExit end = process_.stop(timeout);
+    process_ = ChildProcess();
+    if (end.signal == SIGKILL) {
       // A killed RouDi cleans nothing; what it leaves is ours (it was the machine's only RouDi).
       std::error_code ignored;
       for (const std::string& path : {std::string(kRoudiSocket), std::string(kRoudiLock), std::string(kMgmtSegment),
@@ -280,7 +255,6 @@ Status Roudi::stop(std::chrono::nanoseconds timeout) {
       }
       result = {ErrorCode::Timeout, "iox-roudi did not stop within the timeout and was killed"};
     }
-    pid_ = 0;
   }
   if (!dir_.empty()) {
     std::error_code ignored;

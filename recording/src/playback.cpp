@@ -18,8 +18,9 @@ using Clock = std::chrono::steady_clock;
 
 class PlaybackImpl {
  public:
-  PlaybackImpl(recorder::Reader reader, PlaybackOptions options)
-      : reader_(std::move(reader)), options_(std::move(options)), problems_told_(reader_.problems().size()) {}
+  PlaybackImpl(recorder::Reader reader, PlaybackOptions options, TopicMatcher matcher)
+      : reader_(std::move(reader)), options_(std::move(options)), matcher_(std::move(matcher)),
+        problems_told_(reader_.problems().size()) {}
 
   Status run();
 
@@ -37,7 +38,7 @@ class PlaybackImpl {
 
  private:
   bool cancelled() const { return options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed); }
-  bool selected(const std::string& topic) const { return !options_.select || options_.select(topic); }
+  bool selected(const std::string& topic) const { return matcher_.matches(topic); }
   void warn(const std::string& topic, const std::string& line) const {
     report(options_.events, EventKind::Warning, topic, line);
   }
@@ -54,6 +55,7 @@ class PlaybackImpl {
 
   recorder::Reader reader_;
   PlaybackOptions options_;
+  TopicMatcher matcher_;
   std::size_t problems_told_;
 };
 
@@ -189,10 +191,12 @@ Result<Playback> Playback::create(recorder::Reader reader, PlaybackOptions optio
   if (!(options.rate > 0)) {
     return Status(ErrorCode::InvalidArgument, "a playback's rate must be positive");
   }
+  auto matcher = TopicMatcher::compile(options.selection);
+  if (!matcher) return matcher.status();
   bool any = false;
-  for (const auto& [id, ch] : reader.summary().channels) any = any || !options.select || options.select(ch.topic);
+  for (const auto& [id, ch] : reader.summary().channels) any = any || matcher->matches(ch.topic);
   if (!any) return Status(ErrorCode::NotFound, "no topic of the recording is selected");
-  return Playback(std::make_unique<detail::PlaybackImpl>(std::move(reader), std::move(options)));
+  return Playback(std::make_unique<detail::PlaybackImpl>(std::move(reader), std::move(options), std::move(*matcher)));
 }
 
 Playback::Playback(std::unique_ptr<detail::PlaybackImpl> impl) : impl_(std::move(impl)) {}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The reader threads of a TapSet: a fixed number, each polling its share of the topics, so that a
-// set watching 200 topics runs a few threads rather than 200.
+// The reader threads of a TapSet. Pooled: a fixed number, each polling its share of the topics, so
+// that a set watching 200 topics runs a few threads rather than 200. Per topic: one thread each,
+// blocked in the topic's own wait, for a sink that must have each sample at once.
 
 #include <algorithm>
 #include <chrono>
@@ -19,6 +20,9 @@ constexpr std::size_t kSamplesPerVisit = 64;
 /// overflowing while idle threads cost a few wake-ups per millisecond.
 constexpr auto kFirstBackoff = std::chrono::microseconds(50);
 constexpr auto kMaxBackoff = std::chrono::microseconds(1000);
+/// How long a per-topic reader waits before it looks at the stop flag again (a stop also cancels
+/// the wait, within kWaitRecheckIntervalNs at worst).
+constexpr auto kReceiveSlice = std::chrono::milliseconds(200);
 
 }  // namespace
 
@@ -49,6 +53,24 @@ void TapSetImpl::reader_loop(unsigned which) {
   }
 }
 
+void TapSetImpl::start_topic_reader(Tap& tap) {
+  readers_.emplace_back([this, &tap] { topic_loop(tap); });
+}
+
+void TapSetImpl::topic_loop(Tap& tap) {
+  while (!stop_.load(std::memory_order_relaxed)) {
+    auto next = tap.subscriber.receive(kReceiveSlice);
+    if (!next) {
+      if (next.code() == ErrorCode::Timeout) continue;
+      if (next.code() != ErrorCode::Interrupted) {
+        report(EventKind::Problem, tap.subscriber.topic(), "cannot read '" + tap.subscriber.topic() + "': " + next.message());
+      }
+      return;
+    }
+    deliver(tap, *next);
+  }
+}
+
 std::size_t TapSetImpl::drain(Tap& tap) {
   std::size_t read = 0;
   while (read < kSamplesPerVisit) {
@@ -60,22 +82,25 @@ std::size_t TapSetImpl::drain(Tap& tap) {
       break;
     }
     if (!next->has_value()) break;
-    Sample& sample = **next;
-    if (!tap.announced) announce(tap);
     ++read;
-    tap.received.fetch_add(1, std::memory_order_relaxed);
-    tap.missed.fetch_add(sample.lost_before(), std::memory_order_relaxed);
-    TappedSample tapped;
-    tapped.topic_index = tap.index;
-    tapped.sequence = sample.sequence();
-    tapped.publish_time = sample.publish_realtime_ns();
-    tapped.log_time = realtime_ns();
-    tapped.publisher_pid = sample.publisher_pid();
-    tapped.lost_before = sample.lost_before();
-    tapped.data = sample.data();
-    if (!sink_.on_sample(tapped)) tap.dropped.fetch_add(1, std::memory_order_relaxed);
+    deliver(tap, **next);
   }
   return read;
+}
+
+void TapSetImpl::deliver(Tap& tap, const Sample& sample) {
+  if (!tap.announced) announce(tap);
+  tap.received.fetch_add(1, std::memory_order_relaxed);
+  tap.missed.fetch_add(sample.lost_before(), std::memory_order_relaxed);
+  TappedSample tapped;
+  tapped.topic_index = tap.index;
+  tapped.sequence = sample.sequence();
+  tapped.publish_time = sample.publish_realtime_ns();
+  tapped.log_time = realtime_ns();
+  tapped.publisher_pid = sample.publisher_pid();
+  tapped.lost_before = sample.lost_before();
+  tapped.data = sample.data();
+  if (!sink_.on_sample(tapped)) tap.dropped.fetch_add(1, std::memory_order_relaxed);
 }
 
 void TapSetImpl::announce(Tap& tap) {

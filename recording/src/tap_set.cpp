@@ -10,49 +10,22 @@
 namespace cerulion::recording {
 namespace detail {
 
-TapSetImpl::TapSetImpl(TapSetOptions options, SampleSink& sink)
-    : options_(std::move(options)), sink_(sink), created_realtime_ns_(realtime_ns()) {
+TapSetImpl::TapSetImpl(TapSetOptions options, TopicMatcher matcher, SampleSink& sink)
+    : options_(std::move(options)), sink_(sink), matcher_(std::move(matcher)), created_realtime_ns_(realtime_ns()) {
   if (options_.threads == 0) options_.threads = 1;
 }
 
-Status TapSetImpl::compile_patterns() {
-  auto compile = [](const std::vector<std::string>& patterns, std::vector<std::regex>& out) -> Status {
-    for (const auto& p : patterns) {
-      try {
-        out.emplace_back(p, std::regex::ECMAScript);
-      } catch (const std::regex_error& e) {
-        return Status(ErrorCode::InvalidArgument,
-                      "pattern '" + p + "': not a valid regular expression (" + e.what() + ")");
-      }
-    }
-    return {};
-  };
-  if (Status st = compile(options_.selection.include, include_); !st) return st;
-  return compile(options_.selection.exclude, exclude_);
-}
-
-bool TapSetImpl::selected(const std::string& topic) const {
-  auto any = [&](const std::vector<std::regex>& res) {
-    for (const auto& re : res) if (std::regex_search(topic, re)) return true;
-    return false;
-  };
-  if (any(exclude_)) return false;
-  return options_.selection.all || any(include_);
-}
-
 Status TapSetImpl::open(const std::string& topic, StartAt start) {
-  auto name = normalize_topic_name(topic);
-  if (!name) return Status(name.code(), "'" + topic + "': " + name.message());
   {
     std::lock_guard lock(mutex_);
-    if (open_names_.count(*name)) return {};
+    if (open_names_.count(topic)) return {};
   }
   SubscriberOptions o;
   o.role = options_.lockstep ? Role::Subscriber : Role::Tap;
   o.start = start;
   o.topic.domain = options_.domain;
   o.wait.cancel = &stop_;
-  auto subscriber = Subscriber::create(*name, o);
+  auto subscriber = Subscriber::create(topic, o);
   if (!subscriber) return Status(subscriber.code(), "'" + topic + "': " + subscriber.message());
   TopicDescription d;
   d.topic = subscriber->topic();
@@ -68,6 +41,7 @@ Status TapSetImpl::open(const std::string& topic, StartAt start) {
   descriptions_.push_back(d);
   open_names_.insert(d.topic);
   tap_count_.store(taps_.size(), std::memory_order_release);
+  if (started_ && options_.readers == Readers::PerTopic) start_topic_reader(*taps_.back());
   return {};
 }
 
@@ -86,7 +60,7 @@ void TapSetImpl::discover() {
     return;
   }
   for (const auto& info : listing->topics) {
-    if (!selected(info.name)) continue;
+    if (!matcher_.matches(info.name)) continue;
     const StartAt start = info.created_realtime_ns >= created_realtime_ns_ ? StartAt::First : options_.start;
     // Retried at every listing (what failed may open later); said once.
     if (Status st = open(info.name, start); !st) report(EventKind::Problem, info.name, "cannot read " + st.message());
@@ -113,26 +87,34 @@ void TapSetImpl::discovery_loop(std::optional<TopicWatch> watch) {
 }
 
 void TapSetImpl::start() {
-  if (started_) return;
-  started_ = true;
-  const bool discovering = options_.selection.all || !include_.empty();
+  {
+    std::lock_guard lock(mutex_);
+    if (started_) return;
+    started_ = true;
+    if (options_.readers == Readers::PerTopic) {
+      for (auto& tap : taps_) start_topic_reader(*tap);
+    } else {
+      for (unsigned i = 0; i < options_.threads; ++i) readers_.emplace_back([this, i] { reader_loop(i); });
+    }
+  }
+  if (!matcher_.follows_new_topics()) return;
+  // Watching before the first listing, so that nothing appears unnoticed in between.
   std::optional<TopicWatch> watch;
-  if (discovering) {
-    // Watching before the first listing, so that nothing appears unnoticed in between.
-    if (auto w = TopicWatch::create(options_.domain); w.ok()) watch.emplace(std::move(*w));
-    discover();
-  }
-  for (unsigned i = 0; i < options_.threads; ++i) readers_.emplace_back([this, i] { reader_loop(i); });
-  if (discovering) {
-    discovery_ = std::thread([this, w = std::move(watch)]() mutable { discovery_loop(std::move(w)); });
-  }
+  if (auto w = TopicWatch::create(options_.domain); w.ok()) watch.emplace(std::move(*w));
+  discover();
+  discovery_ = std::thread([this, w = std::move(watch)]() mutable { discovery_loop(std::move(w)); });
 }
 
 void TapSetImpl::stop() {
   stop_.store(true);
   if (discovery_.joinable()) discovery_.join();
-  for (auto& t : readers_) if (t.joinable()) t.join();
-  readers_.clear();
+  // Joined outside the lock: a reader may be taking it to say a problem or describe its topic.
+  std::vector<std::thread> readers;
+  {
+    std::lock_guard lock(mutex_);
+    readers.swap(readers_);
+  }
+  for (auto& t : readers) if (t.joinable()) t.join();
 }
 
 std::vector<TopicCounts> TapSetImpl::counts() const {
@@ -155,11 +137,11 @@ std::vector<TopicDescription> TapSetImpl::topics() const {
 
 Result<TapSet> TapSet::create(TapSetOptions options, SampleSink& sink) {
   if (Status st = validate_domain(options.domain); !st) return st;
-  std::vector<std::string> named = options.selection.topics;
+  auto matcher = TopicMatcher::compile(options.selection);
+  if (!matcher) return matcher.status();
   const StartAt start = options.start;
-  auto impl = std::make_unique<detail::TapSetImpl>(std::move(options), sink);
-  if (Status st = impl->compile_patterns(); !st) return st;
-  for (const auto& topic : named) {
+  auto impl = std::make_unique<detail::TapSetImpl>(std::move(options), *matcher, sink);
+  for (const auto& topic : matcher->named()) {
     if (Status st = impl->open(topic, start); !st) return st;
   }
   return TapSet(std::move(impl));

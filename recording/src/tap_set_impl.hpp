@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Inside a TapSet: the opened topics, the reader threads that poll them and the discovery thread
-// that opens new ones. tap_set.cpp opens and discovers; tap_readers.cpp reads.
+// Inside a TapSet: the opened topics, the reader threads (pooled ones that poll them, or one per
+// topic that waits on it) and the discovery thread that opens new ones. tap_set.cpp opens and
+// discovers; tap_readers.cpp reads.
 
 #include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <regex>
 #include <set>
 #include <string>
 #include <thread>
@@ -32,11 +32,10 @@ struct Tap {
 
 class TapSetImpl {
  public:
-  TapSetImpl(TapSetOptions options, SampleSink& sink);
+  TapSetImpl(TapSetOptions options, TopicMatcher matcher, SampleSink& sink);
   ~TapSetImpl() { stop(); }
 
-  Status compile_patterns();
-  /// Opens `topic` unless it is open already.
+  /// Opens `topic` (a canonical name) unless it is open already.
   Status open(const std::string& topic, StartAt start);
   void start();
   void stop();
@@ -45,26 +44,31 @@ class TapSetImpl {
   std::vector<TopicDescription> topics() const;
 
  private:
-  bool selected(const std::string& topic) const;
   /// Lists the domain and opens what the selection wants.
   void discover();
   void discovery_loop(std::optional<TopicWatch> watch);
+  /// A pooled reader: polls its share of the taps.
   void reader_loop(unsigned which);
+  /// A per-topic reader: waits on its one tap.
+  void topic_loop(Tap& tap);
+  /// Starts the per-topic reader of `tap` (mutex_ held).
+  void start_topic_reader(Tap& tap);
   /// Reads what `tap` has ready (a bounded number, so that one busy topic cannot starve the
   /// others); the number of samples read.
   std::size_t drain(Tap& tap);
+  /// Hands one sample to the sink, counted.
+  void deliver(Tap& tap, const Sample& sample);
   void announce(Tap& tap);
   /// Tells the events sink, unless the same was said about `subject` already.
   void report(EventKind kind, const std::string& subject, const std::string& message);
 
   TapSetOptions options_;
   SampleSink& sink_;
-  std::vector<std::regex> include_;
-  std::vector<std::regex> exclude_;
+  TopicMatcher matcher_;
   /// Topics created at or after this moment are read from their first message.
   std::uint64_t created_realtime_ns_ = 0;
   std::atomic<bool> stop_{false};
-  bool started_ = false;
+  bool started_ = false;  ///< guarded by mutex_
 
   mutable std::mutex mutex_;  // guards taps_ (the vector), descriptions_, open_names_, said_
   std::vector<std::unique_ptr<Tap>> taps_;
@@ -74,7 +78,7 @@ class TapSetImpl {
   /// taps_.size() as the reader threads may see it: published after a tap is complete.
   std::atomic<std::size_t> tap_count_{0};
 
-  std::vector<std::thread> readers_;
+  std::vector<std::thread> readers_;  ///< guarded by mutex_ once started (per-topic ones are added)
   std::thread discovery_;
 };
 

@@ -116,6 +116,20 @@ TEST_CASE("A lane that fails fails its cell and the campaign goes on; unavailabl
   CHECK(std::count(ran.begin(), ran.end(), "fastdds-multi") == 0);
 }
 
+TEST_CASE("A runner interrupted (Ctrl-C) ends the campaign at once, keeping the cells finished before", "[bench]") {
+  unsigned calls = 0;
+  auto result = run_campaign(small(), two_lanes(), [&](const RepetitionRequest& q) -> Result<Repetition> {
+    ++calls;
+    if (q.size == 1024) return Status(ErrorCode::Interrupted, "interrupted");
+    return scripted(1);
+  });
+  CHECK(result.interrupted);
+  CHECK(calls == 4);  // three repetitions of the first cell, then the one interrupted
+  REQUIRE(result.cells.size() == 1);
+  CHECK(result.cells[0].size == 64);
+  CHECK(result.cells[0].status == CellStatus::Ok);
+}
+
 TEST_CASE("resolve_lanes keeps the order asked and refuses an unknown lane naming the known ones", "[bench]") {
   auto lanes = resolve_lanes({"native-single", "native-multi"}, known_lanes());
   REQUIRE(lanes.ok());

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Two "machines" on one: two cerulion domains, each with its bridge, on a DDS domain of the test's
-// own. DDS is volatile (as in ROS 2): what is published before the far side's reader matched is not
-// delivered, so senders first repeat a warm-up message until it arrives.
+// own. Bridges keep the last --depth messages for a reader that matches late, but a test that
+// wants to know the far side carries a topic first repeats a warm-up message until it arrives.
 
 #include <atomic>
 #include <chrono>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <future>
+#include <map>
 #include <set>
 #include <string>
 #include <sys/file.h>
@@ -108,6 +110,24 @@ inline bool warm_up(Publisher& pub, Subscriber& sub, std::chrono::seconds timeou
   return false;
 }
 
+/// A publisher of `topic` in `domain`, with the topic's default settings.
+inline Publisher open_publisher(const std::string& domain, const std::string& topic) {
+  PublisherOptions po;
+  po.topic.domain = domain;
+  auto pub = Publisher::create(topic, po);
+  REQUIRE(pub.ok());
+  return std::move(*pub);
+}
+
+/// A subscriber of `topic` in `domain`.
+inline Subscriber open_subscriber(const std::string& domain, const std::string& topic) {
+  SubscriberOptions so;
+  so.topic.domain = domain;
+  auto sub = Subscriber::create(topic, so);
+  REQUIRE(sub.ok());
+  return std::move(*sub);
+}
+
 /// A publisher of `topic` in domain `from` and a subscriber of it in domain `to`, once the bridges
 /// between them carry it (warm_up): how every test that carries messages starts.
 struct Crossing {
@@ -115,16 +135,64 @@ struct Crossing {
   Result<Subscriber> sub;
 };
 inline Crossing open_crossing(const std::string& from, const std::string& to, const std::string& topic) {
-  PublisherOptions po;
-  po.topic.domain = from;
-  auto pub = Publisher::create(topic, po);
-  REQUIRE(pub.ok());
-  SubscriberOptions so;
-  so.topic.domain = to;
-  auto sub = Subscriber::create(topic, so);
-  REQUIRE(sub.ok());
-  REQUIRE(warm_up(*pub, *sub));
-  return {std::move(pub), std::move(sub)};
+  Crossing c{open_publisher(from, topic), open_subscriber(to, topic)};
+  REQUIRE(warm_up(*c.pub, *c.sub));
+  return c;
+}
+
+/// Every message a subscriber gets within `quiet` of the last one: index -> copies; warm-ups apart.
+struct Tally {
+  std::map<std::uint64_t, int> copies;
+  int warmups = 0;
+};
+inline Tally drain(Subscriber& sub, std::chrono::milliseconds quiet) {
+  Tally t;
+  for (;;) {
+    auto got = sub.receive(quiet);
+    if (!got.ok()) return t;
+    if (got->data()[0] == kWarmup) ++t.warmups;
+    else ++t.copies[index_of(got->data())];
+  }
+}
+
+/// Receives until `count` distinct messages arrived (or `timeout` passed), then whatever else comes
+/// within `quiet`: a second copy of any would show.
+inline Tally collect(Subscriber& sub, std::size_t count, std::chrono::seconds timeout = std::chrono::seconds(30),
+                     std::chrono::milliseconds quiet = std::chrono::milliseconds(1000)) {
+  Tally t;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (t.copies.size() < count && std::chrono::steady_clock::now() < deadline) {
+    auto got = sub.receive(std::chrono::milliseconds(100));
+    if (!got.ok()) continue;
+    if (got->data()[0] == kWarmup) ++t.warmups;
+    else ++t.copies[index_of(got->data())];
+  }
+  const Tally more = drain(sub, quiet);
+  for (const auto& [index, n] : more.copies) t.copies[index] += n;
+  t.warmups += more.warmups;
+  return t;
+}
+
+/// Whether `count` distinct messages arrived, each exactly once.
+inline bool each_once(const Tally& t, std::size_t count) {
+  if (t.copies.size() != count) return false;
+  for (const auto& [index, n] : t.copies)
+    if (n != 1) return false;
+  return true;
+}
+
+/// `count` distinct messages arrived, each exactly once.
+inline void check_each_once(const Tally& t, std::size_t count) {
+  CHECK(t.copies.size() == count);
+  for (const auto& [index, n] : t.copies) {
+    INFO("message " << index);
+    CHECK(n == 1);
+  }
+}
+
+/// Drains `sub` in a thread of its own while the test publishes; two seconds of silence end it.
+inline std::future<Tally> drain_async(Subscriber& sub) {
+  return std::async(std::launch::async, [&sub] { return drain(sub, std::chrono::seconds(2)); });
 }
 
 /// Fast DDS's shared-memory files in /dev/shm now.

@@ -4,46 +4,10 @@
 
 #include <catch2/catch.hpp>
 
-#include <future>
-#include <map>
-
 #include "bridge_helpers.hpp"
 
 using namespace cerulion;
 using namespace cerulion::test;
-
-namespace {
-
-/// Every message a subscriber gets within `quiet` of the last one: index -> copies; warm-ups apart.
-struct Tally {
-  std::map<std::uint64_t, int> copies;
-  int warmups = 0;
-};
-Tally drain(Subscriber& sub, std::chrono::milliseconds quiet) {
-  Tally t;
-  for (;;) {
-    auto got = sub.receive(quiet);
-    if (!got.ok()) return t;
-    if (got->data()[0] == kWarmup) ++t.warmups;
-    else ++t.copies[index_of(got->data())];
-  }
-}
-
-/// `count` distinct messages arrived, each exactly once.
-void check_each_once(const Tally& t, std::size_t count) {
-  CHECK(t.copies.size() == count);
-  for (const auto& [index, n] : t.copies) {
-    INFO("message " << index);
-    CHECK(n == 1);
-  }
-}
-
-/// Drains `sub` in a thread of its own while the test publishes.
-std::future<Tally> drain_async(Subscriber& sub) {
-  return std::async(std::launch::async, [&sub] { return drain(sub, std::chrono::seconds(2)); });
-}
-
-}  // namespace
 
 TEST_CASE("Two bridges following everything both ways carry each message exactly once", "[bridge][loops]") {
   const std::string a = unique_domain("bra"), b = unique_domain("brb"), topic = unique_topic("noloop");

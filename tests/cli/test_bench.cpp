@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // `cerulion bench` through the real binary: a short campaign over every available lane with every
-// output, the baseline check, and bad input.
+// output, the baseline check, bad input, and a campaign killed or stopped mid-run.
 
 #include <catch2/catch.hpp>
 
+#include <csignal>
+#include <dirent.h>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -39,6 +45,61 @@ std::vector<std::string> tiny(std::vector<std::string> extra) {
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
+
+/// The processes descending from this one (its children, theirs...), by pid.
+std::vector<pid_t> descendants() {
+  std::map<pid_t, std::vector<pid_t>> children;
+  if (DIR* proc = ::opendir("/proc")) {
+    while (const dirent* e = ::readdir(proc)) {
+      const std::string name = e->d_name;
+      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+      std::ifstream stat("/proc/" + name + "/stat");
+      std::string line;
+      std::getline(stat, line);
+      // Fields after the parenthesised command: state, then the parent's pid.
+      const auto close = line.rfind(')');
+      if (close == std::string::npos) continue;
+      std::istringstream rest(line.substr(close + 2));
+      char state = 0;
+      pid_t parent = 0;
+      rest >> state >> parent;
+      if (state != 'Z') children[parent].push_back(static_cast<pid_t>(std::stol(name)));
+    }
+    ::closedir(proc);
+  }
+  std::vector<pid_t> out, todo{::getpid()};
+  while (!todo.empty()) {
+    const pid_t p = todo.back();
+    todo.pop_back();
+    for (pid_t c : children[p]) {
+      out.push_back(c);
+      todo.push_back(c);
+    }
+  }
+  return out;
+}
+
+/// /dev/shm entries whose name holds `text`.
+std::vector<std::string> shm_entries_with(const std::string& text) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator("/dev/shm")) {
+    const std::string name = e.path().filename().string();
+    if (name.find(text) != std::string::npos) out.push_back(name);
+  }
+  return out;
+}
+
+/// While it lives, this process adopts the orphans of its descendants (a subreaper), so that a
+/// process left behind by a killed campaign is still found among them.
+struct AdoptOrphans {
+  AdoptOrphans() { ::prctl(PR_SET_CHILD_SUBREAPER, 1); }
+  ~AdoptOrphans() { ::prctl(PR_SET_CHILD_SUBREAPER, 0); }
+  /// Reaps the orphans that ended (they were never this process's to wait for otherwise).
+  static void reap() {
+    while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+  }
+};
 
 }  // namespace
 
@@ -107,4 +168,49 @@ TEST_CASE("bench refuses bad input with one line and exit 2", "[cli][bench][usag
     CHECK(r.exit_code == 2);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   }
+}
+
+TEST_CASE("A bench killed with SIGKILL or stopped with Ctrl-C leaves no process and nothing in /dev/shm",
+          "[cli][bench]") {
+  int sig = SIGKILL;
+  SECTION("kill -9") {}
+  SECTION("Ctrl-C") { sig = SIGINT; }
+  AdoptOrphans adopt;
+  const std::string domain = unique_domain("benchkill");
+  REQUIRE(shm_entries_with(domain).empty());
+  // The native lanes (flashback keepers on, as by default): long enough to be killed mid-run.
+  BackgroundProcess bench({cerulion_binary(), "--domain", domain, "bench", "--lanes", "native-multi,native-single",
+                           "--sizes", "64", "--runs", "3", "--samples", "100000", "--warmup", "5", "--rate", "1000"});
+  // A ping measuring, with its pong and its keeper, all with topics and a store of this domain.
+  const bool measuring = eventually(
+      [&] {
+        return descendants().size() >= 4 && !shm_entries_with("cerulion-flashback." + domain + ".ping-").empty();
+      },
+      120s);
+  REQUIRE(measuring);
+  bench.signal(sig);
+  const ProcessResult r = bench.wait(120s);
+  INFO(r.out << r.err);
+  REQUIRE_FALSE(r.timed_out);
+  if (sig == SIGKILL) {
+    CHECK(r.killed_by == SIGKILL);
+  } else {
+    // Stopped, with the tables of what it finished (here nothing) and a line saying so.
+    CHECK(r.exit_code == 130);
+    CHECK(r.out.find("All measured values") != std::string::npos);
+    CHECK(r.err.find("interrupted") != std::string::npos);
+  }
+  const bool no_process = eventually(
+      [&] {
+        AdoptOrphans::reap();
+        return descendants().empty();
+      },
+      60s);
+  const bool no_shm = eventually([&] { return shm_entries_with(domain).empty(); }, 30s);
+  std::string left;
+  for (pid_t p : descendants()) left += " pid " + std::to_string(p);
+  for (const auto& name : shm_entries_with(domain)) left += " /dev/shm/" + name;
+  INFO("left behind:" << left);
+  CHECK(no_process);
+  CHECK(no_shm);
 }

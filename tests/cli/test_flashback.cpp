@@ -59,7 +59,7 @@ class FlashbackDomain {
         if (file.rfind(prefix, 0) == 0) fs::remove(it->path(), ec);
       }
     }
-    fs::remove_all(dir, ec);  // the per-process temp folder stays: later tests of this process make files there
+    fs::remove_all(dir, ec);  // the per-process temp folder itself goes when the process ends
   }
 
   /// `--domain D args...`.
@@ -677,6 +677,26 @@ TEST_CASE("clean keeps a dead flashback keeper's store as evidence and removes i
   CHECK(topic_count(info_json(file), "/evidence") == 10);
   r = d.run({"clean", "--flashback"});
   CHECK(r.exit_code == 0);
+  CHECK(count_shm_entries(store) == 0);
+}
+
+TEST_CASE("clean removes the store of a ping --flashback that is gone: scratch, not evidence", "[cli][flashback][ping]") {
+  FlashbackDomain d("fb_pingstore");
+  // A pid that is gone: a process of ours, started and reaped.
+  BackgroundProcess dead_child({"true"});
+  const pid_t ping = dead_child.pid();
+  REQUIRE(dead_child.wait().exit_code == 0);
+  const std::string name = "ping-" + std::to_string(ping);
+  const std::string store = "cerulion-flashback." + d.name + "." + name;
+  auto keeper = d.start_keeper({"/measured"}, name);
+  REQUIRE(tap_attached("/measured", d.name));
+  keeper->signal(SIGKILL);
+  keeper->wait();
+  // Its keeper and its ping are both gone: nothing will read it.
+  auto r = d.run({"clean"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("removed flashback store '" + name + "'") != std::string::npos);
   CHECK(count_shm_entries(store) == 0);
 }
 

@@ -16,6 +16,7 @@ using namespace fbtest;
 using cerulion::flashback::Keeper;
 using cerulion::flashback::KeeperOptions;
 using cerulion::flashback::Store;
+using cerulion::flashback::detail::impl_of;
 using cerulion::test::imu_json_type;
 using cerulion::test::pose_json_type;
 
@@ -62,7 +63,7 @@ TEST_CASE("A store keeps one record per distinct type, and a keeper taking over 
   {
     auto store = Store::open_for_keeper(domain.name, "k", {.memory_bytes = 8 << 20});
     requireOk(store.status());
-    auto& impl = store->impl();
+    auto& impl = impl_of(*store);
     REQUIRE(impl.channel_for("/a", "lockstep", 16, 4096, imu_json_type()));
     const auto kept = impl.header().types_length.load();
     CHECK(kept > 0);
@@ -83,8 +84,8 @@ TEST_CASE("A store keeps one record per distinct type, and a keeper taking over 
   // A later keeper shares what the first kept.
   auto next = Store::open_for_keeper(domain.name, "k", {.memory_bytes = 8 << 20});
   requireOk(next.status());
-  const auto kept = next->impl().header().types_length.load();
-  REQUIRE(next->impl().channel_for("/e", "lockstep", 16, 4096, pose_json_type()));
-  CHECK(next->impl().header().types_length.load() == kept);
+  const auto kept = impl_of(*next).header().types_length.load();
+  REQUIRE(impl_of(*next).channel_for("/e", "lockstep", 16, 4096, pose_json_type()));
+  CHECK(impl_of(*next).header().types_length.load() == kept);
   CHECK(dump_and_read(*next).types["/e"] == pose_json_type());
 }

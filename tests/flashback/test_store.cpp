@@ -8,10 +8,12 @@
 
 #include "child.hpp"
 #include "helpers.hpp"
+#include "shm_objects.hpp"
 #include "store_impl.hpp"
 
 using namespace fbtest;
 using cerulion::flashback::Store;
+using cerulion::flashback::detail::impl_of;
 using cerulion::flashback::StoreLimits;
 
 namespace {
@@ -22,7 +24,7 @@ constexpr std::uint64_t kSecond = 1'000'000'000ull;
 void append(Store& store, std::uint16_t channel, std::uint64_t first, std::uint64_t count, std::size_t size,
             std::uint64_t log_time, bool random = false) {
   for (std::uint64_t s = first; s < first + count; ++s) {
-    requireOk(store.impl().append(channel, static_cast<std::uint32_t>(s), log_time + s, log_time + s,
+    requireOk(impl_of(store).append(channel, static_cast<std::uint32_t>(s), log_time + s, log_time + s,
                                   payload(s, size, random)));
   }
 }
@@ -44,11 +46,11 @@ TEST_CASE("A store keeps closed chunks and the open chunk, and a dump has them a
   TestDomain domain;
   auto store = Store::open_for_keeper(domain.name, "keeper", {});
   requireOk(store.status());
-  auto channel = store->impl().channel_for("/imu", "lockstep", 16, 1024);
+  auto channel = impl_of(*store).channel_for("/imu", "lockstep", 16, 1024);
   REQUIRE(channel);
   const std::uint64_t now = realtime_ns();
   append(*store, *channel, 0, 100, 200, now);
-  requireOk(store->impl().close_open_chunk());
+  requireOk(impl_of(*store).close_open_chunk());
   append(*store, *channel, 100, 50, 200, now);  // stays in the open chunk
 
   auto reader = Store::open(domain.name, "keeper");
@@ -71,16 +73,16 @@ TEST_CASE("Eviction by window keeps exactly the chunks whose newest message is i
   TestDomain domain;
   auto store = Store::open_for_keeper(domain.name, "keeper", {.window_s = 5});
   requireOk(store.status());
-  auto channel = store->impl().channel_for("/a", "free-run", 16, 1024);
+  auto channel = impl_of(*store).channel_for("/a", "free-run", 16, 1024);
   const std::uint64_t now = realtime_ns();
   append(*store, *channel, 0, 10, 100, now - 20 * kSecond);   // chunk 0: far outside
-  requireOk(store->impl().close_open_chunk());
+  requireOk(impl_of(*store).close_open_chunk());
   append(*store, *channel, 10, 10, 100, now - 6 * kSecond);   // chunk 1: just outside
-  requireOk(store->impl().close_open_chunk());
+  requireOk(impl_of(*store).close_open_chunk());
   append(*store, *channel, 20, 10, 100, now - 4 * kSecond);   // chunk 2: inside
-  requireOk(store->impl().close_open_chunk());
+  requireOk(impl_of(*store).close_open_chunk());
   append(*store, *channel, 30, 10, 100, now);                 // open chunk
-  store->impl().evict_expired(now);
+  impl_of(*store).evict_expired(now);
   auto dump = dump_and_read(*store);
   CHECK(check_consecutive(dump, 100) == std::pair<std::uint64_t, std::uint64_t>{20, 39});
   CHECK(store->status().chunks_evicted == 2);
@@ -91,10 +93,10 @@ TEST_CASE("Eviction by memory keeps exactly the newest whole chunks that fit", "
   const StoreLimits limits{.window_s = 3600, .memory_bytes = 256 << 10, .chunk_size = 16 << 10};
   auto store = Store::open_for_keeper(domain.name, "keeper", limits);
   requireOk(store.status());
-  auto channel = store->impl().channel_for("/cam", "free-run", 16, 1 << 20);
+  auto channel = impl_of(*store).channel_for("/cam", "free-run", 16, 1 << 20);
   // Incompressible 1000-byte messages: about 16 per chunk, about 16 chunks fit.
   append(*store, *channel, 0, 2000, 1000, realtime_ns(), true);
-  requireOk(store->impl().close_open_chunk());
+  requireOk(impl_of(*store).close_open_chunk());
   auto status = store->status();
   CHECK(status.memory_bytes <= limits.memory_bytes);
   CHECK(status.chunks_evicted > 0);
@@ -113,7 +115,7 @@ TEST_CASE("A dump while the keeper evicts at a high rate never writes a torn chu
   TestDomain domain;
   auto keeper = Store::open_for_keeper(domain.name, "keeper", {.window_s = 3600, .memory_bytes = 24 << 10, .chunk_size = 4 << 10});
   requireOk(keeper.status());
-  auto channel = keeper->impl().channel_for("/fast", "free-run", 16, 4096);
+  auto channel = impl_of(*keeper).channel_for("/fast", "free-run", 16, 4096);
   std::atomic<bool> stop{false};
   Status writer_status;
   // Payloads are made ahead, so the keeper goes round its memory as fast as it can.
@@ -121,7 +123,7 @@ TEST_CASE("A dump while the keeper evicts at a high rate never writes a torn chu
   for (std::uint64_t s = 0; s < 4096; ++s) payloads.push_back(payload(s, 300, true));
   std::thread writer([&] {
     for (std::uint64_t s = 0; !stop.load() && writer_status.ok(); ++s) {
-      writer_status = keeper->impl().append(*channel, static_cast<std::uint32_t>(s), s, s, payloads[s % 4096]);
+      writer_status = impl_of(*keeper).append(*channel, static_cast<std::uint32_t>(s), s, s, payloads[s % 4096]);
     }
   });
   auto reader = Store::open(domain.name, "keeper");
@@ -159,10 +161,10 @@ TEST_CASE("A keeper killed at any moment leaves a store whose dump has everythin
     cerulion::test::Child keeper([&](cerulion::test::Child& self) {
       auto store = Store::open_for_keeper(domain.name, "keeper", {.window_s = 3600, .memory_bytes = 8 << 20, .chunk_size = 16 << 10});
       if (!store) return 1;
-      auto channel = store->impl().channel_for("/seq", "lockstep", 16, 4096);
+      auto channel = impl_of(*store).channel_for("/seq", "lockstep", 16, 4096);
       self.signal_ready();
       for (std::uint64_t s = taken->load();; ++s) {
-        if (!store->impl().append(*channel, static_cast<std::uint32_t>(s), realtime_ns(), s, payload(s, 300))) return 2;
+        if (!impl_of(*store).append(*channel, static_cast<std::uint32_t>(s), realtime_ns(), s, payload(s, 300))) return 2;
         taken->store(s + 1);
       }
     });
@@ -195,18 +197,13 @@ TEST_CASE("A second keeper of the same name is refused, naming the running one's
   CHECK(cerulion::flashback::remove_store(domain.name, "k").code() == ErrorCode::InvalidArgument);
 }
 
-TEST_CASE("A store that is damaged, of another version or not a store at all gets one clear error", "[flashback][store]") {
+TEST_CASE("A store that is missing, damaged or of another version gets one clear error", "[flashback][store]") {
   TestDomain domain;
   const std::string path = "/dev/shm/" + cerulion::flashback::store_file_name(domain.name, "bad");
   SECTION("not found") {
     auto s = Store::open(domain.name, "bad");
     CHECK(s.code() == ErrorCode::NotFound);
     CHECK(s.message().find("no flashback store named 'bad'") != std::string::npos);
-  }
-  SECTION("a FIFO") {
-    REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
-    CHECK(Store::open(domain.name, "bad").code() == ErrorCode::Corrupted);
-    ::unlink(path.c_str());
   }
   SECTION("scribbled header") {
     { auto s = Store::open_for_keeper(domain.name, "bad", {.memory_bytes = 4 << 20}); requireOk(s.status()); }
@@ -217,7 +214,7 @@ TEST_CASE("A store that is damaged, of another version or not a store at all get
     std::fclose(f);
     auto s = Store::open(domain.name, "bad");
     CHECK(s.code() == ErrorCode::Corrupted);
-    CHECK(s.message().find("damaged") != std::string::npos);
+    CHECK(s.message().find("header checksum mismatch") != std::string::npos);
     CHECK(Store::open_for_keeper(domain.name, "bad", {}).code() == ErrorCode::Corrupted);
   }
   SECTION("another version") {
@@ -243,7 +240,7 @@ TEST_CASE("A keeper taking over a dead keeper's store keeps its history and chan
     cerulion::test::Child first([&](cerulion::test::Child& self) {
       auto store = Store::open_for_keeper(domain.name, "k", {.memory_bytes = 8 << 20});
       if (!store) return 1;
-      auto channel = store->impl().channel_for("/old", "lockstep", 16, 4096);
+      auto channel = impl_of(*store).channel_for("/old", "lockstep", 16, 4096);
       append(*store, *channel, 0, 10, 64, realtime_ns());
       self.signal_ready();
       for (;;) ::pause();
@@ -254,7 +251,7 @@ TEST_CASE("A keeper taking over a dead keeper's store keeps its history and chan
   auto store = Store::open_for_keeper(domain.name, "k", {.memory_bytes = 8 << 20});
   requireOk(store.status());
   CHECK(store->taken_over());
-  auto old_channel = store->impl().channel_for("/old", "lockstep", 16, 4096);
+  auto old_channel = impl_of(*store).channel_for("/old", "lockstep", 16, 4096);
   CHECK(old_channel == std::optional<std::uint16_t>(0));
   append(*store, *old_channel, 10, 5, 64, realtime_ns());
   auto dump = dump_and_read(*store);
@@ -265,34 +262,22 @@ TEST_CASE("A chunk whose bytes changed after it was committed is left out of a d
   TestDomain domain;
   auto store = Store::open_for_keeper(domain.name, "k", {.memory_bytes = 8 << 20, .chunk_size = 4 << 10});
   requireOk(store.status());
-  auto channel = store->impl().channel_for("/a", "lockstep", 16, 4096);
+  auto channel = impl_of(*store).channel_for("/a", "lockstep", 16, 4096);
   const std::uint64_t now = realtime_ns();
   append(*store, *channel, 0, 10, 100, now);
-  requireOk(store->impl().close_open_chunk());
+  requireOk(impl_of(*store).close_open_chunk());
   append(*store, *channel, 10, 10, 100, now);
-  requireOk(store->impl().close_open_chunk());
+  requireOk(impl_of(*store).close_open_chunk());
   // What a keeper reusing those bytes mid-copy would leave behind: a chunk that is not itself.
-  auto& first = store->impl().slot(0);
-  store->impl().data_area()[first.offset.load() + first.length.load() / 2] ^= std::byte{0xff};
+  auto& first = impl_of(*store).slot(0);
+  impl_of(*store).data_area()[first.offset.load() + first.length.load() / 2] ^= std::byte{0xff};
   auto dump = dump_and_read(*store);
   CHECK(dump.problems.empty());
   CHECK(dump.summary.chunks_left_out == 1);
   CHECK(check_consecutive(dump, 100) == std::pair<std::uint64_t, std::uint64_t>{10, 19});
 }
 
-TEST_CASE("Another user's store is refused, even to root, naming its owner", "[flashback][store]") {
-  if (::geteuid() != 0) {
-    WARN("skipped: needs root to act as another user");
-    return;
-  }
-  TestDomain domain;
-  const int created = cerulion::test::run_as_user(65534, 65534, {}, [&] {
-    auto store = Store::open_for_keeper(domain.name, "theirs", {.memory_bytes = 4 << 20});
-    return store ? 0 : 1;
-  });
-  REQUIRE(created == 0);
-  auto opened = Store::open(domain.name, "theirs");
-  CHECK(opened.code() == ErrorCode::PermissionDenied);
-  CHECK(opened.message().find("belongs to user nobody") != std::string::npos);
-  CHECK(Store::open_for_keeper(domain.name, "theirs", {}).code() == ErrorCode::PermissionDenied);
+TEST_CASE("Hostile entries in place of a flashback store are refused or reported, never followed or waited on",
+          "[flashback][store][hostile]") {
+  cerulion::test::check_hostile_entries(cerulion::test::flashback_store_kind());
 }

@@ -7,13 +7,10 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cerulion/measurement/ping.hpp"
@@ -22,8 +19,6 @@
 #include "process.hpp"
 // The RouDi helper is the library's own (not installed); the test reaches it by path.
 #include "../../measurement/src/transport_iceoryx.hpp"
-
-extern char** environ;
 
 using namespace cerulion;
 using namespace cerulion::measurement;
@@ -52,33 +47,16 @@ std::string unavailable(const std::string& name) {
 
 /// The responder as a process of its own: this test binary, running only the hidden test case
 /// below, told what to serve through its environment.
-Result<pid_t> spawn_responder(const PingOptions& o) {
-  std::vector<std::string> env;
-  for (char** e = environ; *e; ++e) {
-    if (std::strncmp(*e, "CERULION_TEST_RESPONDER_", 24) != 0) env.emplace_back(*e);
-  }
-  env.push_back("CERULION_TEST_RESPONDER_TRANSPORT=" + o.transport);
-  env.push_back("CERULION_TEST_RESPONDER_DOMAIN=" + o.domain);
-  env.push_back("CERULION_TEST_RESPONDER_PREFIX=" + o.prefix);
-  env.push_back("CERULION_TEST_RESPONDER_SIZE=" + std::to_string(o.size));
-  std::vector<char*> envp;
-  for (auto& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-  std::string arg0 = "measurement_tests", arg1 = kResponderTest;
-  char* argv[] = {arg0.data(), arg1.data(), nullptr};
-  const pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid < 0) return Status{ErrorCode::SystemError, "fork failed"};
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(1);
-    int null = open("/dev/null", O_WRONLY);
-    if (null >= 0) dup2(null, 1);  // Catch2's summary; errors still reach stderr
-    execve(self.c_str(), argv, envp.data());
-    _exit(127);
-  }
-  return pid;
+Result<ChildProcess> spawn_responder(const PingOptions& o) {
+  ChildOptions child;
+  child.argv = {"measurement_tests", kResponderTest};
+  child.program = kThisProgram;
+  child.environment = {"CERULION_TEST_RESPONDER_TRANSPORT=" + o.transport, "CERULION_TEST_RESPONDER_DOMAIN=" + o.domain,
+                       "CERULION_TEST_RESPONDER_PREFIX=" + o.prefix,
+                       "CERULION_TEST_RESPONDER_SIZE=" + std::to_string(o.size)};
+  child.out = Stream::Null;  // Catch2's summary; errors still reach stderr
+  child.parent_death_signal = SIGKILL;
+  return ChildProcess::start(child);
 }
 
 PingOptions options(const std::string& transport, const std::string& stem, Layout layout, std::uint64_t size,

@@ -151,7 +151,7 @@ TEST_CASE("A playback plays only the topics it selects, from its start offset", 
   MemoryRecording recording({{"/keep"}, {"/skip"}}, 6);
   auto keep = subscribed("/keep", domain.name);
   auto options = played_in(domain.name);
-  options.select = [](const std::string& topic) { return topic == "/keep"; };
+  options.selection = {.topics = {"/keep"}};
   SECTION("from the beginning") {
     auto playback = created(recording, options);
     requireOk(playback.run());
@@ -166,14 +166,20 @@ TEST_CASE("A playback plays only the topics it selects, from its start offset", 
   CHECK_FALSE(inspect_topic("/skip", domain.name).ok());
 }
 
-TEST_CASE("A playback that selects none of the recording's topics, or has no positive rate, is refused",
+TEST_CASE("A playback that selects none of the recording's topics, has a bad pattern or no positive rate, is refused",
           "[recording][playback]") {
   TestDomain domain("playback_refused");
   MemoryRecording recording({{"/only"}}, 2);
   auto options = played_in(domain.name);
   SECTION("a selection matching nothing") {
-    options.select = [](const std::string&) { return false; };
+    options.selection = {.include = {"^/elsewhere/"}};
     CHECK(Playback::create(recording.reader(), options).code() == ErrorCode::NotFound);
+  }
+  SECTION("a pattern that is not a regular expression") {
+    options.selection = {.include = {"(["}};
+    auto refused = Playback::create(recording.reader(), options);
+    CHECK(refused.code() == ErrorCode::InvalidArgument);
+    CHECK(refused.message().find("'(['") != std::string::npos);
   }
   SECTION("a rate of zero") {
     options.rate = 0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Taps as a set over real topics: many topics on a fixed number of threads, topics that appear
-// later read from their first message, what a tap misses counted, and what it cannot read said once.
+// Taps as a set over real topics: many topics on a fixed number of threads (or a thread each),
+// topics that appear later read from their first message, what a tap misses counted, and what it
+// cannot read said once.
 
 #include <catch2/catch.hpp>
 
@@ -32,7 +33,8 @@ int thread_count() {
 
 }  // namespace
 
-TEST_CASE("A tap set reads every message of ten topics with two threads", "[recording][taps]") {
+TEST_CASE("A tap set reads every message of ten topics with two threads, or a thread each", "[recording][taps]") {
+  const Readers readers = GENERATE(Readers::Pooled, Readers::PerTopic);
   TestDomain domain("taps_ten");
   std::vector<std::string> names;
   std::vector<Publisher> publishers;
@@ -45,6 +47,7 @@ TEST_CASE("A tap set reads every message of ten topics with two threads", "[reco
   o.selection.topics = names;
   o.domain = domain.name;
   o.threads = 2;
+  o.readers = readers;
   auto taps = TapSet::create(o, sink);
   REQUIRE(taps.ok());
   taps->start();
@@ -95,11 +98,43 @@ TEST_CASE("A tap set runs as many threads for fifty topics as for one", "[record
   CHECK(fifty == one);
 }
 
+TEST_CASE("A tap set with a thread per topic runs one reader for each topic, new ones included", "[recording][taps]") {
+  TestDomain domain("taps_per_topic");
+  KeepingSink sink;
+  auto first = Publisher::create("/per/first", publisher_in(domain.name));
+  REQUIRE(first.ok());
+  TapSetOptions o;
+  o.domain = domain.name;
+  o.readers = Readers::PerTopic;
+  o.selection.topics = {"/per/first"};
+  o.selection.include = {"^/per/"};
+  const int before = thread_count();
+  auto taps = TapSet::create(o, sink);
+  REQUIRE(taps.ok());
+  taps->start();
+  CHECK(thread_count() - before == 2);  // the named topic's reader and the discovery thread
+  auto second = Publisher::create("/per/second", publisher_in(domain.name));
+  REQUIRE(second.ok());
+  REQUIRE(eventually([&] { return taps->topics().size() == 2; }));
+  CHECK(thread_count() - before == 3);
+  REQUIRE(first->publish_copy(bytes_of("one")).ok());
+  REQUIRE(second->publish_copy(bytes_of("two")).ok());
+  REQUIRE(eventually([&] { return sink.count() == 2; }));
+  taps->stop();
+  CHECK(thread_count() == before);
+  for (const auto& c : taps->counts()) {
+    INFO(c.topic);
+    CHECK(c.received == 1);
+  }
+}
+
 TEST_CASE("A tap set over every topic reads a topic that appears later from its first message", "[recording][taps]") {
+  const Readers readers = GENERATE(Readers::Pooled, Readers::PerTopic);
   TestDomain domain("taps_later");
   KeepingSink sink;
   TapSetOptions o;
   o.domain = domain.name;
+  o.readers = readers;
   o.selection.all = true;
   o.selection.exclude = {"^/skip"};
   EventQueue events;

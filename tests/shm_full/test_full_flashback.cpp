@@ -19,18 +19,19 @@
 using namespace cerulion;
 using namespace cerulion::test;
 using namespace std::chrono_literals;
+using cerulion::flashback::detail::impl_of;
 
 namespace {
 
 // Incompressible messages, so the store holds as many bytes as it is given.
 void fill_store(flashback::Store& store, std::uint64_t bytes) {
-  auto channel = store.impl().channel_for("/noise", "free-run", 16, 1 << 20);
+  auto channel = impl_of(store).channel_for("/noise", "free-run", 16, 1 << 20);
   REQUIRE(channel);
   std::mt19937_64 rng(1);
   std::vector<std::byte> payload(64 << 10);
   for (std::uint64_t s = 0; s * payload.size() < bytes; ++s) {
     for (auto& b : payload) b = static_cast<std::byte>(rng());
-    auto st = store.impl().append(*channel, static_cast<std::uint32_t>(s), realtime_ns(), realtime_ns(), payload);
+    auto st = impl_of(store).append(*channel, static_cast<std::uint32_t>(s), realtime_ns(), realtime_ns(), payload);
     INFO(st.message());
     REQUIRE((st.ok() || st.code() == ErrorCode::OutOfMemory));
   }

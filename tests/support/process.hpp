@@ -9,6 +9,8 @@
 #include <sys/types.h>
 #include <vector>
 
+#include "cerulion/measurement/child_process.hpp"
+
 namespace cerulion::test {
 
 struct ProcessResult {
@@ -36,14 +38,14 @@ ProcessResult run_cerulion(const std::vector<std::string>& args, const std::stri
 /// without a pipe execs argv, so that its pid is the one a BackgroundProcess signals.
 std::vector<std::string> redirected(const std::vector<std::string>& argv, const std::string& redirection);
 
-/// A program running in the background; stdout/stderr go to temporary files read at wait().
+/// A program running in the background; its stdout/stderr are collected at wait().
 class BackgroundProcess {
  public:
   explicit BackgroundProcess(const std::vector<std::string>& argv, const std::string& input = {});
   BackgroundProcess(const BackgroundProcess&) = delete;
   BackgroundProcess& operator=(const BackgroundProcess&) = delete;
   ~BackgroundProcess();  ///< if still running: SIGINT, up to 3 s to exit, then SIGKILL; reaps
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return child_.pid(); }
   void signal(int sig);
   /// Waits up to `timeout` for exit; on timeout kills it and sets timed_out.
   ProcessResult wait(std::chrono::milliseconds timeout = std::chrono::seconds(60));
@@ -51,10 +53,8 @@ class BackgroundProcess {
   bool running();
 
  private:
-  pid_t pid_ = -1;
-  std::string out_path_, err_path_;
-  bool reaped_ = false;
-  int status_ = 0;
+  measurement::ChildProcess child_;
+  std::string start_error_;  ///< why it did not start, "" when it did
 };
 
 /// A topic name unique to this process and call, so `ctest -j2` runs never collide.
@@ -62,6 +62,9 @@ std::string unique_topic(const std::string& stem);
 
 /// A domain name unique to this process and call, for tests that list or clean a whole domain.
 std::string unique_domain(const std::string& stem);
+
+/// Whether process `pid` runs no more: gone, or a zombie its parent has not reaped yet.
+bool process_gone(pid_t pid);
 
 /// Number of /dev/shm entries whose name starts with `prefix`.
 int count_shm_entries(const std::string& prefix);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The whole public API of the cerulion shared-memory transport: every header of core/include
-// (internals under core/detail aside) and the version.
+// (internals live in core/internal and are never installed) and the version.
 #include "cerulion/core/discovery.hpp"
 #include "cerulion/core/message.hpp"
 #include "cerulion/core/names.hpp"

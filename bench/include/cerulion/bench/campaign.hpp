@@ -63,7 +63,8 @@ struct RepetitionRequest {
   std::string samples_path;   ///< "" = do not keep raw samples
 };
 
-/// Runs one repetition in fresh processes. An error fails the cell with its message as reason.
+/// Runs one repetition in fresh processes. An error fails the cell with its message as reason;
+/// Interrupted (Ctrl-C) ends the campaign.
 using RepetitionRunner = std::function<Result<Repetition>(const RepetitionRequest&)>;
 
 enum class CellStatus { Ok, Failed, Unavailable };
@@ -107,6 +108,8 @@ struct CampaignResult {
   std::vector<Cell> cells;   ///< lane-major, sizes in order
   std::uint64_t started_realtime_ns = 0;
   double duration_s = 0;
+  /// The runner said Interrupted: `cells` holds the cells finished before, the rest were not run.
+  bool interrupted = false;
 };
 
 /// The lanes a campaign will run: `wanted` (all known when empty) with their availability.
@@ -114,7 +117,7 @@ struct CampaignResult {
 Result<std::vector<Lane>> resolve_lanes(const std::vector<std::string>& wanted, const std::vector<Lane>& known);
 
 /// Runs the campaign. Unavailable lanes get Unavailable cells; a repetition that fails fails its
-/// cell, and the campaign goes on.
+/// cell, and the campaign goes on; one that is interrupted ends it.
 CampaignResult run_campaign(const CampaignSettings& settings, const std::vector<Lane>& lanes,
                             const RepetitionRunner& runner, const std::function<void(const Progress&)>& progress = {});
 

@@ -3,7 +3,9 @@
 // A bridge between one cerulion domain and one DDS domain, over Fast DDS (ROS 2 Humble's default
 // middleware, so the wire is the one ROS 2 nodes speak):
 //
-//   export: each chosen local topic is published as DDS topic "rt/<topic>";
+//   export: each chosen local topic is published as DDS topic "rt/<topic>" (read through a
+//           recording::TapSet, a thread per topic; a topic that appears later from its first
+//           message);
 //   import: "rt/..." topics other participants publish (bridges elsewhere, ROS 2 nodes) appear as
 //           local topics, published by the bridge, that any local subscriber reads as usual.
 //
@@ -23,6 +25,7 @@
 #include "cerulion/bridge/status.hpp"
 #include "cerulion/core/options.hpp"
 #include "cerulion/core/status.hpp"
+#include "cerulion/recording/events.hpp"
 #include "cerulion/recording/tap_set.hpp"
 
 namespace cerulion::bridge {
@@ -47,6 +50,9 @@ struct BridgeOptions {
   recording::TopicSelection selection;
   Direction direction = Direction::Both;
   /// DDS history: keep the last `depth` samples per writer and reader (ROS 2's default is 10).
+  /// Writers are transient local: a reader that matches late (another bridge, a ROS 2 node asking
+  /// for transient local) gets the last `depth` samples; one with ROS 2's default volatile QoS gets
+  /// only new ones. Each exported topic keeps its last `depth` samples in memory.
   std::uint32_t depth = 10;
   /// Reliable (default, like ROS 2) or best effort.
   bool reliable = true;
@@ -66,6 +72,10 @@ struct BridgeOptions {
   /// Publish the status file in `status_directory` once a second.
   bool status_file = true;
   std::string status_directory = std::string(kDefaultStatusDirectory);
+  /// Where the bridge says what it does, each once: a topic it starts exporting or importing
+  /// (info, the local topic as subject), what it cannot bridge (problem). Null: nowhere (the
+  /// status keeps the problems either way). Outlives the bridge.
+  recording::EventSink* events = nullptr;
 };
 
 namespace detail {

@@ -2,7 +2,7 @@
 #pragma once
 // What a running bridge is doing, and where another process reads it: each bridge replaces a small
 // JSON file in /dev/shm once a second (atomically: written aside, then renamed), named after its
-// cerulion domain and process id, and removes it when it stops.
+// cerulion domain and process id, and removes it when it stops. Only its user reads it.
 
 #include <cstdint>
 #include <string>
@@ -57,10 +57,19 @@ Result<BridgeStatus> status_from_json(std::string_view text);
 inline constexpr std::string_view kDefaultStatusDirectory = "/dev/shm";
 /// The file of the bridge of process `pid` in `domain`: "<dir>/cerulion-bridge.<domain>.<pid>.json".
 std::string status_file_path(std::string_view directory, std::string_view domain, std::uint32_t pid);
-/// Replaces the file atomically (a temporary file renamed over it).
+/// Replaces the file atomically and complete (written aside, then renamed over it), mode 0600.
 [[nodiscard]] Status write_status_file(const std::string& path, const BridgeStatus& status);
-/// Every bridge of `domain` whose process is alive, by pid. Files of dead processes (a bridge
-/// killed with -9) are removed on the way. Empty when none runs.
-Result<std::vector<BridgeStatus>> read_status_files(std::string_view directory, std::string_view domain);
+/// One status file: NotFound, PermissionDenied (another user's), Corrupted (not a regular file, or
+/// not a bridge status).
+Result<BridgeStatus> read_status_file(const std::string& path);
+
+/// The running bridges of a domain, and what was found in place of a status file that is not one.
+struct BridgeListing {
+  std::vector<BridgeStatus> bridges;  ///< by pid
+  std::vector<std::string> problems;  ///< one line each ("/dev/shm/... is a FIFO, not a bridge status file")
+};
+/// Every bridge of `domain` whose process is alive. Files of dead processes (a bridge killed with
+/// -9) are removed on the way. No bridges when none runs.
+Result<BridgeListing> read_status_files(std::string_view directory, std::string_view domain);
 
 }  // namespace cerulion::bridge

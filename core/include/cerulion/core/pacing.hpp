@@ -5,8 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
-
-#include "cerulion/core/detail/lateness.hpp"
+#include <memory>
 
 namespace cerulion {
 
@@ -25,6 +24,11 @@ void spin_until(std::uint64_t deadline_ns) noexcept;
 ///     }
 class Pacer {
  public:
+  Pacer();
+  Pacer(const Pacer& other);
+  Pacer& operator=(const Pacer& other);
+  ~Pacer();
+
   /// Sleeps, then polls, until `deadline_ns` (CLOCK_MONOTONIC). Returns false, before the
   /// deadline, when `cancel` is set; a deadline already past returns true at once.
   bool sleep_until(std::uint64_t deadline_ns, const std::atomic<bool>* cancel = nullptr);
@@ -38,7 +42,8 @@ class Pacer {
   [[nodiscard]] std::uint64_t lead_ns() const;
 
  private:
-  detail::LatenessRing oversleep_;
+  struct Oversleep;  // what this thread's recent timed sleeps overslept
+  std::unique_ptr<Oversleep> oversleep_;
 };
 
 }  // namespace cerulion

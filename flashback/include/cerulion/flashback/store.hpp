@@ -76,7 +76,8 @@ struct StoreStatus {
 
 namespace detail {
 class StoreImpl;
-}
+struct StoreAccess;
+}  // namespace detail
 
 /// A mapped store. Move-only.
 class Store {
@@ -100,9 +101,8 @@ class Store {
   /// True when this Store came from open_for_keeper and took over a dead keeper's store.
   bool taken_over() const noexcept;
 
-  detail::StoreImpl& impl() const noexcept { return *impl_; }
-
  private:
+  friend struct detail::StoreAccess;
   explicit Store(std::unique_ptr<detail::StoreImpl> impl);
   std::unique_ptr<detail::StoreImpl> impl_;
 };

@@ -16,6 +16,7 @@
 
 #include "cerulion/core/options.hpp"
 #include "cerulion/core/status.hpp"
+#include "cerulion/measurement/child_process.hpp"
 #include "cerulion/measurement/cpu_pinning.hpp"
 #include "cerulion/measurement/statistics.hpp"
 #include "cerulion/measurement/transport.hpp"
@@ -68,9 +69,10 @@ struct PingOptions {
   std::chrono::nanoseconds timeout = std::chrono::seconds(5);
   const std::atomic<bool>* cancel = nullptr;
   /// MultiProcess without peer: starts the responder process (one that answers on these topics
-  /// with stop_on_request, pinned to cpus.pong) and returns its pid. The library does not know
-  /// how a program starts its own responder (`cerulion pong --once`, a bench worker).
-  std::function<Result<pid_t>(const PingOptions&)> start_responder_process;
+  /// with stop_on_request, pinned to cpus.pong). The library does not know how a program starts
+  /// its own responder (`cerulion pong --once`, a test binary); it stops the process it is given
+  /// (a stop request, then SIGTERM and SIGKILL) on every way out.
+  std::function<Result<ChildProcess>(const PingOptions&)> start_responder_process;
   PingHooks hooks;
 };
 

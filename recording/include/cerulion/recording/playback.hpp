@@ -31,6 +31,7 @@
 #include "cerulion/core/status.hpp"
 #include "cerulion/recorder/reader.hpp"
 #include "cerulion/recording/events.hpp"
+#include "cerulion/recording/topic_selection.hpp"
 
 namespace cerulion::recording {
 
@@ -42,8 +43,9 @@ struct PlaybackOptions {
   double rate = 1.0;
   /// Start over at the end until cancelled.
   bool loop = false;
-  /// Which of the recording's topics to play; empty plays every one.
-  std::function<bool(const std::string& topic)> select;
+  /// Which of the recording's topics to play (named ones, patterns, exclusions); every one by
+  /// default.
+  TopicSelection selection{.all = true};
   /// Skips this much of the recording's beginning (log time, ns).
   std::uint64_t start_offset_ns = 0;
   /// Each message waits until every subscriber released the previous one (a deterministic
@@ -80,7 +82,8 @@ class PlaybackImpl;
 class Playback {
  public:
   /// Takes the reader (its problems found so far are the caller's: Reader::problems()). NotFound
-  /// when `select` takes none of its topics; InvalidArgument for a rate that is not positive.
+  /// when the selection takes none of its topics; InvalidArgument for a rate that is not positive
+  /// or a pattern that is not a regular expression, InvalidTopicName for a malformed named topic.
   static Result<Playback> create(recorder::Reader reader, PlaybackOptions options);
   Playback(Playback&&) noexcept;
   Playback& operator=(Playback&&) noexcept;

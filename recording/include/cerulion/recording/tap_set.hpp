@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Taps as a set: one object reads named topics, every topic of a domain, or topics matching
-// patterns (including topics that appear later), with a fixed small number of threads however
-// many topics there are, and hands each sample to a sink. It counts, per topic, what it missed
-// (overwritten before it read them) and what the sink dropped.
+// patterns (including topics that appear later), by default with a fixed small number of threads
+// however many topics there are, and hands each sample to a sink. It counts, per topic, what it
+// missed (overwritten before it read them) and what the sink dropped.
 //
 //   struct Print : cerulion::recording::SampleSink { ... };
 //   Print sink;
@@ -20,30 +20,32 @@
 #include "cerulion/core/options.hpp"
 #include "cerulion/core/status.hpp"
 #include "cerulion/recording/events.hpp"
+#include "cerulion/recording/topic_selection.hpp"
 
 namespace cerulion::recording {
 
-/// Which topics to read.
-struct TopicSelection {
-  /// Topics named explicitly; each must open (TapSet::create fails otherwise).
-  std::vector<std::string> topics;
-  /// Every topic of the domain, including those that appear later.
-  bool all = false;
-  /// ECMAScript regular expressions: topics matching any of them (new ones too).
-  std::vector<std::string> include;
-  /// Topics matching any of these are never read.
-  std::vector<std::string> exclude;
+/// How a tap set's threads read its topics.
+enum class Readers : std::uint8_t {
+  /// A few threads (TapSetOptions::threads) poll every topic, backing off while nothing comes: a
+  /// sample waits up to a millisecond, however many topics there are.
+  Pooled,
+  /// A thread per topic, blocked in the topic's own wait: a sample is handed on as soon as it is
+  /// published, at the cost of a thread per topic (what the bridge uses).
+  PerTopic,
 };
 
 /// Settings of a tap set; defaults are the recommendation.
 struct TapSetOptions {
+  /// Which topics (see TopicSelection: a named topic is read whatever the exclusions say).
   TopicSelection selection;
   /// Domain; default $CERULION_DOMAIN or "default".
   std::string domain = default_domain();
   /// Join as lockstep subscribers instead of taps: nothing is missed, and a sink that waits holds
   /// the publishers back.
   bool lockstep = false;
-  /// Reader threads, whatever the number of topics.
+  /// How the topics are read.
+  Readers readers = Readers::Pooled;
+  /// Reader threads of Readers::Pooled, whatever the number of topics.
   unsigned threads = 2;
   /// Only these topics read from the topic's first message; others start with the next one.
   /// (Topics that appear after start() always start from their first message.)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// How `cerulion bench` runs one repetition: `cerulion ping` in fresh processes (it starts its own
-// pong), its JSON and raw samples read back; and the progress line on stderr.
+// `cerulion bench`'s progress line on stderr, and the commit a report names. The repetitions
+// themselves run in the bench library (bench/ping_runner.hpp).
 
 #include <chrono>
 #include <string>
@@ -9,17 +9,6 @@
 #include "cerulion/bench/campaign.hpp"
 
 namespace cerulion::cli {
-
-class BenchRunner {
- public:
-  explicit BenchRunner(std::string domain);
-  /// One repetition; a crash, a timeout or bad output is an error naming the lane.
-  Result<bench::Repetition> run(const bench::RepetitionRequest& request);
-
- private:
-  std::string domain_;
-  unsigned sequence_ = 0;
-};
 
 /// A progress bar (lane, size, repetition, ETA) on a terminal, plain lines otherwise.
 class ProgressDisplay {
