@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // `cerulion bridge [TOPIC...]`: local topics out to DDS and DDS topics in (bridge/ does the work),
-// with a line per topic as it starts being carried, a summary every 10 s and one at the end.
-
-#include <chrono>
-#include <set>
-#include <thread>
+// with a line per topic as it starts being carried, a progress line once a second and a summary at
+// the end.
 
 #include <fmt/core.h>
 
 #include "bridge_status.hpp"
 #include "command.hpp"
 #include "record_util.hpp"
+#include "supervise.hpp"
 #ifdef CERULION_HAVE_BRIDGE
 #include "cerulion/bridge/bridge.hpp"
 #endif
@@ -27,6 +25,18 @@ struct BridgeSettings {
 };
 
 #ifdef CERULION_HAVE_BRIDGE
+// What the bridge carried so far, in one line.
+std::string progress_line(const bridge::BridgeStatus& st) {
+  std::uint64_t out = 0, in = 0, out_topics = 0, in_topics = 0;
+  for (const auto& t : st.topics) {
+    (t.imported ? in : out) += t.messages;
+    ++(t.imported ? in_topics : out_topics);
+  }
+  return fmt::format("bridging: out {} on {}, in {} on {}, {} lost, {}", counted(out, "message"),
+                     counted(out_topics, "topic"), counted(in, "message"), counted(in_topics, "topic"),
+                     st.total_lost(), counted(st.remote_participants.size(), "remote participant"));
+}
+
 void run_bridge(const BridgeSettings& s) {
   if (s.topics.empty() && !s.all && s.regex.empty()) {
     throw Exit{kExitUsage, "bridge: name topics, or use -a/--all or -e/--regex"};
@@ -43,33 +53,21 @@ void run_bridge(const BridgeSettings& s) {
   o.lockstep = s.lockstep;
   o.shared_memory = !s.no_shared_memory;
   install_stop_handlers();
+  recording::EventQueue events;
+  o.events = &events;
   auto b = take(bridge::Bridge::create(o), "bridge");
   check(b.start(), "bridge");
-  fmt::print(stderr, "bridging domain '{}' <-> DDS domain {} ({}, {}, keep last {}); Ctrl-C stops\n", o.domain,
-             o.dds_domain, bridge::to_string(o.direction), o.reliable ? "reliable" : "best effort", o.depth);
-  std::set<std::pair<std::string, bool>> said;
-  std::size_t problems_said = 0;
-  const auto started = std::chrono::steady_clock::now();
-  auto next_summary = started + std::chrono::seconds(10);
-  while (!stop_requested()) {
-    const auto now = std::chrono::steady_clock::now();
-    if (s.duration_s > 0 && now - started >= std::chrono::duration<double>(s.duration_s)) break;
-    const auto st = b.status();
-    for (const auto& t : st.topics)
-      if (said.insert({t.topic, t.imported}).second)
-        fmt::print(stderr, "{} {} as {} ({})\n", t.imported ? "importing" : "exporting", t.topic, t.dds_topic,
-                   t.dds_type);
-    for (; problems_said < st.problems.size(); ++problems_said)
-      fmt::print(stderr, "cerulion: {}\n", st.problems[problems_said]);
-    if (now >= next_summary) {
-      for (const auto& line : bridge_status_lines(st)) fmt::print(stderr, "{}\n", line);
-      next_summary += std::chrono::seconds(10);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  say(fmt::format("bridging domain '{}' <-> DDS domain {} ({}, {}, keep last {}); Ctrl-C stops", o.domain,
+                  o.dds_domain, bridge::to_string(o.direction), o.reliable ? "reliable" : "best effort", o.depth));
+  Supervision supervision;
+  supervision.events = &events;
+  supervision.duration_s = s.duration_s;
+  supervision.progress = [&](double) { return progress_line(b.status()); };
+  (void)supervise(supervision);
   const auto final_status = b.status();
   b.stop();
-  for (const auto& line : bridge_status_lines(final_status)) fmt::print(stderr, "{}\n", line);
+  say_events(events);
+  for (const auto& line : bridge_status_lines(final_status)) say(line);
   if (int code = finished_exit_code(); code != kExitOk) throw Exit{code, {}};
 }
 #endif

@@ -9,7 +9,6 @@
 #include <sched.h>
 #include <cstdlib>
 #include <filesystem>
-#include <thread>
 #include <unistd.h>
 
 #include <fmt/core.h>
@@ -19,6 +18,7 @@
 #include "flashback_commands.hpp"
 #include "message_format.hpp"
 #include "record_util.hpp"
+#include "supervise.hpp"
 
 namespace cerulion::cli {
 namespace {
@@ -40,8 +40,8 @@ void set_priority(const std::string& priority, bool lockstep) {
   if (!idle) return;
   sched_param param{};
   if (::sched_setscheduler(0, SCHED_IDLE, &param) != 0) {
-    fmt::print(stderr, "cerulion: cannot run the keeper at idle priority ({}); it runs at normal priority\n",
-               std::strerror(errno));
+    say(fmt::format("cerulion: cannot run the keeper at idle priority ({}); it runs at normal priority",
+                    std::strerror(errno)));
   }
 }
 
@@ -66,29 +66,25 @@ void run_start(StartSettings& s) {
   sigemptyset(&sa.sa_mask);
   ::sigaction(SIGUSR1, &sa, nullptr);
 
-  auto keeper = flashback::Keeper::start(k, [](const flashback::KeeperEvent& e) {
-    fmt::print(stderr, "{}\n", e.line);
-    std::fflush(stderr);
-  });
+  recording::EventQueue events;
+  k.events = &events;
+  auto keeper = flashback::Keeper::start(k);
   check_flashback(keeper.status());
   const auto status = keeper->status();
-  fmt::print(stderr, "flashback: keeper '{}' (pid {}) keeping the last {:g} s in {} ({} limit){}; dumps go to {}\n",
-             k.name, ::getpid(), k.limits.window_s, status.path, format_bytes(static_cast<double>(status.memory_limit_bytes)),
-             keeper->store().taken_over() ? ", history of the previous keeper kept" : "", k.dump_dir);
-  std::size_t problems_said = 0;
-  while (!stop_requested()) {
+  say(fmt::format("flashback: keeper '{}' (pid {}) keeping the last {:g} s in {} ({} limit){}; dumps go to {}", k.name,
+                  ::getpid(), k.limits.window_s, status.path, format_bytes(static_cast<double>(status.memory_limit_bytes)),
+                  keeper->store().taken_over() ? ", history of the previous keeper kept" : "", k.dump_dir));
+  Supervision supervision;
+  supervision.events = &events;
+  supervision.each_turn = [&] {
     for (int n = g_dump_requests.exchange(0); n > 0; --n) keeper->trigger("signal", "SIGUSR1");
-    auto problems = keeper->problems();
-    for (; problems_said < problems.size(); ++problems_said) {
-      fmt::print(stderr, "cerulion: cannot keep {}\n", problems[problems_said]);
-    }
-    if (auto error = keeper->error(); !error.ok()) {
-      keeper->stop();
-      throw Exit{kExitFailure, "the keeper stopped storing: " + error.message()};
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  };
+  supervision.failed = [&] { return keeper->error(); };
+  const Supervised run = supervise(supervision);
+  // A dump asked for meanwhile is written as the keeper stops, and said.
   keeper->stop();
+  say_events(events);
+  if (run.ended == Ended::Failed) throw Exit{kExitFailure, "the keeper stopped storing: " + run.error.message()};
   throw Exit{finished_exit_code(), {}};
 }
 

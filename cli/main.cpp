@@ -14,6 +14,7 @@
 #include "cerulion/core/names.hpp"
 #include "cerulion/core/stop.hpp"
 #include "command.hpp"
+#include "supervise.hpp"
 
 namespace cerulion::cli {
 namespace {
@@ -128,8 +129,8 @@ int main(int argc, char** argv) {
         current->get_subcommands([&](const CLI::App* sub) { return sub->check_name(word); });
     if (known.empty()) {
       if (current != &app && current->get_require_subcommand_min() == 0) break;
-      fmt::print(stderr, "cerulion: unknown {}command '{}' (see '{} --help')\n",
-                 current == &app ? "" : current->get_name() + " ", printable(word), path);
+      say(fmt::format("cerulion: unknown {}command '{}' (see '{} --help')",
+                      current == &app ? "" : current->get_name() + " ", printable(word), path));
       return kExitUsage;
     }
     current = known.front();
@@ -147,13 +148,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    fmt::print(stderr, "cerulion: {} (see '{} --help')\n", parse_error_line(e, *current), path);
+    say(fmt::format("cerulion: {} (see '{} --help')", parse_error_line(e, *current), path));
     return kExitUsage;
   } catch (const Exit& e) {
-    if (!e.message.empty()) fmt::print(stderr, "cerulion: {}\n", e.message);
+    if (!e.message.empty()) say("cerulion: " + e.message);
     return e.code;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "cerulion: {}\n", e.what());
+    // Said without stdio: a closed or full stderr (what threw, often) must not make this throw.
+    say(std::string("cerulion: ") + e.what());
     return kExitFailure;
   }
   return kExitOk;

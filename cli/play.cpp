@@ -3,9 +3,10 @@
 // topic selection, progress on stderr, a summary.
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <string>
-#include <unistd.h>
+#include <thread>
 
 #include <fmt/core.h>
 #include <fmt/ranges.h>
@@ -15,6 +16,7 @@
 #include "cerulion/recording/playback.hpp"
 #include "command.hpp"
 #include "record_util.hpp"
+#include "supervise.hpp"
 
 namespace cerulion::cli {
 namespace {
@@ -49,7 +51,10 @@ void run_play(const PlaySettings& s) {
   check_patterns(s.regex, "--regex");
   auto reader = recorder::Reader::open(s.file);
   if (!reader) throw Exit{kExitFailure, reader.message()};
-  for (const auto& problem : reader->problems()) fmt::print(stderr, "warning: {}\n", problem);
+  // What the reader found opening the file is said as the playback says what it finds later.
+  recording::EventQueue events;
+  for (const auto& problem : reader->problems()) recording::report(&events, recording::EventKind::Warning, s.file, problem);
+  say_events(events);
   const std::string hint = topics_hint(*reader, s.file);
   install_stop_handlers();
 
@@ -60,6 +65,7 @@ void run_play(const PlaySettings& s) {
   options.start_offset_ns = static_cast<std::uint64_t>(s.start_offset_s * 1e9);
   options.lockstep = s.lockstep;
   options.cancel = stop_flag();
+  options.events = &events;
   options.selection = {.topics = s.topics, .all = s.topics.empty() && s.regex.empty(), .include = s.regex};
   auto playback = recording::Playback::create(std::move(*reader), options);
   if (playback.code() == ErrorCode::NotFound) {
@@ -70,26 +76,27 @@ void run_play(const PlaySettings& s) {
   }
   check(playback.status());
 
-  // Progress rewrites one line on a terminal; a warning after it starts on a line of its own.
-  const bool tty = ::isatty(STDERR_FILENO);
-  bool mid_line = false;
-  recording::PlaybackEvents events;
-  events.on_warning = [&](const std::string& warning) {
-    if (mid_line) fmt::print(stderr, "\n");
-    mid_line = false;
-    fmt::print(stderr, "warning: {}\n", warning);
-  };
-  events.on_progress = [&](const recording::PlaybackProgress& p) {
-    std::string line = fmt::format("playing: {} msgs published, at {:.1f} s of {:.1f} s{}", p.published,
-                                   static_cast<double>(p.position_ns) / 1e9, static_cast<double>(p.duration_ns) / 1e9,
-                                   s.loop ? fmt::format(" (loop {})", p.pass + 1) : "");
-    if (tty) fmt::print(stderr, "\r\033[K{}", line);
-    else fmt::print(stderr, "{}\n", line);
-    mid_line = tty;
-  };
+  // The playback plays on a thread of its own; this one supervises it. A stop signal reaches it
+  // through options.cancel.
+  Status played;
+  std::atomic<bool> done{false};
   const auto began = std::chrono::steady_clock::now();
-  const Status played = playback->run(events);
-  if (mid_line) fmt::print(stderr, "\n");
+  std::jthread player([&] {
+    played = playback->run();
+    done = true;
+  });
+  Supervision supervision;
+  supervision.events = &events;
+  supervision.finished = [&] { return done.load(); };
+  supervision.progress = [&](double) {
+    const recording::PlaybackProgress p = playback->progress();
+    return fmt::format("playing: {} msgs published, at {:.1f} s of {:.1f} s{}", p.published,
+                       static_cast<double>(p.position_ns) / 1e9, static_cast<double>(p.duration_ns) / 1e9,
+                       s.loop ? fmt::format(" (loop {})", p.pass + 1) : "");
+  };
+  (void)supervise(supervision);
+  player.join();
+  say_events(events);
   check(played);
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   if (s.json) {
@@ -104,8 +111,8 @@ void run_play(const PlaySettings& s) {
     j["topics"] = topics;
     fmt::print("{}\n", j.dump());
   } else {
-    fmt::print(stderr, "played {} on {} in {:.1f} s\n", counted(playback->published(), "message"),
-               counted(playback->counts().size(), "topic"), elapsed);
+    say(fmt::format("played {} on {} in {:.1f} s", counted(playback->published(), "message"),
+                    counted(playback->counts().size(), "topic"), elapsed));
   }
   // Ctrl-C is how a --loop ends; a SIGTERM or SIGHUP still shows in the exit code.
   if (int code = finished_exit_code(); code != kExitOk) throw Exit{code, {}};

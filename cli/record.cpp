@@ -2,11 +2,7 @@
 // `cerulion record [TOPIC...] -o FILE.mcap`: taps topics (never holding a publisher back) and writes
 // what they carry into MCAP files, with progress on stderr and a per-topic summary at the end.
 
-#include <chrono>
-#include <cstdio>
 #include <string>
-#include <thread>
-#include <unistd.h>
 
 #include <fmt/core.h>
 
@@ -14,6 +10,7 @@
 #include "command.hpp"
 #include "message_format.hpp"
 #include "record_util.hpp"
+#include "supervise.hpp"
 
 namespace cerulion::cli {
 namespace {
@@ -85,7 +82,9 @@ void run_record(const RecordSettings& settings) {
   check_patterns(settings.regex, "--regex");
   check_patterns(settings.exclude, "--exclude");
   install_stop_handlers();
-  const auto options = recording_options(settings);
+  recording::EventQueue events;
+  auto options = recording_options(settings);
+  options.events = &events;
   // An existing file is refused before any topic is opened.
   auto created = recording::Recording::create(
       options, recording::file_sinks(settings.output, options.splitting(), {.overwrite = settings.force}));
@@ -96,62 +95,38 @@ void run_record(const RecordSettings& settings) {
     throw Exit{kExitFailure, "cannot record " + st.message()};
   }
 
-  // What could not be opened is said as the recording finds it, once each.
-  std::size_t said = 0;
-  auto say_problems = [&] {
-    const auto problems = rec.problems();
-    for (; said < problems.size(); ++said) fmt::print(stderr, "cerulion: cannot record {}\n", problems[said]);
-  };
-  const bool tty = ::isatty(STDERR_FILENO);
-  const auto started = std::chrono::steady_clock::now();
-  auto last_progress = started;
+  Supervision supervision;
+  supervision.events = &events;
+  supervision.duration_s = settings.duration_s;
+  supervision.failed = [&] { return rec.error(); };
   std::uint64_t last_bytes = 0;
-  bool printed_tty = false;
-  while (!stop_requested()) {
-    auto now = std::chrono::steady_clock::now();
-    double elapsed = std::chrono::duration<double>(now - started).count();
-    if (settings.duration_s > 0 && elapsed >= settings.duration_s) break;
-    if (!rec.error().ok()) break;
-    if (printed_tty && said < rec.problems().size()) {
-      fmt::print(stderr, "\n");
-      printed_tty = false;
-    }
-    say_problems();
-    if (now - last_progress >= std::chrono::seconds(1)) {
-      double dt = std::chrono::duration<double>(now - last_progress).count();
-      const auto counts = rec.counts();
-      std::uint64_t bytes = payload_bytes(counts);
-      std::string line = progress_line(counts, elapsed, static_cast<double>(bytes - last_bytes) / dt / 1e6);
-      if (tty) {
-        fmt::print(stderr, "\r\033[K{}", line);
-        printed_tty = true;
-      } else {
-        fmt::print(stderr, "{}\n", line);
-      }
-      std::fflush(stderr);
-      last_progress = now;
-      last_bytes = bytes;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  if (printed_tty) fmt::print(stderr, "\n");
+  double last_elapsed = 0;
+  supervision.progress = [&](double elapsed) {
+    const auto counts = rec.counts();
+    const std::uint64_t bytes = payload_bytes(counts);
+    const double rate_mb = elapsed > last_elapsed ? static_cast<double>(bytes - last_bytes) / (elapsed - last_elapsed) / 1e6 : 0;
+    last_bytes = bytes;
+    last_elapsed = elapsed;
+    return progress_line(counts, elapsed, rate_mb);
+  };
+  const Supervised run = supervise(supervision);
+  // The recording is finished whatever ended the loop: the file is complete and readable.
   Status finished = rec.finish();
-  say_problems();
-  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const std::size_t problems = run.problems + say_events(events);
   const auto counts = rec.counts();
   std::uint64_t messages = 0;
   for (const auto& t : counts) messages += t.written;
   auto files = rec.files();
-  fmt::print(stderr, "recorded {} on {}, {} in {:.1f} s into {}\n", counted(messages, "message"),
-             counted(counts.size(), "topic"), format_bytes(static_cast<double>(rec.bytes_written())), elapsed,
-             files.size() == 1 ? files[0] : fmt::format("{} files ({} ... {})", files.size(), files.front(), files.back()));
+  say(fmt::format("recorded {} on {}, {} in {:.1f} s into {}", counted(messages, "message"),
+                  counted(counts.size(), "topic"), format_bytes(static_cast<double>(rec.bytes_written())), run.elapsed_s,
+                  files.size() == 1 ? files[0] : fmt::format("{} files ({} ... {})", files.size(), files.front(), files.back())));
   for (const auto& t : counts) {
-    fmt::print(stderr, "  {}: {} written, {} received, {} lost ({} missed by the tap, {} dropped: disk behind)\n",
-               t.topic, t.written, t.received, t.lost(), t.missed, t.dropped);
+    say(fmt::format("  {}: {} written, {} received, {} lost ({} missed by the tap, {} dropped: disk behind)", t.topic,
+                    t.written, t.received, t.lost(), t.missed, t.dropped));
   }
-  if (said > 0) fmt::print(stderr, "  could not record {}: see above\n", counted(said, "topic"));
+  if (problems > 0) say(fmt::format("  could not record {}: see above", counted(problems, "topic")));
   if (!finished.ok()) throw Exit{kExitFailure, finished.message()};
-  if (counts.empty() && said > 0) throw Exit{kExitFailure, "nothing was recorded"};
+  if (counts.empty() && problems > 0) throw Exit{kExitFailure, "nothing was recorded"};
   if (int code = finished_exit_code(); code != kExitOk) throw Exit{code, {}};
 }
 

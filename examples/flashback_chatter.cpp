@@ -22,15 +22,16 @@ int main(int argc, char** argv) {
   options.name = "flashback_chatter";
   options.limits.window_s = 10;
   options.limits.memory_bytes = 16u << 20;
-  auto keeper = cerulion::flashback::Keeper::start(options, [](const cerulion::flashback::KeeperEvent& e) {
-    std::printf("%s\n", e.line.c_str());
-  });
+  cerulion::recording::EventQueue events;  // what the keeper says, printed by this thread below
+  options.events = &events;
+  auto keeper = cerulion::flashback::Keeper::start(options);
   if (!keeper) {
     std::fprintf(stderr, "flashback_chatter: %s\n", keeper.message().c_str());
     return 1;
   }
   // The keeper taps on threads of its own; this one only waits for the end.
   while (!args.finished(keeper->status().messages) && !cerulion::stop_requested() && keeper->error().ok()) {
+    for (const auto& e : events.drain()) std::printf("%s\n", e.message.c_str());
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   keeper->stop();  // closes the open chunk into the store, so the dump has every message taken

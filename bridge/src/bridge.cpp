@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cerulion/recording/tap_set.hpp"
+#include "bridge_events.hpp"
 #include "exporter.hpp"
 #include "importer.hpp"
 #include "loop_guard.hpp"
@@ -43,10 +44,13 @@ constexpr std::uint32_t kMaxHistoryDepth = 10000;
 
 class BridgeImpl {
  public:
-  BridgeImpl(BridgeOptions o, recording::TopicMatcher m) : options(std::move(o)), matcher(std::move(m)) {}
+  BridgeImpl(BridgeOptions o, recording::TopicMatcher m)
+      : options(std::move(o)), matcher(std::move(m)), events(options.events), tap_events(events) {}
 
   BridgeOptions options;
   recording::TopicMatcher matcher;  ///< what the importer takes (the tap set compiles its own)
+  BridgeEvents events;
+  TapEvents tap_events;
   LoopGuard guard;
   std::unique_ptr<Participant> participant;
   std::unique_ptr<Exporter> exporter;
@@ -80,13 +84,11 @@ class BridgeImpl {
     s.remote_participants = participant->remote_participants();
     if (exporter) {
       s.topics = exporter->topics(taps->counts());
-      s.problems = exporter->problems();
-      for (auto& p : taps->problems()) s.problems.push_back(p);
     }
     if (importer) {
       for (auto& t : importer->topics()) s.topics.push_back(std::move(t));
-      for (auto& p : importer->problems()) s.problems.push_back(p);
     }
+    s.problems = events.problems();
     std::sort(s.topics.begin(), s.topics.end(), [](const auto& a, const auto& b) {
       return std::tie(a.topic, a.imported) < std::tie(b.topic, b.imported);
     });
@@ -173,7 +175,7 @@ Result<Bridge> Bridge::create(BridgeOptions options) {
   if (!participant) return participant.status();
   impl->participant = std::move(*participant);
   if (impl->exports()) {
-    impl->exporter = std::make_unique<detail::Exporter>(*impl->participant, impl->guard);
+    impl->exporter = std::make_unique<detail::Exporter>(*impl->participant, impl->guard, impl->events);
     // A thread per topic, waiting on it: a message goes out as soon as it is published. A topic
     // that appears while the bridge runs is read from its first message.
     recording::TapSetOptions taps;
@@ -181,13 +183,14 @@ Result<Bridge> Bridge::create(BridgeOptions options) {
     taps.domain = impl->options.domain;
     taps.lockstep = impl->options.lockstep;
     taps.readers = recording::Readers::PerTopic;
+    taps.events = &impl->tap_events;
     auto created = recording::TapSet::create(std::move(taps), *impl->exporter);
     if (!created) return created.status();
     impl->taps.emplace(std::move(*created));
   }
   if (impl->imports()) {
     impl->importer = std::make_unique<detail::Importer>(*impl->participant, impl->guard, impl->matcher,
-                                                        impl->options.domain, impl->options.lockstep);
+                                                        impl->options.domain, impl->options.lockstep, impl->events);
   }
   return Bridge(std::move(impl));
 }

@@ -34,12 +34,13 @@ bool Exporter::open_writer(Topic& t) {
   }
   if (!writer) {
     t.unusable = true;
-    std::lock_guard lock(problems_mutex_);
-    problems_.push_back(t.name + ": cannot export: " + why);
+    recording::report(&events_, recording::EventKind::Problem, t.name, t.name + ": cannot export: " + why);
     return false;
   }
   t.writer = writer;
   t.opened = true;
+  recording::report(&events_, recording::EventKind::Info, t.name,
+                    "exporting " + t.name + " as " + name + " (" + std::string(dds_type_name(wire)) + ")");
   return true;
 }
 
@@ -85,11 +86,6 @@ std::vector<BridgedTopic> Exporter::topics(const std::vector<recording::TopicCou
     out.push_back(std::move(b));
   }
   return out;
-}
-
-std::vector<std::string> Exporter::problems() const {
-  std::lock_guard lock(problems_mutex_);
-  return problems_;
 }
 
 void Exporter::close() {

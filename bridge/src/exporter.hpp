@@ -12,6 +12,7 @@
 #include <fastdds/dds/publisher/DataWriter.hpp>
 
 #include "cerulion/bridge/status.hpp"
+#include "cerulion/recording/events.hpp"
 #include "cerulion/recording/tap_set.hpp"
 #include "loop_guard.hpp"
 #include "participant.hpp"
@@ -20,7 +21,9 @@ namespace cerulion::bridge::detail {
 
 class Exporter final : public recording::SampleSink {
  public:
-  Exporter(Participant& participant, LoopGuard& guard) : participant_(participant), guard_(guard) {}
+  /// Says each topic it starts exporting, and each it cannot, to `events`.
+  Exporter(Participant& participant, LoopGuard& guard, recording::EventSink& events)
+      : participant_(participant), guard_(guard), events_(events) {}
   ~Exporter() override { close(); }
 
   void on_topic(const recording::TopicDescription& topic) override;
@@ -28,7 +31,6 @@ class Exporter final : public recording::SampleSink {
 
   /// The exported topics (those with a DDS writer), with the readers' counts folded in.
   std::vector<BridgedTopic> topics(const std::vector<recording::TopicCounts>& counts) const;
-  std::vector<std::string> problems() const;
   /// Deletes the writers (after the tap set stopped).
   void close();
 
@@ -47,10 +49,9 @@ class Exporter final : public recording::SampleSink {
 
   Participant& participant_;
   LoopGuard& guard_;
+  recording::EventSink& events_;
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<Topic>> topics_;  ///< by the tap set's topic index
-  mutable std::mutex problems_mutex_;  ///< apart: taken while a topic's lock is held
-  std::vector<std::string> problems_;
 };
 
 }  // namespace cerulion::bridge::detail

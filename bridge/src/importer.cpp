@@ -96,7 +96,7 @@ void Importer::discovered(const DiscoveredWriter& writer) {
   if (it == topics_.end()) {
     auto name = normalize_topic_name(*local);
     if (!name) {
-      problems_.push_back(writer.dds_topic + ": cannot import: " + name.message());
+      recording::report(&events_, recording::EventKind::Problem, *local, writer.dds_topic + ": cannot import: " + name.message());
       topics_[writer.dds_topic] = nullptr;  // said once
       return;
     }
@@ -108,18 +108,21 @@ void Importer::discovered(const DiscoveredWriter& writer) {
     t->participant = &participant_;
     t->guard = &guard_.entry(*name);
     if (Status st = open_publisher(*t, writer.encoding); !st.ok()) {
-      problems_.push_back(*name + ": cannot import: " + st.message());
+      recording::report(&events_, recording::EventKind::Problem, *name, *name + ": cannot import: " + st.message());
       topics_[writer.dds_topic] = nullptr;
       return;
     }
+    recording::report(&events_, recording::EventKind::Info, *name,
+                      "importing " + writer.dds_topic + " as " + *name + " (" + std::string(dds_type_name(*wire)) + ")");
     it = topics_.emplace(writer.dds_topic, std::move(t)).first;
   }
   Topic* t = it->second.get();
   // A writer of another type on a topic already imported is not read (the topic has one type).
   if (!t || *wire != t->wire || (writer.durable ? t->durable_tried : t->volatile_tried)) return;
   if (Status st = open_reader(*t, writer.durable); !st.ok()) {
-    problems_.push_back(t->name + ": cannot import from " + (writer.durable ? "durable" : "volatile") +
-                        " writers: " + st.message());
+    recording::report(&events_, recording::EventKind::Problem, t->name,
+                      t->name + ": cannot import from " + (writer.durable ? "durable" : "volatile") +
+                          " writers: " + st.message());
   }
 }
 
@@ -158,11 +161,6 @@ std::vector<BridgedTopic> Importer::topics() const {
     out.push_back(std::move(b));
   }
   return out;
-}
-
-std::vector<std::string> Importer::problems() const {
-  std::lock_guard lock(mutex_);
-  return problems_;
 }
 
 void Importer::close() {

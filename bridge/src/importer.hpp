@@ -23,6 +23,7 @@
 
 #include "cerulion/bridge/status.hpp"
 #include "cerulion/core/publisher.hpp"
+#include "cerulion/recording/events.hpp"
 #include "cerulion/recording/topic_selection.hpp"
 #include "dds_types.hpp"
 #include "loop_guard.hpp"
@@ -33,17 +34,17 @@ namespace cerulion::bridge::detail {
 class Importer {
  public:
   /// `lockstep`: topics it creates are lockstep, and a publish waits longer for local readers.
+  /// Each topic it starts importing, and each it cannot, is said to `events`.
   Importer(Participant& participant, LoopGuard& guard, const recording::TopicMatcher& matcher, std::string domain,
-           bool lockstep)
+           bool lockstep, recording::EventSink& events)
       : participant_(participant), guard_(guard), matcher_(matcher), domain_(std::move(domain)),
-        lockstep_(lockstep) {}
+        lockstep_(lockstep), events_(events) {}
   ~Importer() { close(); }
 
   /// Follows a writer discovery found: a new bridged topic that the selection takes gets its
-  /// reader and local publisher. What cannot be bridged is kept for problems().
+  /// reader and local publisher.
   void discovered(const DiscoveredWriter& writer);
   std::vector<BridgedTopic> topics() const;
-  std::vector<std::string> problems() const;
   /// Deletes the readers; no listener runs once it returns.
   void close();
 
@@ -76,9 +77,9 @@ class Importer {
   const recording::TopicMatcher& matcher_;
   std::string domain_;
   bool lockstep_;
+  recording::EventSink& events_;
   mutable std::mutex mutex_;
   std::map<std::string, std::unique_ptr<Topic>> topics_;  ///< by DDS topic name
-  std::vector<std::string> problems_;
 };
 
 }  // namespace cerulion::bridge::detail

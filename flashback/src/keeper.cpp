@@ -73,8 +73,8 @@ Status StoreConsumer::on_idle(std::uint64_t now) {
   return {};
 }
 
-KeeperImpl::KeeperImpl(KeeperOptions o, std::function<void(const KeeperEvent&)> e, Store s)
-    : options(std::move(o)), on_event(std::move(e)), store(std::move(s)), consumer_(impl_of(store)) {}
+KeeperImpl::KeeperImpl(KeeperOptions o, Store s)
+    : options(std::move(o)), store(std::move(s)), consumer_(impl_of(store)) {}
 
 KeeperImpl::~KeeperImpl() { stop(); }
 
@@ -87,6 +87,7 @@ Status KeeperImpl::start() {
   tap_options.selection = options.selection;
   tap_options.domain = options.domain;
   tap_options.lockstep = options.lockstep;
+  tap_options.events = options.events;
   for (const auto& topic : impl_of(store).channels()) lost_before_start_[topic.topic] = topic.lost;
   if (!options.trigger_topic.empty()) {
     SubscriberOptions trigger_options;
@@ -118,21 +119,13 @@ void KeeperImpl::stop() {
   (void)impl_of(store).close_open_chunk();
 }
 
-std::vector<std::string> KeeperImpl::problems() const {
-  std::vector<std::string> out;
-  if (taps_) out = taps_->problems();
+std::optional<DumpSummary> KeeperImpl::last_dump() const {
   std::lock_guard lock(mutex_);
-  out.insert(out.end(), problems_.begin(), problems_.end());
-  return out;
+  return last_dump_;
 }
 
-void KeeperImpl::emit(KeeperEvent::Kind kind, std::string line, DumpSummary summary) {
-  if (!on_event) return;
-  KeeperEvent event;
-  event.kind = kind;
-  event.line = std::move(line);
-  event.summary = std::move(summary);
-  on_event(event);
+void KeeperImpl::say(recording::EventKind kind, std::string subject, std::string message) const {
+  recording::report(options.events, kind, std::move(subject), std::move(message));
 }
 
 }  // namespace detail
@@ -142,13 +135,13 @@ Keeper::Keeper(Keeper&&) noexcept = default;
 Keeper& Keeper::operator=(Keeper&&) noexcept = default;
 Keeper::~Keeper() = default;
 
-Result<Keeper> Keeper::start(KeeperOptions options, std::function<void(const KeeperEvent&)> on_event) {
+Result<Keeper> Keeper::start(KeeperOptions options) {
   if (options.post_s < 0 || options.on_stall_s < 0) {
     return Status(ErrorCode::InvalidArgument, "post and stall times cannot be negative");
   }
   auto store = Store::open_for_keeper(options.domain, options.name, options.limits);
   if (!store) return store.status();
-  auto impl = std::make_unique<detail::KeeperImpl>(std::move(options), std::move(on_event), std::move(*store));
+  auto impl = std::make_unique<detail::KeeperImpl>(std::move(options), std::move(*store));
   if (auto st = impl->start(); !st) return st;
   return Keeper(std::move(impl));
 }
@@ -159,7 +152,7 @@ void Keeper::trigger(std::string kind, std::string details, std::string note) {
 void Keeper::stop() { impl_->stop(); }
 StoreStatus Keeper::status() const { return impl_->store.status(); }
 Status Keeper::error() const { return impl_->error(); }
+std::optional<DumpSummary> Keeper::last_dump() const { return impl_->last_dump(); }
 const Store& Keeper::store() const { return impl_->store; }
-std::vector<std::string> Keeper::problems() const { return impl_->problems(); }
 
 }  // namespace cerulion::flashback

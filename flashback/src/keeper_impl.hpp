@@ -48,16 +48,15 @@ struct PendingDump {
 
 class KeeperImpl {
  public:
-  KeeperImpl(KeeperOptions options, std::function<void(const KeeperEvent&)> on_event, Store store);
+  KeeperImpl(KeeperOptions options, Store store);
   ~KeeperImpl();
   Status start();
   void stop();
   void trigger(std::string kind, std::string details, std::string note);
-  std::vector<std::string> problems() const;
   Status error() const { return queue_ ? queue_->error() : Status{}; }
+  std::optional<DumpSummary> last_dump() const;
 
   KeeperOptions options;
-  std::function<void(const KeeperEvent&)> on_event;
   Store store;
 
  private:
@@ -68,7 +67,7 @@ class KeeperImpl {
   void run_pending_dump();
   /// "" when a dump may be written now; else why not.
   std::string dump_refusal();
-  void emit(KeeperEvent::Kind kind, std::string line, DumpSummary summary = {});
+  void say(recording::EventKind kind, std::string subject, std::string message) const;
 
   StoreConsumer consumer_;
   std::unique_ptr<recording::SampleQueue> queue_;
@@ -78,9 +77,9 @@ class KeeperImpl {
   std::optional<StallWatch> stall_watch_;  // when options.on_stall_s > 0
   std::atomic<bool> stop_{false};
   std::thread control_;
-  mutable std::mutex mutex_;  // guards pending_, problems_
+  mutable std::mutex mutex_;  // guards pending_, last_dump_
   std::optional<PendingDump> pending_;
-  std::vector<std::string> problems_;
+  std::optional<DumpSummary> last_dump_;
   std::deque<std::uint64_t> dump_times_;   // monotonic ns of recent automatic dumps
   std::set<std::pair<std::uint32_t, std::string>> deaths_seen_;
   bool stopped_ = false;

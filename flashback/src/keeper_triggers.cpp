@@ -48,6 +48,10 @@ std::string amount(double bytes) {
   return u == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.1f} {}", bytes, units[u]);
 }
 
+std::filesystem::path dump_dir_of(const KeeperOptions& options) {
+  return options.dump_dir.empty() ? std::filesystem::path(".") : std::filesystem::path(options.dump_dir);
+}
+
 }  // namespace
 
 void KeeperImpl::trigger(std::string kind, std::string details, std::string note) {
@@ -65,8 +69,8 @@ void KeeperImpl::trigger(std::string kind, std::string details, std::string note
   p.notes.push_back(std::move(note));
   pending_ = std::move(p);
   if (options.post_s > 0) {
-    emit(KeeperEvent::Kind::Triggered,
-         fmt::format("flashback: {} ({}): dumping in {:.1f} s", kind, pending_->details.front(), options.post_s));
+    say(recording::EventKind::Info, "",
+        fmt::format("{} ({}): dumping in {:.1f} s", kind, pending_->details.front(), options.post_s));
   }
 }
 
@@ -158,7 +162,7 @@ std::string KeeperImpl::dump_refusal() {
     return fmt::format("{} dumps in the last hour already (the limit)", dump_times_.size());
   }
   namespace fs = std::filesystem;
-  const fs::path dir = options.dump_dir.empty() ? fs::path(".") : fs::path(options.dump_dir);
+  const fs::path dir = dump_dir_of(options);
   std::uint64_t used = 0;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
@@ -188,12 +192,12 @@ void KeeperImpl::run_pending_dump() {
   const std::string details = join(p.details, "; ");
   if (auto why = dump_refusal(); !why.empty()) {
     impl_of(store).header().dumps_refused.fetch_add(1);
-    emit(KeeperEvent::Kind::Refused, fmt::format("flashback: dump refused ({}: {}): {}", p.kind, details, why));
+    say(recording::EventKind::Warning, dump_dir_of(options).string(), fmt::format("dump refused ({}: {}): {}", p.kind, details, why));
     return;
   }
   update_losses();
   namespace fs = std::filesystem;
-  const fs::path dir = options.dump_dir.empty() ? fs::path(".") : fs::path(options.dump_dir);
+  const fs::path dir = dump_dir_of(options);
   std::string path = (dir / default_dump_file_name(options.domain, realtime_ns())).string();
   for (int i = 1; fs::exists(path) && i < 100; ++i) {
     path = (dir / default_dump_file_name(options.domain, realtime_ns())).string();
@@ -205,16 +209,19 @@ void KeeperImpl::run_pending_dump() {
   dump_options.note = join(p.notes, " | ");
   auto dumped = dump_to_file(store, path, dump_options);
   if (!dumped) {
-    emit(KeeperEvent::Kind::Failed, fmt::format("flashback: dump failed ({}: {}): {}", p.kind, details, dumped.message()));
+    say(recording::EventKind::Problem, path, fmt::format("dump failed ({}: {}): {}", p.kind, details, dumped.message()));
     return;
   }
   dump_times_.push_back(steady_ns());
-  emit(KeeperEvent::Kind::Dumped,
-       fmt::format("flashback: wrote {} ({}: {}): {} messages on {} topic{}, {:.1f} s, {}", dumped->path, p.kind,
-                   details, dumped->messages, dumped->topics.size(), dumped->topics.size() == 1 ? "" : "s",
-                   static_cast<double>(dumped->window_end_ns - dumped->window_start_ns) / 1e9,
-                   amount(static_cast<double>(dumped->file_bytes))),
-       *dumped);
+  {
+    std::lock_guard lock(mutex_);
+    last_dump_ = *dumped;
+  }
+  say(recording::EventKind::Info, dumped->path,
+      fmt::format("wrote {} ({}: {}): {} messages on {} topic{}, {:.1f} s, {}", dumped->path, p.kind, details,
+                  dumped->messages, dumped->topics.size(), dumped->topics.size() == 1 ? "" : "s",
+                  static_cast<double>(dumped->window_end_ns - dumped->window_start_ns) / 1e9,
+                  amount(static_cast<double>(dumped->file_bytes))));
 }
 
 }  // namespace cerulion::flashback::detail

@@ -46,6 +46,7 @@ Status McapConsumer::open_next_file() {
   channel_of_topic_.clear();
   schema_ids_.clear();
   file_started_ns_ = realtime_ns();
+  report(options_.events, EventKind::Info, name, "writing " + name);
   std::lock_guard lock(mutex_);
   files_.push_back(std::move(name));
   return {};

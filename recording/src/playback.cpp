@@ -22,39 +22,41 @@ class PlaybackImpl {
       : reader_(std::move(reader)), options_(std::move(options)), matcher_(std::move(matcher)),
         problems_told_(reader_.problems().size()) {}
 
-  Status run(const PlaybackEvents& events);
+  Status run();
 
   struct Playing {
     Publisher publisher;
     std::uint64_t published = 0;
   };
   std::map<std::uint16_t, Playing> playing;
-  std::uint64_t published = 0;
-  std::uint64_t passes = 0;
-  bool interrupted = false;
+  // Asked by other threads while run() plays.
+  std::atomic<std::uint64_t> published{0};
+  std::atomic<std::uint64_t> passes{0};
+  std::atomic<std::uint64_t> position_ns{0};
+  std::atomic<std::uint64_t> duration_ns{0};
+  std::atomic<bool> interrupted{false};
 
  private:
   bool cancelled() const { return options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed); }
   bool selected(const std::string& topic) const { return matcher_.matches(topic); }
-  void warn(const std::string& line) const {
-    if (events_ != nullptr && events_->on_warning) events_->on_warning(line);
+  void warn(const std::string& topic, const std::string& line) const {
+    report(options_.events, EventKind::Warning, topic, line);
   }
   void warn_new_problems() {
     for (const auto& problems = reader_.problems(); problems_told_ < problems.size(); ++problems_told_) {
-      warn(problems[problems_told_]);
+      warn("", problems[problems_told_]);
     }
   }
   bool sleep_until(Clock::time_point deadline) const;
   recorder::profile::TopicSettings recorded_settings(const recorder::Channel& ch) const;
   std::optional<TopicType> recorded_type(const recorder::Channel& ch) const;
   Result<Publisher> open_publisher(const recorder::Channel& ch) const;
-  Status play_pass(const recorder::ReadMessagesOptions& read, std::uint64_t duration_ns, Clock::time_point& last_progress);
+  Status play_pass(const recorder::ReadMessagesOptions& read);
 
   recorder::Reader reader_;
   PlaybackOptions options_;
   TopicMatcher matcher_;
   std::size_t problems_told_;
-  const PlaybackEvents* events_ = nullptr;
 };
 
 // A pacing sleep looks at the cancel flag this often.
@@ -72,7 +74,7 @@ bool PlaybackImpl::sleep_until(Clock::time_point deadline) const {
 recorder::profile::TopicSettings PlaybackImpl::recorded_settings(const recorder::Channel& ch) const {
   auto settings = recorder::profile::parse_channel_metadata(ch.metadata);
   if (settings.ok()) return *settings;
-  warn("'" + ch.topic + "': " + settings.message() + ": its recorded topic settings are ignored");
+  warn(ch.topic, "'" + ch.topic + "': " + settings.message() + ": its recorded topic settings are ignored");
   return {};
 }
 
@@ -84,7 +86,7 @@ std::optional<TopicType> PlaybackImpl::recorded_type(const recorder::Channel& ch
   if (type.raw()) return std::nullopt;
   if (Status st = check_topic_type(type); !st) {
     // A foreign file's encoding cerulion does not know: its bytes still play.
-    warn("'" + ch.topic + "': " + st.message() + ": its messages are played as raw bytes");
+    warn(ch.topic, "'" + ch.topic + "': " + st.message() + ": its messages are played as raw bytes");
     return std::nullopt;
   }
   return type;
@@ -101,7 +103,7 @@ Result<Publisher> PlaybackImpl::open_publisher(const recorder::Channel& ch) cons
   } else if (!recorded.mode.empty()) {
     options.topic.mode = parse_mode(recorded.mode);
     if (!options.topic.mode) {
-      warn("'" + ch.topic + "': recorded mode '" + recorded.mode + "' is unknown: the topic's own mode is used");
+      warn(ch.topic, "'" + ch.topic + "': recorded mode '" + recorded.mode + "' is unknown: the topic's own mode is used");
     }
   }
   if (!inspect_topic(ch.topic, options_.domain).ok()) {
@@ -124,14 +126,13 @@ Result<Publisher> PlaybackImpl::open_publisher(const recorder::Channel& ch) cons
   }
   if (options_.lockstep && publisher->mode() != Mode::Lockstep) {
     // A topic's mode is fixed by whoever created it; silence would promise a replay it is not.
-    warn("'" + ch.topic + "' already runs in " + to_string(publisher->mode()) +
+    warn(ch.topic, "'" + ch.topic + "' already runs in " + to_string(publisher->mode()) +
          " mode, which wins over lockstep playback: a slow subscriber may lose messages");
   }
   return publisher;
 }
 
-Status PlaybackImpl::play_pass(const recorder::ReadMessagesOptions& read, std::uint64_t duration_ns,
-                               Clock::time_point& last_progress) {
+Status PlaybackImpl::play_pass(const recorder::ReadMessagesOptions& read) {
   std::optional<std::uint64_t> first_log;
   const auto started = Clock::now();
   Status failed;
@@ -158,12 +159,8 @@ Status PlaybackImpl::play_pass(const recorder::ReadMessagesOptions& read, std::u
       return false;
     }
     ++it->second.published;
-    ++published;
-    const auto now = Clock::now();
-    if (events_->on_progress && now - last_progress >= std::chrono::nanoseconds(options_.progress_interval_ns)) {
-      events_->on_progress({published, offset_ns, duration_ns, passes});
-      last_progress = now;
-    }
+    published.fetch_add(1, std::memory_order_relaxed);
+    position_ns.store(offset_ns, std::memory_order_relaxed);
     return true;
   });
   warn_new_problems();
@@ -171,23 +168,20 @@ Status PlaybackImpl::play_pass(const recorder::ReadMessagesOptions& read, std::u
   return read_status;
 }
 
-Status PlaybackImpl::run(const PlaybackEvents& events) {
-  events_ = &events;
+Status PlaybackImpl::run() {
   const auto& stats = reader_.summary().statistics;
   recorder::ReadMessagesOptions read;
   read.channel_filter = [this](const recorder::Channel& ch) { return selected(ch.topic); };
   read.order = recorder::ReadOrder::LogTime;
   read.start_time = stats.message_start_time + options_.start_offset_ns;
-  const std::uint64_t duration_ns = stats.message_end_time > read.start_time ? stats.message_end_time - read.start_time : 0;
-  auto last_progress = Clock::now();
+  duration_ns.store(stats.message_end_time > read.start_time ? stats.message_end_time - read.start_time : 0);
   Status status;
   do {
-    status = play_pass(read, duration_ns, last_progress);
-    ++passes;
-    if (!status.ok() || published == 0) break;  // nothing to play: looping would spin
+    status = play_pass(read);
+    passes.fetch_add(1);
+    if (!status.ok() || published.load() == 0) break;  // nothing to play: looping would spin
   } while (options_.loop && !cancelled());
-  interrupted = cancelled();
-  events_ = nullptr;
+  interrupted.store(cancelled());
   return status;
 }
 
@@ -210,10 +204,13 @@ Playback::Playback(Playback&&) noexcept = default;
 Playback& Playback::operator=(Playback&&) noexcept = default;
 Playback::~Playback() = default;
 
-Status Playback::run(const PlaybackEvents& events) { return impl_->run(events); }
-std::uint64_t Playback::published() const { return impl_->published; }
-std::uint64_t Playback::passes() const { return impl_->passes; }
-bool Playback::interrupted() const { return impl_->interrupted; }
+Status Playback::run() { return impl_->run(); }
+PlaybackProgress Playback::progress() const {
+  return {impl_->published.load(), impl_->position_ns.load(), impl_->duration_ns.load(), impl_->passes.load()};
+}
+std::uint64_t Playback::published() const { return impl_->published.load(); }
+std::uint64_t Playback::passes() const { return impl_->passes.load(); }
+bool Playback::interrupted() const { return impl_->interrupted.load(); }
 
 std::vector<PlaybackTopicCounts> Playback::counts() const {
   std::vector<PlaybackTopicCounts> out;

@@ -42,7 +42,9 @@ class RecordingImpl {
 
   Status start() {
     if (taps_ || finished_) return Status(ErrorCode::InvalidArgument, "the recording was started already");
-    auto taps = TapSet::create(options_.taps, queue_);
+    TapSetOptions tap_options = options_.taps;
+    tap_options.events = options_.events;
+    auto taps = TapSet::create(std::move(tap_options), queue_);
     if (!taps) return taps.status();
     taps_.emplace(std::move(taps.value()));
     queue_.start();
@@ -78,7 +80,6 @@ class RecordingImpl {
     return out;
   }
 
-  std::vector<std::string> problems() const { return taps_ ? taps_->problems() : std::vector<std::string>{}; }
   std::vector<std::string> files() const { return consumer_.files(); }
   std::uint64_t bytes_written() const { return consumer_.bytes_written(); }
 
@@ -116,7 +117,6 @@ Status Recording::start() { return impl_->start(); }
 Status Recording::finish() { return impl_->finish(); }
 Status Recording::error() const { return impl_->error(); }
 std::vector<RecordingTopicCounts> Recording::counts() const { return impl_->counts(); }
-std::vector<std::string> Recording::problems() const { return impl_->problems(); }
 std::vector<std::string> Recording::files() const { return impl_->files(); }
 std::uint64_t Recording::bytes_written() const { return impl_->bytes_written(); }
 

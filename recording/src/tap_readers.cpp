@@ -63,7 +63,7 @@ void TapSetImpl::topic_loop(Tap& tap) {
     if (!next) {
       if (next.code() == ErrorCode::Timeout) continue;
       if (next.code() != ErrorCode::Interrupted) {
-        report(tap.subscriber.topic() + "\n" + next.message(), "'" + tap.subscriber.topic() + "': " + next.message());
+        report(EventKind::Problem, tap.subscriber.topic(), "cannot read '" + tap.subscriber.topic() + "': " + next.message());
       }
       return;
     }
@@ -76,8 +76,9 @@ std::size_t TapSetImpl::drain(Tap& tap) {
   while (read < kSamplesPerVisit) {
     auto next = tap.subscriber.try_receive();
     if (!next) {
-      if (next.code() != ErrorCode::Interrupted) report(tap.subscriber.topic() + "\n" + next.message(),
-                                                        "'" + tap.subscriber.topic() + "': " + next.message());
+      if (next.code() != ErrorCode::Interrupted) {
+        report(EventKind::Problem, tap.subscriber.topic(), "cannot read '" + tap.subscriber.topic() + "': " + next.message());
+      }
       break;
     }
     if (!next->has_value()) break;
@@ -118,13 +119,19 @@ void TapSetImpl::announce(Tap& tap) {
   if (auto type = tap.subscriber.type(); type.ok()) {
     d.type = std::move(*type);
   } else {
-    report(d.topic + "\ntype", "'" + d.topic + "': " + type.message() + ": its messages are taken as raw bytes");
+    report(EventKind::Warning, d.topic, "'" + d.topic + "': " + type.message() + ": its messages are taken as raw bytes");
   }
   {
     std::lock_guard lock(mutex_);
     descriptions_[tap.index] = d;
   }
   tap.announced = true;
+  std::string what = to_string(d.mode);
+  if (!d.type.raw()) {
+    what += ", " + (d.type.message_encoding.empty() ? std::string("raw") : d.type.message_encoding);
+    if (!d.type.schema.name.empty()) what += " " + d.type.schema.name;
+  }
+  report(EventKind::Info, d.topic, "reading '" + d.topic + "' (" + what + ")");
   sink_.on_topic(d);
 }
 

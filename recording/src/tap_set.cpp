@@ -45,24 +45,27 @@ Status TapSetImpl::open(const std::string& topic, StartAt start) {
   return {};
 }
 
-void TapSetImpl::report(const std::string& key, const std::string& line) {
-  std::lock_guard lock(mutex_);
-  if (problem_set_.insert(key).second) problems_.push_back(line);
+void TapSetImpl::report(EventKind kind, const std::string& subject, const std::string& message) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!said_.insert(subject + '\n' + message).second) return;
+  }
+  recording::report(options_.events, kind, subject, message);
 }
 
 void TapSetImpl::discover() {
   auto listing = list_topics(options_.domain);
   if (!listing) {
-    report(listing.message(), listing.message());
+    report(EventKind::Problem, "", "cannot list the domain's topics: " + listing.message());
     return;
   }
   for (const auto& info : listing->topics) {
     if (!matcher_.matches(info.name)) continue;
     const StartAt start = info.created_realtime_ns >= created_realtime_ns_ ? StartAt::First : options_.start;
     // Retried at every listing (what failed may open later); said once.
-    if (Status st = open(info.name, start); !st) report(info.name, st.message());
+    if (Status st = open(info.name, start); !st) report(EventKind::Problem, info.name, "cannot read " + st.message());
   }
-  for (const auto& problem : listing->problems) report(problem, problem);
+  for (const auto& problem : listing->problems) report(EventKind::Problem, "", "cannot read " + problem);
 }
 
 void TapSetImpl::discovery_loop(std::optional<TopicWatch> watch) {
@@ -130,11 +133,6 @@ std::vector<TopicDescription> TapSetImpl::topics() const {
   return descriptions_;
 }
 
-std::vector<std::string> TapSetImpl::problems() const {
-  std::lock_guard lock(mutex_);
-  return problems_;
-}
-
 }  // namespace detail
 
 Result<TapSet> TapSet::create(TapSetOptions options, SampleSink& sink) {
@@ -158,6 +156,5 @@ void TapSet::start() { impl_->start(); }
 void TapSet::stop() { impl_->stop(); }
 std::vector<TopicCounts> TapSet::counts() const { return impl_->counts(); }
 std::vector<TopicDescription> TapSet::topics() const { return impl_->topics(); }
-std::vector<std::string> TapSet::problems() const { return impl_->problems(); }
 
 }  // namespace cerulion::recording

@@ -42,7 +42,6 @@ class TapSetImpl {
 
   std::vector<TopicCounts> counts() const;
   std::vector<TopicDescription> topics() const;
-  std::vector<std::string> problems() const;
 
  private:
   /// Lists the domain and opens what the selection wants.
@@ -60,8 +59,8 @@ class TapSetImpl {
   /// Hands one sample to the sink, counted.
   void deliver(Tap& tap, const Sample& sample);
   void announce(Tap& tap);
-  /// Adds `line` to problems() unless something was said about `key` already.
-  void report(const std::string& key, const std::string& line);
+  /// Tells the events sink, unless the same was said about `subject` already.
+  void report(EventKind kind, const std::string& subject, const std::string& message);
 
   TapSetOptions options_;
   SampleSink& sink_;
@@ -71,12 +70,11 @@ class TapSetImpl {
   std::atomic<bool> stop_{false};
   bool started_ = false;  ///< guarded by mutex_
 
-  mutable std::mutex mutex_;  // guards taps_ (the vector), descriptions_, open_names_, problems_
+  mutable std::mutex mutex_;  // guards taps_ (the vector), descriptions_, open_names_, said_
   std::vector<std::unique_ptr<Tap>> taps_;
   std::vector<TopicDescription> descriptions_;
   std::set<std::string> open_names_;
-  std::vector<std::string> problems_;
-  std::set<std::string> problem_set_;
+  std::set<std::string> said_;  // subject and message of each event said
   /// taps_.size() as the reader threads may see it: published after a tap is complete.
   std::atomic<std::size_t> tap_count_{0};
 

@@ -157,3 +157,20 @@ TEST_CASE("Over UDP only, as between two machines, 16 MiB messages arrive whole"
   }
   CHECK(whole == 3);
 }
+
+TEST_CASE("A bridge whose stderr reader went away goes on carrying and stops cleanly", "[bridge][cli]") {
+  const std::string a = unique_domain("clsa"), b = unique_domain("clsb"), topic = unique_topic("closed_stderr");
+  const std::uint32_t dds = test_dds_domain();
+  // The exporting bridge's stderr reader leaves after the start line (as `2>&1 | head -1` does);
+  // the bridge runs under its own pid, for the signal below.
+  BackgroundProcess out(redirected(bridge_args(a, dds, {"-a", "--export"}), "2> >(head -1 >/dev/null)"));
+  BackgroundProcess in(bridge_args(b, dds, {"-a", "--import"}));
+  REQUIRE(carried(a, b, topic));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // progress lines into the closed pipe
+  REQUIRE(carried(a, b, topic));
+  out.signal(SIGTERM);
+  auto done = out.wait(std::chrono::seconds(20));
+  CHECK_FALSE(done.timed_out);
+  CHECK(done.killed_by == 0);
+  CHECK(done.exit_code == 128 + SIGTERM);
+}

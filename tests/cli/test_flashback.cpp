@@ -82,12 +82,13 @@ class FlashbackDomain {
   /// only CPU time nobody else wants, and what these tests count must not depend on a machine
   /// otherwise idle.
   std::unique_ptr<BackgroundProcess> start_keeper(std::vector<std::string> args, const std::string& keeper = "default",
-                                                  bool normal_priority = true) {
+                                                  bool normal_priority = true, const std::string& stderr_redirection = {}) {
     if (std::find(keepers_.begin(), keepers_.end(), keeper) == keepers_.end()) keepers_.push_back(keeper);
     if (normal_priority) args.insert(args.end(), {"--priority", "normal"});
     args.insert(args.begin(), {"flashback", "start"});
     for (const char* a : {"--name", keeper.c_str(), "--memory", "16MiB", "--dir", dir.c_str()}) args.emplace_back(a);
-    auto process = std::make_unique<BackgroundProcess>(command(args));
+    auto process = std::make_unique<BackgroundProcess>(
+        stderr_redirection.empty() ? command(args) : redirected(command(args), stderr_redirection));
     const bool alive = eventually(
         [&] {
           auto st = status(keeper);
@@ -413,7 +414,28 @@ TEST_CASE("SIGUSR1 makes the flashback keeper write one dump into its dir marked
   keeper->signal(SIGINT);
   auto done = keeper->wait(20s);
   CHECK(done.exit_code == 0);
-  CHECK(done.err.find("flashback: wrote " + d.dumps()[0]) != std::string::npos);
+  CHECK(done.err.find("cerulion: wrote " + d.dumps()[0]) != std::string::npos);
+}
+
+TEST_CASE("A flashback keeper whose stderr is full or closed still dumps on SIGUSR1 and stops cleanly", "[cli][flashback]") {
+  // A full device, and a pipe whose reader left after the start line.
+  for (const std::string redirection : {"2>/dev/full", "2> >(head -1 >/dev/null)"}) {
+    INFO(redirection);
+    FlashbackDomain d("fb_lost_stderr");
+    const std::string topic = "/lost_stderr";
+    auto keeper = d.start_keeper({topic}, "default", true, redirection);
+    REQUIRE(tap_attached(topic, d.name));
+    REQUIRE(d.run({"pub", topic, "hello", "-n", "20", "-r", kTapSafeRate}).exit_code == 0);
+    REQUIRE(eventually([&] { return d.kept(topic) == 20; }));
+    keeper->signal(SIGUSR1);
+    REQUIRE(eventually([&] { return d.dumps().size() == 1; }));
+    keeper->signal(SIGINT);
+    auto done = keeper->wait(20s);
+    CHECK_FALSE(done.timed_out);
+    CHECK(done.killed_by == 0);
+    CHECK(done.exit_code == 0);
+    CHECK(info_json(d.dumps()[0])["finalized"] == true);
+  }
 }
 
 TEST_CASE("A message on the flashback trigger topic makes a dump whose note is its text", "[cli][flashback]") {

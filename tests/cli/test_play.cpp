@@ -128,7 +128,7 @@ TEST_CASE("play prints each warning about a damaged file exactly once", "[cli][p
   auto check_each_warning_once = [](const std::string& err) {
     std::map<std::string, int> seen;
     for (const auto& line : text_lines(err)) {
-      if (line.rfind("warning: ", 0) == 0) ++seen[line];
+      if (line.rfind("cerulion: warning: ", 0) == 0) ++seen[line];
     }
     CHECK(seen.size() >= 2);  // the file was cut short, and a chunk is bad
     for (const auto& [line, times] : seen) {

@@ -93,7 +93,7 @@ TEST_CASE("record -a says what it could not open, and fails when it recorded not
   ::unlink(planted.c_str());
   INFO(r.err);
   CHECK(r.exit_code == 1);
-  CHECK(r.err.find("cannot record topic '/planted'") != std::string::npos);
+  CHECK(r.err.find("cerulion: cannot read topic '/planted'") != std::string::npos);
   CHECK(r.err.find("FIFO") != std::string::npos);
   CHECK(r.err.find("nothing was recorded") != std::string::npos);
 }

@@ -12,25 +12,24 @@
 
 using namespace fbtest;
 using cerulion::flashback::Keeper;
-using cerulion::flashback::KeeperEvent;
 using cerulion::flashback::KeeperOptions;
+using cerulion::recording::Event;
+using cerulion::recording::EventKind;
 
 namespace {
 
+/// What a keeper said, kept as it is drained.
 struct Events {
-  std::mutex mutex;
-  std::vector<KeeperEvent> seen;
-  std::function<void(const KeeperEvent&)> callback() {
-    return [this](const KeeperEvent& e) {
-      std::lock_guard lock(mutex);
-      seen.push_back(e);
-    };
-  }
-  std::size_t count(KeeperEvent::Kind kind) {
-    std::lock_guard lock(mutex);
-    return std::count_if(seen.begin(), seen.end(), [&](const auto& e) { return e.kind == kind; });
+  cerulion::recording::EventQueue queue;
+  std::vector<Event> seen;
+  std::size_t count(EventKind kind, const std::string& subject) {
+    for (auto& e : queue.drain()) seen.push_back(std::move(e));
+    return std::count_if(seen.begin(), seen.end(), [&](const auto& e) { return e.kind == kind && e.subject == subject; });
   }
 };
+
+/// Dumps the keeper wrote, and those it refused, by its store's counters.
+std::uint64_t dumps_done(const Keeper& keeper) { return keeper.status().dumps + keeper.status().dumps_refused; }
 
 std::string temp_dir() {
   auto dir = std::filesystem::temp_directory_path() / cerulion::test::unique_domain("fbdumps");
@@ -77,27 +76,31 @@ TEST_CASE("A keeper dumps by itself on a trigger, after its post window, with th
   options.selection.all = true;
   options.dump_dir = temp_dir();
   options.limits.memory_bytes = 16 << 20;
+  options.events = &events.queue;
   SECTION("at once") {
-    auto keeper = Keeper::start(options, events.callback());
+    auto keeper = Keeper::start(options);
     requireOk(keeper.status());
     keeper->trigger("request", "asked by a test", "first note");
-    REQUIRE(cerulion::test::eventually([&] { return events.count(KeeperEvent::Kind::Dumped) == 1; }));
-    const auto& dumped = events.seen.back().summary;
+    REQUIRE(cerulion::test::eventually([&] { return keeper->last_dump().has_value(); }));
+    const auto dumped = *keeper->last_dump();
     CHECK(std::filesystem::exists(dumped.path));
     CHECK(std::filesystem::path(dumped.path).parent_path() == options.dump_dir);
+    // Said, once, as news about the file.
+    REQUIRE(cerulion::test::eventually([&] { return events.count(EventKind::Info, dumped.path) == 1; }));
   }
   SECTION("after the post window, one dump for two triggers") {
     options.post_s = 0.5;
-    auto keeper = Keeper::start(options, events.callback());
+    auto keeper = Keeper::start(options);
     requireOk(keeper.status());
     keeper->trigger("request", "one", "a");
     keeper->trigger("signal", "two", "b");
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    CHECK(events.count(KeeperEvent::Kind::Dumped) == 0);
-    REQUIRE(cerulion::test::eventually([&] { return events.count(KeeperEvent::Kind::Dumped) == 1; }));
+    CHECK(keeper->status().dumps == 0);
+    CHECK(events.count(EventKind::Info, "") == 1);  // the first trigger says it waits; the second joins it
+    REQUIRE(cerulion::test::eventually([&] { return keeper->last_dump().has_value(); }));
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    CHECK(events.count(KeeperEvent::Kind::Dumped) == 1);
-    auto reader = recorder::Reader::open(events.seen.back().summary.path);
+    CHECK(keeper->status().dumps == 1);
+    auto reader = recorder::Reader::open(keeper->last_dump()->path);
     requireOk(reader.status());
     auto md = reader->read_metadata();
     requireOk(md.status());
@@ -107,15 +110,16 @@ TEST_CASE("A keeper dumps by itself on a trigger, after its post window, with th
   }
   SECTION("no more than the dumps allowed per hour") {
     options.max_dumps_per_hour = 2;
-    auto keeper = Keeper::start(options, events.callback());
+    auto keeper = Keeper::start(options);
     requireOk(keeper.status());
     for (int i = 0; i < 3; ++i) {
       keeper->trigger("request", "burst", "");
-      REQUIRE(cerulion::test::eventually([&] { return events.count(KeeperEvent::Kind::Dumped) + events.count(KeeperEvent::Kind::Refused) == std::size_t(i + 1); }));
+      REQUIRE(cerulion::test::eventually([&] { return dumps_done(*keeper) == std::uint64_t(i + 1); }));
     }
-    CHECK(events.count(KeeperEvent::Kind::Dumped) == 2);
-    CHECK(events.count(KeeperEvent::Kind::Refused) == 1);
+    CHECK(keeper->status().dumps == 2);
     CHECK(keeper->status().dumps_refused == 1);
+    // The refusal is a warning about the directory the limit guards.
+    REQUIRE(cerulion::test::eventually([&] { return events.count(EventKind::Warning, options.dump_dir) == 1; }));
   }
   std::filesystem::remove_all(options.dump_dir);
 }

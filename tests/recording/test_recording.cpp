@@ -110,7 +110,7 @@ TEST_CASE("A recording into memory reads back with its channels, closing counts 
   }
 }
 
-TEST_CASE("A recording split by size writes several files that together hold every message", "[recording]") {
+TEST_CASE("A recording split by size writes several files that together hold every message, and says each one", "[recording]") {
   TestDomain domain("rec_split");
   auto pub = Publisher::create("/split", publisher_in(domain.name));
   REQUIRE(pub.ok());
@@ -122,6 +122,8 @@ TEST_CASE("A recording split by size writes several files that together hold eve
   o.writer.compression = recorder::Compression::None;
   o.writer.chunk_size = 2048;
   o.split_size = 8192;
+  EventQueue events;
+  o.events = &events;
   auto rec = Recording::create(o, memory_sinks(files));
   REQUIRE(rec.ok());
   REQUIRE(rec->start().ok());
@@ -142,6 +144,16 @@ TEST_CASE("A recording split by size writes several files that together hold eve
     REQUIRE(back.summary);  // every file closes with the counts so far
   }
   CHECK(total == 100);
+  // Each file started is news about it; the topic is said to be read once, not once per file.
+  std::size_t started = 0, read = 0;
+  for (const auto& e : events.drain()) {
+    INFO(e.message);
+    CHECK(e.kind == EventKind::Info);
+    if (e.subject == "memory") ++started;
+    if (e.subject == "/split") ++read;
+  }
+  CHECK(started == files.size());
+  CHECK(read == 1);
 }
 
 TEST_CASE("A recording names the topic it cannot open, and still finishes its file", "[recording]") {

@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // Taps as a set over real topics: many topics on a fixed number of threads (or a thread each),
-// topics that appear later read from their first message, and what a tap misses counted.
+// topics that appear later read from their first message, what a tap misses counted, and what it
+// cannot read said once.
 
 #include <catch2/catch.hpp>
 
 #include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <thread>
 
+#include "cerulion/core/names.hpp"
+#include "cerulion/recording/events.hpp"
 #include "helpers.hpp"
 
 using namespace cerulion;
@@ -131,6 +137,8 @@ TEST_CASE("A tap set over every topic reads a topic that appears later from its 
   o.readers = readers;
   o.selection.all = true;
   o.selection.exclude = {"^/skip"};
+  EventQueue events;
+  o.events = &events;
   auto taps = TapSet::create(o, sink);
   REQUIRE(taps.ok());
   taps->start();
@@ -153,7 +161,43 @@ TEST_CASE("A tap set over every topic reads a topic that appears later from its 
   auto topics = taps->topics();
   REQUIRE(topics.size() == 1);
   CHECK(topics[0].topic == "/later");
-  CHECK(taps->problems().empty());
+  // It says what it reads, and nothing about what it was told to skip.
+  const auto said = events.drain();
+  REQUIRE(said.size() == 1);
+  CHECK(said[0].kind == EventKind::Info);
+  CHECK(said[0].subject == "/later");
+  CHECK(said[0].realtime_ns > 0);
+}
+
+TEST_CASE("A tap set says once, as a problem, an entry of its domain it cannot read, and reads the others",
+          "[recording][taps]") {
+  TestDomain domain("taps_fifo");
+  const std::string planted = "/dev/shm" + segment_name(domain.name, "/planted");
+  REQUIRE(::mkfifo(planted.c_str(), 0600) == 0);
+  KeepingSink sink;
+  EventQueue events;
+  TapSetOptions o;
+  o.domain = domain.name;
+  o.selection.all = true;
+  o.events = &events;
+  auto taps = TapSet::create(o, sink);
+  REQUIRE(taps.ok());
+  taps->start();
+  // A topic that appears after start() is found by a second listing, which sees the FIFO again.
+  auto publisher = Publisher::create("/good", publisher_in(domain.name));
+  REQUIRE(publisher.ok());
+  REQUIRE(publisher->publish_copy(bytes_of("m")).ok());
+  REQUIRE(eventually([&] { return sink.count() == 1; }));
+  taps->stop();
+  ::unlink(planted.c_str());
+  std::vector<Event> problems;
+  for (auto& e : events.drain()) {
+    if (e.kind == EventKind::Problem) problems.push_back(std::move(e));
+  }
+  REQUIRE(problems.size() == 1);
+  INFO(problems[0].message);
+  CHECK(problems[0].message.find("/planted") != std::string::npos);
+  CHECK(problems[0].message.find("FIFO") != std::string::npos);
 }
 
 TEST_CASE("A tap that falls behind a free-run topic counts what it missed", "[recording][taps]") {

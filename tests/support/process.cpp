@@ -62,6 +62,15 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
   return r;
 }
 
+std::vector<std::string> redirected(const std::vector<std::string>& argv, const std::string& redirection) {
+  const bool pipeline = redirection.find('|') != std::string::npos;
+  std::string script = pipeline ? "\"$0\" \"$@\" " + redirection + "; exit ${PIPESTATUS[0]}"
+                                : "exec \"$0\" \"$@\" " + redirection;
+  std::vector<std::string> out{"/bin/bash", "-c", script};
+  out.insert(out.end(), argv.begin(), argv.end());
+  return out;
+}
+
 ProcessResult run_cerulion(const std::vector<std::string>& args, const std::string& input,
                            std::chrono::milliseconds timeout) {
   std::vector<std::string> argv{cerulion_binary()};

@@ -33,6 +33,11 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
 ProcessResult run_cerulion(const std::vector<std::string>& args, const std::string& input = {},
                            std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
+/// `argv` run by bash with its stderr sent where a shell redirection says: "2>/dev/full",
+/// "2>&1 | head -1". The exit status is argv's own (the first of a pipeline); a redirection
+/// without a pipe execs argv, so that its pid is the one a BackgroundProcess signals.
+std::vector<std::string> redirected(const std::vector<std::string>& argv, const std::string& redirection);
+
 /// A program running in the background; its stdout/stderr are collected at wait().
 class BackgroundProcess {
  public:

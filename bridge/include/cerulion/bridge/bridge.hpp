@@ -25,6 +25,7 @@
 #include "cerulion/bridge/status.hpp"
 #include "cerulion/core/options.hpp"
 #include "cerulion/core/status.hpp"
+#include "cerulion/recording/events.hpp"
 #include "cerulion/recording/tap_set.hpp"
 
 namespace cerulion::bridge {
@@ -71,6 +72,10 @@ struct BridgeOptions {
   /// Publish the status file in `status_directory` once a second.
   bool status_file = true;
   std::string status_directory = std::string(kDefaultStatusDirectory);
+  /// Where the bridge says what it does, each once: a topic it starts exporting or importing
+  /// (info, the local topic as subject), what it cannot bridge (problem). Null: nowhere (the
+  /// status keeps the problems either way). Outlives the bridge.
+  recording::EventSink* events = nullptr;
 };
 
 namespace detail {

@@ -5,16 +5,20 @@
 // wrong (a publisher died, a steady topic stalled, a message on a trigger topic), with rate limits
 // so a crash loop cannot fill the disk. A user's own process can run one as well as the binary.
 //
+//   cerulion::recording::EventQueue events;
 //   cerulion::flashback::KeeperOptions o;
 //   o.selection.all = true;
 //   o.on_death = true;
-//   auto keeper = cerulion::flashback::Keeper::start(o, [](const auto& e) { std::puts(e.line.c_str()); });
+//   o.events = &events;
+//   auto keeper = cerulion::flashback::Keeper::start(o);
 //   ...
 //   keeper->trigger("request", "operator asked", "");
+//   for (const auto& e : events.drain()) std::puts(e.message.c_str());  // "wrote ./flashback-..."
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +26,7 @@
 #include "cerulion/core/status.hpp"
 #include "cerulion/flashback/dump.hpp"
 #include "cerulion/flashback/store.hpp"
+#include "cerulion/recording/events.hpp"
 #include "cerulion/recording/tap_set.hpp"
 
 namespace cerulion::flashback {
@@ -49,14 +54,11 @@ struct KeeperOptions {
   unsigned max_dumps_per_hour = 20;
   /// Automatic dumps are refused once the dumps in dump_dir take this much.
   std::uint64_t max_disk_bytes = 2ull << 30;
-};
-
-/// Something the keeper did by itself.
-struct KeeperEvent {
-  enum class Kind { Dumped, Refused, Failed, Triggered };
-  Kind kind = Kind::Dumped;
-  std::string line;          ///< one line for a person
-  DumpSummary summary;       ///< for Dumped
+  /// Where the keeper says what it does by itself, each once: a dump written (info, the file as
+  /// subject), a trigger waiting for its post window (info), a dump refused by a limit (warning,
+  /// the directory), a dump that failed (problem), and what its taps say (a topic read, one that
+  /// cannot be). Null: nowhere. Outlives the keeper.
+  recording::EventSink* events = nullptr;
 };
 
 namespace detail {
@@ -69,7 +71,7 @@ class Keeper {
   /// Opens (or takes over) the store and starts tapping. Errors: bad names or patterns, a live
   /// keeper of the same name (naming its pid), a named topic that cannot be opened, a store that
   /// cannot be made.
-  static Result<Keeper> start(KeeperOptions options, std::function<void(const KeeperEvent&)> on_event = {});
+  static Result<Keeper> start(KeeperOptions options);
   Keeper(Keeper&&) noexcept;
   Keeper& operator=(Keeper&&) noexcept;
   ~Keeper();
@@ -84,7 +86,8 @@ class Keeper {
   /// What stopped the keeper from storing (a damaged store...); ok while it works.
   Status error() const;
   const Store& store() const;
-  std::vector<std::string> problems() const;
+  /// The last dump the keeper wrote by itself (a trigger's), if any.
+  std::optional<DumpSummary> last_dump() const;
 
  private:
   explicit Keeper(std::unique_ptr<detail::KeeperImpl> impl);

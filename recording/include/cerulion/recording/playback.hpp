@@ -12,6 +12,10 @@
 //   if (!playback) ...;
 //   if (auto st = playback->run(); !st) ...;
 //
+// run() plays on the calling thread; another thread may ask progress() meanwhile. What the
+// playback cannot honour (a damaged chunk skipped, recorded settings that do not read back) goes
+// to `events` as warnings, each once.
+//
 // Each topic a recording names is opened with the type (encoding and schema) and the settings
 // (mode, depth, payload ceiling) it was recorded with; the settings apply only to a topic the
 // playback creates. A topic that exists with another type refuses it: Incompatible.
@@ -26,6 +30,7 @@
 #include "cerulion/core/names.hpp"
 #include "cerulion/core/status.hpp"
 #include "cerulion/recorder/reader.hpp"
+#include "cerulion/recording/events.hpp"
 #include "cerulion/recording/topic_selection.hpp"
 
 namespace cerulion::recording {
@@ -49,8 +54,10 @@ struct PlaybackOptions {
   bool lockstep = false;
   /// When non-null and set, the playback stops promptly (run() then returns Ok, interrupted()).
   const std::atomic<bool>* cancel = nullptr;
-  /// How often run() reports progress, in ns.
-  std::uint64_t progress_interval_ns = 1'000'000'000;
+  /// Where the playback says what it cannot honour, as warnings: a damaged chunk the reader
+  /// skipped, recorded settings that do not read back, an encoding a topic cannot declare (its
+  /// messages then go out as raw bytes). Null: nowhere. Outlives the playback.
+  EventSink* events = nullptr;
 };
 
 /// Where a playback is.
@@ -59,15 +66,6 @@ struct PlaybackProgress {
   std::uint64_t position_ns = 0;  ///< log time since the start of the played span
   std::uint64_t duration_ns = 0;  ///< of the played span
   std::uint64_t pass = 0;         ///< 0 for the first, 1 for the first loop...
-};
-
-/// What a playback tells as it runs; either may be empty.
-struct PlaybackEvents {
-  /// One line per problem, each once: a damaged chunk the reader skipped, recorded settings that
-  /// do not read back, an encoding a topic cannot declare (its messages then go out as raw bytes).
-  std::function<void(const std::string& warning)> on_warning;
-  /// About every PlaybackOptions::progress_interval_ns.
-  std::function<void(const PlaybackProgress&)> on_progress;
 };
 
 /// Messages published on one topic.
@@ -93,15 +91,17 @@ class Playback {
 
   /// Plays to the end (with `loop`, until cancelled). An error names the topic it came from
   /// ("cannot publish on '/x': ..."); what was published before it stays published.
-  [[nodiscard]] Status run(const PlaybackEvents& events = {});
+  [[nodiscard]] Status run();
 
+  /// Where it is now; any thread may ask while run() plays.
+  PlaybackProgress progress() const;
   /// Messages published, all topics and passes together.
   std::uint64_t published() const;
   /// Passes over the recording begun.
   std::uint64_t passes() const;
   /// Whether the cancel flag ended it.
   bool interrupted() const;
-  /// Per-topic counts, in channel order.
+  /// Per-topic counts, in channel order. Asked once run() returned.
   std::vector<PlaybackTopicCounts> counts() const;
 
  private:

@@ -11,7 +11,8 @@
 //   ...
 //   auto st = rec->finish();
 //
-// Tests record into memory: the sink factory returns recorder::MemorySink objects.
+// Tests record into memory: the sink factory returns recorder::MemorySink objects. What happens
+// on the way (each file started, each topic read or not readable) goes to `events`.
 
 #include <cstdint>
 #include <functional>
@@ -22,6 +23,7 @@
 #include "cerulion/core/status.hpp"
 #include "cerulion/recorder/sink.hpp"
 #include "cerulion/recorder/writer.hpp"
+#include "cerulion/recording/events.hpp"
 #include "cerulion/recording/tap_set.hpp"
 
 namespace cerulion::recording {
@@ -48,6 +50,10 @@ struct RecordingOptions {
   std::uint64_t split_duration_ns = 0;
   /// Payload bytes waiting to be written at most; beyond it, a tap drops (and counts).
   std::uint64_t queue_bytes = 256u << 20;
+  /// Where the recording says what it does: a file started, and what its tap set says (a topic
+  /// read, one that cannot be); null: nowhere. Given to the tap set in place of taps.events.
+  /// Outlives the recording.
+  EventSink* events = nullptr;
 
   bool splitting() const { return split_size > 0 || split_duration_ns > 0; }
 };
@@ -84,13 +90,11 @@ class Recording {
   /// The first error of the recording, if any. Further calls return the same.
   [[nodiscard]] Status finish();
 
-  /// A write error that ended the recording (ok while fine): stop and finish().
+  /// A write error that ended the recording (ok while fine): stop and finish(). Said here, not
+  /// as an event.
   Status error() const;
   /// Per-topic counters, in the order topics were opened.
   std::vector<RecordingTopicCounts> counts() const;
-  /// Topics (or listing entries) that could not be read, one line each, said once; new lines are
-  /// appended.
-  std::vector<std::string> problems() const;
   /// The files (sink names) opened so far.
   std::vector<std::string> files() const;
   /// Bytes written to all files so far.

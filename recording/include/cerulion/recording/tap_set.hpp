@@ -19,6 +19,7 @@
 
 #include "cerulion/core/options.hpp"
 #include "cerulion/core/status.hpp"
+#include "cerulion/recording/events.hpp"
 #include "cerulion/recording/topic_selection.hpp"
 
 namespace cerulion::recording {
@@ -49,6 +50,9 @@ struct TapSetOptions {
   /// Only these topics read from the topic's first message; others start with the next one.
   /// (Topics that appear after start() always start from their first message.)
   StartAt start = StartAt::Next;
+  /// Where the set says what it reads and what it cannot (a topic that matched but does not open,
+  /// a damaged listing entry, a type it cannot read), each once; null: nowhere. Outlives the set.
+  EventSink* events = nullptr;
 };
 
 /// A topic as the set reads it, given to the sink before its first sample.
@@ -116,8 +120,6 @@ class TapSet {
 
   std::vector<TopicCounts> counts() const;
   std::vector<TopicDescription> topics() const;
-  /// Topics (or directory entries) that matched but could not be opened, one line each, once.
-  std::vector<std::string> problems() const;
 
  private:
   explicit TapSet(std::unique_ptr<detail::TapSetImpl> impl);
