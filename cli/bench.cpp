@@ -197,6 +197,6 @@ void add_bench_command(CLI::App& app) {
 
 }  // namespace
 
-static CommandRegistration registration(35, add_bench_command);
+static CommandRegistration bench_registration(35, add_bench_command);
 
 }  // namespace cerulion::cli

@@ -123,6 +123,6 @@ void add_bridge_command(CLI::App& app) {
 
 }  // namespace
 
-static CommandRegistration registration(55, add_bridge_command);
+static CommandRegistration bridge_registration(55, add_bridge_command);
 
 }  // namespace cerulion::cli

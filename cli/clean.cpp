@@ -150,7 +150,7 @@ void add_clean_command(CLI::App& app) {
   cmd->callback([settings] { run_clean(*settings); });
 }
 
-static CommandRegistration registration(21, add_clean_command);
+static CommandRegistration clean_registration(21, add_clean_command);
 
 }  // namespace
 }  // namespace cerulion::cli

@@ -57,7 +57,7 @@ void add_completion_command(CLI::App& app) {
   });
 }
 
-const CommandRegistration registration(90, add_completion_command);
+const CommandRegistration completion_registration(90, add_completion_command);
 
 }  // namespace
 }  // namespace cerulion::cli

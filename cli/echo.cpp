@@ -237,7 +237,7 @@ void add_echo_command(CLI::App& app) {
   cmd->callback([settings] { run_echo(*settings); });
 }
 
-static CommandRegistration registration(11, add_echo_command);
+static CommandRegistration echo_registration(11, add_echo_command);
 
 }  // namespace
 }  // namespace cerulion::cli

@@ -173,6 +173,6 @@ void add_flashback_start(CLI::App& fb) {
   });
 }
 
-static CommandRegistration registration(54, add_flashback_command);
+static CommandRegistration flashback_registration(54, add_flashback_command);
 
 }  // namespace cerulion::cli

@@ -35,7 +35,7 @@ void add_help_command(CLI::App& app) {
   });
 }
 
-CommandRegistration registration(1000, add_help_command);
+CommandRegistration help_registration(1000, add_help_command);
 
 }  // namespace
 }  // namespace cerulion::cli

@@ -156,6 +156,6 @@ void add_info_command(CLI::App& app) {
 
 }  // namespace
 
-static CommandRegistration registration(52, add_info_command);
+static CommandRegistration info_registration(52, add_info_command);
 
 }  // namespace cerulion::cli

@@ -194,7 +194,7 @@ void add_ping_command(CLI::App& app) {
   });
 }
 
-const CommandRegistration registration(30, add_ping_command);
+const CommandRegistration ping_command_registration(30, add_ping_command);
 
 }  // namespace
 }  // namespace cerulion::cli

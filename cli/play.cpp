@@ -143,6 +143,6 @@ void add_play_command(CLI::App& app) {
 
 }  // namespace
 
-static CommandRegistration registration(51, add_play_command);
+static CommandRegistration play_registration(51, add_play_command);
 
 }  // namespace cerulion::cli

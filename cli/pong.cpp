@@ -72,7 +72,7 @@ void add_pong_command(CLI::App& app) {
   });
 }
 
-const CommandRegistration registration(31, add_pong_command);
+const CommandRegistration pong_registration(31, add_pong_command);
 
 }  // namespace
 }  // namespace cerulion::cli

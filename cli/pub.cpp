@@ -319,7 +319,7 @@ void add_pub_command(CLI::App& app) {
   cmd->callback([settings] { run_pub(*settings); });
 }
 
-static CommandRegistration registration(10, add_pub_command);
+static CommandRegistration pub_registration(10, add_pub_command);
 
 }  // namespace
 }  // namespace cerulion::cli

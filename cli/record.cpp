@@ -173,6 +173,6 @@ void add_record_command(CLI::App& app) {
 
 }  // namespace
 
-static CommandRegistration registration(50, add_record_command);
+static CommandRegistration record_registration(50, add_record_command);
 
 }  // namespace cerulion::cli

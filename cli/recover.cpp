@@ -78,6 +78,6 @@ void add_recover_command(CLI::App& app) {
 
 }  // namespace
 
-static CommandRegistration registration(53, add_recover_command);
+static CommandRegistration recover_registration(53, add_recover_command);
 
 }  // namespace cerulion::cli

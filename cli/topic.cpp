@@ -363,7 +363,7 @@ void add_topic_command(CLI::App& app) {
   });
 }
 
-static CommandRegistration registration(20, add_topic_command);
+static CommandRegistration topic_registration(20, add_topic_command);
 
 }  // namespace
 }  // namespace cerulion::cli

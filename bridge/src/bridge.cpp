@@ -36,7 +36,7 @@ const char* to_string(Direction d) noexcept {
 namespace detail {
 
 namespace {
-constexpr auto kDiscoveryPoll = std::chrono::milliseconds(20);
+constexpr auto kDdsDiscoveryPoll = std::chrono::milliseconds(20);
 constexpr auto kStatusPeriod = std::chrono::seconds(1);
 /// DDS history depth accepted (Fast DDS preallocates nothing for it, but keep it sane).
 constexpr std::uint32_t kMaxHistoryDepth = 10000;
@@ -128,7 +128,7 @@ class BridgeImpl {
         next_status += kStatusPeriod;
       }
       lock.lock();
-      wake.wait_for(lock, kDiscoveryPoll, [&] { return stopping; });
+      wake.wait_for(lock, kDdsDiscoveryPoll, [&] { return stopping; });
     }
   }
 

@@ -61,7 +61,7 @@ std::string small_recording() {
 
 }  // namespace
 
-TEST_CASE("--json of a listing prints one object on one line with empty lists when nothing is there", "[json]") {
+TEST_CASE("A listing's --json prints one object on one line with empty lists when nothing is there", "[json]") {
   const std::string domain = unique_domain("json_empty");
   const json topics = one_object(run_cerulion({"--domain", domain, "topic", "list", "--json"}));
   CHECK(topics["domain"] == domain);

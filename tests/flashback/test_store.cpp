@@ -10,15 +10,16 @@
 #include "helpers.hpp"
 #include "shm_objects.hpp"
 #include "store_impl.hpp"
+#include "time_units.hpp"
 
 using namespace fbtest;
 using cerulion::flashback::Store;
 using cerulion::flashback::detail::impl_of;
 using cerulion::flashback::StoreLimits;
 
-namespace {
+using cerulion::test::kSecondNs;
 
-constexpr std::uint64_t kSecond = 1'000'000'000ull;
+namespace {
 
 // Appends messages first..first+count-1 on `channel`, `size` bytes each, log times from `log_time`.
 void append(Store& store, std::uint16_t channel, std::uint64_t first, std::uint64_t count, std::size_t size,
@@ -75,11 +76,11 @@ TEST_CASE("Eviction by window keeps exactly the chunks whose newest message is i
   requireOk(store.status());
   auto channel = impl_of(*store).channel_for("/a", "free-run", 16, 1024);
   const std::uint64_t now = realtime_ns();
-  append(*store, *channel, 0, 10, 100, now - 20 * kSecond);   // chunk 0: far outside
+  append(*store, *channel, 0, 10, 100, now - 20 * kSecondNs);   // chunk 0: far outside
   requireOk(impl_of(*store).close_open_chunk());
-  append(*store, *channel, 10, 10, 100, now - 6 * kSecond);   // chunk 1: just outside
+  append(*store, *channel, 10, 10, 100, now - 6 * kSecondNs);   // chunk 1: just outside
   requireOk(impl_of(*store).close_open_chunk());
-  append(*store, *channel, 20, 10, 100, now - 4 * kSecond);   // chunk 2: inside
+  append(*store, *channel, 20, 10, 100, now - 4 * kSecondNs);   // chunk 2: inside
   requireOk(impl_of(*store).close_open_chunk());
   append(*store, *channel, 30, 10, 100, now);                 // open chunk
   impl_of(*store).evict_expired(now);
