@@ -102,6 +102,12 @@ std::vector<bench::Lane> available_lanes() {
 }
 
 std::string read_text_file(const std::string& path, const char* option) {
+  // A FIFO would block for ever and a directory reads as nothing: only a file is read.
+  std::error_code ec;
+  const auto type = std::filesystem::status(path, ec).type();
+  if (!ec && type != std::filesystem::file_type::regular) {
+    throw Exit{kExitUsage, fmt::format("{} '{}': not a regular file", option, path)};
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Exit{kExitUsage, fmt::format("{} '{}': cannot read it: {}", option, path, std::strerror(errno))};
   std::stringstream ss;
@@ -184,7 +190,7 @@ void run_bench(const BenchArgs& a) {
   // The floor runs where the workers will: ping's default pinning.
   const auto cpus = measurement::parse_cpu_plan("auto");
   machine.load = bench::check_machine_load(cpus ? *cpus : measurement::CpuPlan{});
-  fmt::print(stderr, "bench: machine: {}\n", bench::describe_load(machine.load));
+  fmt::print(stderr, "bench: machine: {}\n", bench::describe_load(machine.load, false));
   if (machine.load.busy) {
     fmt::print(stderr,
                "bench: warning: this machine is busy ({}): cells may skip slots, fall back to lower rates or fail, and "

@@ -73,7 +73,7 @@ MachineLoad check_machine_load(const measurement::CpuPlan& cpus, const LoadLimit
   return load;
 }
 
-std::string describe_load(const MachineLoad& load) {
+std::string describe_load(const MachineLoad& load, bool verdict) {
   if (!load.checked) return "not measured";
   std::string out = load.before ? fmt::format("load average {:.2f} ({} CPUs)", load.before->one, load.cores)
                                 : fmt::format("load average not readable ({} CPUs)", load.cores);
@@ -83,7 +83,7 @@ std::string describe_load(const MachineLoad& load) {
   } else if (!load.floor_error.empty()) {
     out += ", floor not measured: " + load.floor_error;
   }
-  if (load.busy) out += ": BUSY (" + load.why + ")";
+  if (load.busy && verdict) out += ": BUSY (" + load.why + ")";
   return out;
 }
 

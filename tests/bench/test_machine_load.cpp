@@ -50,6 +50,7 @@ TEST_CASE("A machine is busy when other work fills every CPU or the floor's p99 
     CHECK(load.busy);
     CHECK(load.why == "load average 2.50 on 2 CPUs: other work keeps every CPU busy");
     CHECK(describe_load(load).find("BUSY") != std::string::npos);
+    CHECK(describe_load(load, false).find("BUSY") == std::string::npos);
   }
   SECTION("the same load on sixteen CPUs leaves the workers theirs") {
     load.cores = 16;

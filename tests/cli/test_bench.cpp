@@ -11,6 +11,7 @@
 #include <map>
 #include <sstream>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -200,6 +201,7 @@ TEST_CASE("A short bench campaign measures every available lane and writes every
 TEST_CASE("bench refuses bad input with one line and exit 2", "[cli][bench][usage]") {
   BenchDir dir;
   std::ofstream(dir.path / "not-bench.json") << "{\"hello\": 1}";
+  REQUIRE(::mkfifo((dir.path / "fifo.json").c_str(), 0600) == 0);  // would block a reader for ever
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"bench", "--lanes", "ros1"},
            {"bench", "--sizes", "64,lots"},
@@ -211,6 +213,9 @@ TEST_CASE("bench refuses bad input with one line and exit 2", "[cli][bench][usag
            {"bench", "--from", (dir.path / "not-bench.json").string()},
            {"bench", "--from", (dir.path / "missing.json").string()},
            {"bench", "--from", (dir.path / "not-bench.json").string(), "--lanes", "native-multi"},
+           {"bench", "--from", dir.path.string()},
+           {"bench", "--from", (dir.path / "fifo.json").string()},
+           {"bench", "--baseline", (dir.path / "fifo.json").string()},
        }) {
     auto r = run_cerulion(args, {}, 30s);
     INFO(args[1] << " " << args[2] << ": " << r.err);

@@ -54,7 +54,7 @@ void judge_load(MachineLoad& load, const LoadLimits& limits = {});
 [[nodiscard]] MachineLoad check_machine_load(const measurement::CpuPlan& cpus, const LoadLimits& limits = {});
 
 /// One line for a person: "load average 0.12 (2 CPUs), floor median 131 µs, p99 402 µs" and,
-/// when busy, why.
-[[nodiscard]] std::string describe_load(const MachineLoad& load);
+/// when busy and `verdict`, ": BUSY (why)".
+[[nodiscard]] std::string describe_load(const MachineLoad& load, bool verdict = true);
 
 }  // namespace cerulion::bench
