@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 # The installed package, used as a program of your own would use it: installs BUILD_DIR (default
 # ./build, already built) into a temporary prefix, builds examples/ against it as a separate CMake
-# project, runs the examples in pairs for about a second each and checks what the receiving side
-# printed, then compiles and runs small programs with pkg-config alone (core, recording, flashback).
+# project, shows that a core-only program finds the package without the other components'
+# dependencies, runs the
+# examples in pairs for about a second each and checks what the receiving side printed, then
+# compiles and runs small programs with pkg-config alone (core, recording, flashback).
 #   scripts/examples.sh [BUILD_DIR]
 set -eu
 cd "$(dirname "$0")/.."
@@ -38,6 +40,68 @@ step "build examples/ against it"
 cmake -S "$root/examples" -B "$tmp/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   >"$tmp/configure.log" || { cat "$tmp/configure.log" >&2; exit 1; }
 cmake --build "$tmp/build" -j"$(nproc)" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log" >&2; exit 1; }
+
+step "a core-only program needs none of the other components' dependencies"
+# The packages a core-only program must not need are hidden from CMake (and pkg-config from the
+# package): find_package(cerulion) succeeds and the program links all the same. Each hiding is
+# shown to work: a program asking for a component that needs what is hidden is refused, naming it.
+mkdir "$tmp/consumer"
+cat >"$tmp/consumer/hello.cpp" <<'CPP'
+#include <cerulion/core.hpp>
+#include <cerulion/version.hpp>
+#include <cstdio>
+
+int main() {
+  auto pub = cerulion::Publisher::create("/hello");
+  if (!pub) return std::puts(pub.message().c_str()), 1;
+  std::printf("cerulion %s: published %d\n", CERULION_VERSION_STRING, pub->publish_text("hello").ok());
+}
+CPP
+# consumer NAME COMPONENTS [HIDDEN...]: configures a project linking cerulion::<each component> in
+# $tmp/consumer/NAME, with each HIDDEN package (a CMake package name, or pkg-config) out of reach.
+consumer() {
+  name=$1 components=$2
+  shift 2
+  dir="$tmp/consumer/$name"
+  mkdir "$dir"
+  cp "$tmp/consumer/hello.cpp" "$dir/"
+  {
+    echo "cmake_minimum_required(VERSION 3.25)"
+    echo "project($name LANGUAGES CXX)"
+    if [ "$components" = core ]; then echo "find_package(cerulion 0.1 REQUIRED)"; else echo "find_package(cerulion 0.1 REQUIRED COMPONENTS $components)"; fi
+    echo "add_executable(hello hello.cpp)"
+    echo "target_link_libraries(hello PRIVATE$(for c in $components; do printf ' cerulion::%s' "$c"; done))"
+  } >"$dir/CMakeLists.txt"
+  hide="" pc_dir=""
+  for package in "$@"; do
+    if [ "$package" = pkg-config ]; then pc_dir="$tmp/consumer/no-pkg-config"; mkdir -p "$pc_dir"
+    else hide="$hide -DCMAKE_DISABLE_FIND_PACKAGE_$package=ON"; fi
+  done
+  # shellcheck disable=SC2086 # $hide is a list of arguments
+  if [ -n "$pc_dir" ]; then
+    PKG_CONFIG_LIBDIR=$pc_dir PKG_CONFIG_PATH="" cmake -S "$dir" -B "$dir/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" $hide
+  else
+    cmake -S "$dir" -B "$dir/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" $hide
+  fi >"$dir.log" 2>&1
+}
+consumer core-only core fastrtps fmt ZLIB PkgConfig pkg-config ||
+  { cat "$tmp/consumer/core-only.log" >&2; fail "a core-only program did not find the package without Fast DDS, fmt, zlib, zstd and lz4"; }
+cmake --build "$tmp/consumer/core-only/build" >"$tmp/consumer/core-only.log" 2>&1 ||
+  { cat "$tmp/consumer/core-only.log" >&2; fail "a core-only program did not link without Fast DDS, fmt, zlib, zstd and lz4"; }
+# refused NAME COMPONENTS MESSAGE HIDDEN...: that configuration must fail, saying MESSAGE.
+refused() {
+  name=$1 components=$2 message=$3
+  shift 3
+  if consumer "$name" "$components" "$@"; then fail "find_package(cerulion COMPONENTS $components) succeeded with $* hidden"; fi
+  grep -q "$message" "$tmp/consumer/$name.log" ||
+    { cat "$tmp/consumer/$name.log" >&2; fail "find_package(cerulion COMPONENTS $components) with $* hidden did not say '$message'"; }
+}
+refused no-zlib recording "recording component needs zlib" ZLIB
+refused no-zstd recording "recording component needs libzstd" pkg-config
+refused no-fmt flashback "flashback component needs fmt" fmt
+if find "$tmp/prefix" -name cerulion-bridge-targets.cmake | grep -q .; then
+  refused no-fastdds bridge "bridge component needs Fast DDS" fastrtps
+fi
 
 # A domain of its own, so nothing else running on this machine (tests included) shares the topics.
 CERULION_DOMAIN="examples-$$"
