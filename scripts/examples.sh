@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # The installed package, used as a program of your own would use it: installs BUILD_DIR (default
 # ./build, already built) into a temporary prefix, builds examples/ against it as a separate CMake
-# project, shows that a core-only program finds the package without the other components'
-# dependencies, runs the
+# project, compiles every C++ snippet of the README against it (scripts/readme-snippets.sh), shows
+# that a core-only program finds the package without the other components' dependencies, runs the
 # examples in pairs for about a second each and checks what the receiving side printed, then
 # compiles and runs small programs with pkg-config alone (core, recording, flashback).
 #   scripts/examples.sh [BUILD_DIR]
@@ -40,6 +40,26 @@ step "build examples/ against it"
 cmake -S "$root/examples" -B "$tmp/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   >"$tmp/configure.log" || { cat "$tmp/configure.log" >&2; exit 1; }
 cmake --build "$tmp/build" -j"$(nproc)" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log" >&2; exit 1; }
+
+step "the README's C++ snippets, each compiled and linked against it"
+snippets="$tmp/snippets"
+"$root/scripts/readme-snippets.sh" "$root/README.md" "$snippets" || exit 1
+cmake -S "$snippets" -B "$snippets/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" >"$tmp/snippets.log" 2>&1 ||
+  { cat "$tmp/snippets.log" >&2; exit 1; }
+broken=0
+while read -r line components; do
+  if grep -q "^$line " "$snippets/build/skipped.txt" 2>/dev/null; then
+    printf 'README.md:%s: skipped: the package has no cerulion::%s\n' "$line" "$(grep "^$line " "$snippets/build/skipped.txt" | cut -d' ' -f2)"
+    continue
+  fi
+  # One snippet at a time, so that what the compiler says is about that snippet alone.
+  if ! cmake --build "$snippets/build" --target "readme_$line" >"$tmp/snippet.log" 2>&1; then
+    printf 'examples: README.md:%s: this cpp snippet does not build against cerulion::%s:\n' "$line" "$components" >&2
+    grep -v -e '^g\{0,1\}make' -e '^\[' "$tmp/snippet.log" >&2 || true
+    broken=$((broken + 1))
+  fi
+done <"$snippets/snippets.list"
+[ "$broken" -eq 0 ] || { printf 'examples: README.md: cpp snippets that do not build: %s\n' "$broken" >&2; exit 1; }
 
 step "a core-only program needs none of the other components' dependencies"
 # The packages a core-only program must not need are hidden from CMake (and pkg-config from the
