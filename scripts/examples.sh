@@ -48,8 +48,9 @@ cmake -S "$snippets" -B "$snippets/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" >"$t
   { cat "$tmp/snippets.log" >&2; exit 1; }
 broken=0
 while read -r line components; do
-  if grep -q "^$line " "$snippets/build/skipped.txt" 2>/dev/null; then
-    printf 'README.md:%s: skipped: the package has no cerulion::%s\n' "$line" "$(grep "^$line " "$snippets/build/skipped.txt" | cut -d' ' -f2)"
+  missing=$(grep "^$line " "$snippets/build/skipped.txt" 2>/dev/null | cut -d' ' -f2) || true
+  if [ -n "$missing" ]; then
+    printf 'README.md:%s: skipped: the package has no cerulion::%s\n' "$line" "$missing"
     continue
   fi
   # One snippet at a time, so that what the compiler says is about that snippet alone.
@@ -62,10 +63,10 @@ done <"$snippets/snippets.list"
 [ "$broken" -eq 0 ] || { printf 'examples: README.md: cpp snippets that do not build: %s\n' "$broken" >&2; exit 1; }
 
 step "a core-only program needs none of the other components' dependencies"
-# The packages a core-only program must not need are hidden from CMake (and pkg-config from the
-# package): find_package(cerulion) succeeds and the program links all the same. Each hiding is
-# shown to work: a program asking for a component that needs what is hidden is refused, naming it.
-mkdir "$tmp/consumer"
+# What a core-only program must not need is hidden from CMake (and the .pc files from pkg-config):
+# find_package(cerulion) succeeds and the program links all the same. Each hiding is shown to
+# work: a program asking for a component that needs what is hidden is refused, naming it.
+mkdir "$tmp/consumer" "$tmp/consumer/no-pkg-config"
 cat >"$tmp/consumer/hello.cpp" <<'CPP'
 #include <cerulion/core.hpp>
 #include <cerulion/version.hpp>
@@ -77,44 +78,49 @@ int main() {
   std::printf("cerulion %s: published %d\n", CERULION_VERSION_STRING, pub->publish_text("hello").ok());
 }
 CPP
-# consumer NAME COMPONENTS [HIDDEN...]: configures a project linking cerulion::<each component> in
-# $tmp/consumer/NAME, with each HIDDEN package (a CMake package name, or pkg-config) out of reach.
+# consumer NAME COMPONENTS [HIDDEN...]: configures hello.cpp as a project of its own, linking
+# cerulion::<each component>, in $tmp/consumer/NAME (log NAME.log), with each HIDDEN package (a
+# CMake package name, or pkg-config) out of reach. COMPONENTS "core" asks for none: the default.
 consumer() {
   name=$1 components=$2
   shift 2
   dir="$tmp/consumer/$name"
   mkdir "$dir"
   cp "$tmp/consumer/hello.cpp" "$dir/"
-  {
-    echo "cmake_minimum_required(VERSION 3.25)"
-    echo "project($name LANGUAGES CXX)"
-    if [ "$components" = core ]; then echo "find_package(cerulion 0.1 REQUIRED)"; else echo "find_package(cerulion 0.1 REQUIRED COMPONENTS $components)"; fi
-    echo "add_executable(hello hello.cpp)"
-    echo "target_link_libraries(hello PRIVATE$(for c in $components; do printf ' cerulion::%s' "$c"; done))"
-  } >"$dir/CMakeLists.txt"
-  hide="" pc_dir=""
+  asked=""
+  [ "$components" = core ] || asked=" COMPONENTS $components"
+  cat >"$dir/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.25)
+project($name LANGUAGES CXX)
+find_package(cerulion 0.1 REQUIRED$asked)
+add_executable(hello hello.cpp)
+target_link_libraries(hello PRIVATE$(for c in $components; do printf ' cerulion::%s' "$c"; done))
+CMAKE
+  hide="" pc_libdir=""
   for package in "$@"; do
-    if [ "$package" = pkg-config ]; then pc_dir="$tmp/consumer/no-pkg-config"; mkdir -p "$pc_dir"
+    if [ "$package" = pkg-config ]; then pc_libdir="$tmp/consumer/no-pkg-config"
     else hide="$hide -DCMAKE_DISABLE_FIND_PACKAGE_$package=ON"; fi
   done
   # shellcheck disable=SC2086 # $hide is a list of arguments
-  if [ -n "$pc_dir" ]; then
-    PKG_CONFIG_LIBDIR=$pc_dir PKG_CONFIG_PATH="" cmake -S "$dir" -B "$dir/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" $hide
+  if [ -n "$pc_libdir" ]; then
+    PKG_CONFIG_LIBDIR=$pc_libdir PKG_CONFIG_PATH="" cmake -S "$dir" -B "$dir/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" $hide
   else
     cmake -S "$dir" -B "$dir/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" $hide
   fi >"$dir.log" 2>&1
 }
+hidden="Fast DDS, fmt, zlib, zstd and lz4"
 consumer core-only core fastrtps fmt ZLIB PkgConfig pkg-config ||
-  { cat "$tmp/consumer/core-only.log" >&2; fail "a core-only program did not find the package without Fast DDS, fmt, zlib, zstd and lz4"; }
+  { cat "$tmp/consumer/core-only.log" >&2; fail "a core-only program did not find the package without $hidden"; }
 cmake --build "$tmp/consumer/core-only/build" >"$tmp/consumer/core-only.log" 2>&1 ||
-  { cat "$tmp/consumer/core-only.log" >&2; fail "a core-only program did not link without Fast DDS, fmt, zlib, zstd and lz4"; }
+  { cat "$tmp/consumer/core-only.log" >&2; fail "a core-only program did not link without $hidden"; }
 # refused NAME COMPONENTS MESSAGE HIDDEN...: that configuration must fail, saying MESSAGE.
 refused() {
   name=$1 components=$2 message=$3
   shift 3
-  if consumer "$name" "$components" "$@"; then fail "find_package(cerulion COMPONENTS $components) succeeded with $* hidden"; fi
+  asking="find_package(cerulion COMPONENTS $components) with $* hidden"
+  if consumer "$name" "$components" "$@"; then fail "$asking succeeded"; fi
   grep -q "$message" "$tmp/consumer/$name.log" ||
-    { cat "$tmp/consumer/$name.log" >&2; fail "find_package(cerulion COMPONENTS $components) with $* hidden did not say '$message'"; }
+    { cat "$tmp/consumer/$name.log" >&2; fail "$asking did not say '$message'"; }
 }
 refused no-zlib recording "recording component needs zlib" ZLIB
 refused no-zstd recording "recording component needs libzstd" pkg-config
@@ -253,17 +259,7 @@ done
 step "pkg-config alone"
 pc=$(find "$tmp/prefix" -name cerulion.pc | head -n 1)
 [ -n "$pc" ] || fail "no cerulion.pc installed"
-cat >hello.cpp <<'CPP'
-#include <cerulion/core.hpp>
-#include <cerulion/version.hpp>
-#include <cstdio>
-
-int main() {
-  auto pub = cerulion::Publisher::create("/hello");
-  if (!pub) return std::puts(pub.message().c_str()), 1;
-  std::printf("cerulion %s: published %d\n", CERULION_VERSION_STRING, pub->publish_text("hello").ok());
-}
-CPP
+cp "$tmp/consumer/hello.cpp" .
 flags=$(PKG_CONFIG_PATH="$(dirname "$pc")" pkg-config --cflags --libs cerulion)
 ${CXX:-c++} -std=c++20 hello.cpp -o hello $flags || fail "hello.cpp did not build with: $flags"
 ./hello >hello.out 2>&1 || fail "the pkg-config program failed"
