@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "process.hpp"
+#include "temp_dir.hpp"
 
 using namespace cerulion::test;
 
@@ -250,4 +251,16 @@ TEST_CASE("cerulion(1) names every environment variable the program reads", "[do
     }
   }
   CHECK(seen >= 2);  // CERULION_DOMAIN and CERULION_FLASHBACK_DIR
+}
+
+TEST_CASE("Every C++ snippet of the README says how it compiles", "[docs]") {
+  // scripts/examples.sh compiles them against the installed package; this catches a snippet
+  // without its comment (or with a word the generator does not know) before it gets that far.
+  const std::string out = fresh_temp_path("readme-snippets");
+  auto r = run_process({"sh", source("scripts/readme-snippets.sh"), source("README.md"), out});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string list = read_text(std::filesystem::path(out) / "snippets.list");
+  CHECK(std::count(list.begin(), list.end(), '\n') >= 4);  // core, core continued, flashback, bridge
+  std::filesystem::remove_all(out);
 }
