@@ -48,7 +48,7 @@ void run_dump(const DumpSettings& s) {
     }
   }
   std::string path = s.output;
-  if (path.empty()) path = dump_directory(s.dir) + "/" + flashback::default_dump_file_name(globals().domain, realtime_ns());
+  if (path.empty()) path = dump_directory(s.dir) + "/" + flashback::default_dump_file_name(globals().domain, s.name, realtime_ns());
   flashback::DumpOptions options;
   options.last_s = s.last_s;
   options.note = s.note;
