@@ -150,16 +150,16 @@ void add_flashback_start(CLI::App& fb) {
   cmd->add_option("-x,--exclude", k.selection.exclude, "Do not keep topics matching this regular expression (repeatable)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  cmd->add_option("--window", k.limits.window_s, "Seconds of history to keep (default 30)")
-      ->check(positive_seconds());
+  cmd->add_option("--window", k.limits.window_s, "History to keep: seconds, or 500ms, 2m... (default 30)")
+      ->transform(positive_duration());
   cmd->add_option("--memory", s->memory, "Shared memory for the history (default 512MiB)")->transform(size_validator());
   add_keeper_name_option(*cmd, k.name);
   cmd->add_option("--dir", s->dir, "Where dumps go (default $CERULION_FLASHBACK_DIR or the current directory)");
   cmd->add_option("--post", k.post_s, "Seconds after a trigger to include before dumping (default 0)")
-      ->check(non_negative_seconds());
+      ->transform(non_negative_duration());
   cmd->add_flag("--on-death", k.on_death, "Dump when a process that published on a kept topic dies");
   cmd->add_option("--on-stall", k.on_stall_s, "Dump when a steady topic is silent for SEC seconds")
-      ->check(positive_seconds());
+      ->transform(positive_duration());
   cmd->add_option("--trigger-topic", k.trigger_topic,
                   "Dump on every message published on this topic (its text is the note; the topic is kept too)");
   cmd->add_option("--max-dumps", k.max_dumps_per_hour, "Automatic dumps allowed per hour (default 20)")->check(count_in(0, 1000000));

@@ -111,11 +111,11 @@ void add_flashback_dump(CLI::App& fb) {
   cmd->add_option("-o,--output", s->output, "Output file (default flashback-<domain>-<name>-<UTC time>.mcap in --dir)");
   cmd->add_option("--dir", s->dir,
                   "Directory of the default output (default the keeper's own, else $CERULION_FLASHBACK_DIR or .)");
-  cmd->add_option("--last", s->last_s, "Only the last SEC seconds (whole chunks)")
-      ->check(positive_seconds());
+  cmd->add_option("--last", s->last_s, "Only the last SEC seconds (whole chunks); 500ms, 2m... too")
+      ->transform(positive_duration());
   cmd->add_option("--note", s->note, "A note stored in the file's flashback metadata");
   cmd->add_option("--post", s->post_s, "Wait SEC seconds first, to include what comes after now (needs a live keeper)")
-      ->check(non_negative_seconds());
+      ->transform(non_negative_duration());
   add_keeper_name_option(*cmd, s->name);
   cmd->callback([s] { run_dump(*s); });
 }
