@@ -139,8 +139,8 @@ void add_flashback_start(CLI::App& fb) {
       "silent). --post SEC includes that many seconds after the trigger; triggers meanwhile join the dump.\n"
       "--max-dumps per hour and --max-disk for the dumps in --dir keep a crash loop from filling the disk.\n"
       "Examples:\n"
-      "  cerulion flashback start -a --on-death --window 30 &\n"
-      "  cerulion flashback start -e '^/camera/' --window 10 --memory 1GiB --name cams --trigger-topic /flashback/trigger");
+      "  cerulion flashback start -a --on-death --window 30s &\n"
+      "  cerulion flashback start -e '^/camera/' --window 10s --memory 1GiB --name cams --trigger-topic /flashback/trigger");
   auto& k = s->keeper;
   cmd->add_option("topics", k.selection.topics, "Topics to keep");
   cmd->add_flag("-a,--all", k.selection.all, "Keep every topic of the domain, including topics that appear later");

@@ -105,6 +105,7 @@ void add_flashback_dump(CLI::App& fb) {
   auto s = std::make_shared<DumpSettings>();
   auto* cmd = fb.add_subcommand("dump", "Write what the store holds to an MCAP file (prints its path)");
   cmd->footer(
+      "Without -o the file goes into --dir, else the keeper's own dump directory.\n"
       "Examples:\n"
       "  cerulion flashback dump\n"
       "  cerulion flashback dump -o now.mcap --last 5 --note 'arm hit the table'");
@@ -123,7 +124,7 @@ void add_flashback_dump(CLI::App& fb) {
 void add_flashback_stop(CLI::App& fb) {
   auto name = std::make_shared<std::string>("default");
   auto discard = std::make_shared<bool>(false);
-  auto* cmd = fb.add_subcommand("stop", "Stop the keeper; its store stays for later dumps unless --discard");
+  auto* cmd = fb.add_subcommand("stop", "Stop the keeper and wait for it to exit; its store stays for later dumps unless --discard");
   cmd->footer(
       "Examples:\n"
       "  cerulion flashback stop\n"

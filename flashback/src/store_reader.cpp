@@ -5,12 +5,11 @@
 #include <atomic>
 #include <cstring>
 #include <sys/statvfs.h>
+#include <thread>
 
 #include "cerulion/core/detail/liveness.hpp"
 #include "cerulion/core/options.hpp"
 #include "store_impl.hpp"
-
-#include <thread>
 
 namespace cerulion::flashback::detail {
 
