@@ -20,6 +20,7 @@ std::string bash_value(ValueKind kind, const std::vector<std::string>& choices, 
   switch (kind) {
     case ValueKind::Choices: return "COMPREPLY=($(compgen -W '" + join(choices) + "' -- \"$cur\"))";
     case ValueKind::File: return "_cerulion_files";
+    case ValueKind::Recording: return "_cerulion_recordings";
     case ValueKind::Directory: return "_cerulion_files -d";
     case ValueKind::Topic: return "_cerulion_match < <(_cerulion_topics)";
     case ValueKind::RecordingTopic:
@@ -88,6 +89,13 @@ std::string bash_script(const std::vector<CommandSpec>& specs, const std::vector
        "  local IFS=$'\\n'\n"
        "  compopt -o filenames 2>/dev/null\n"
        "  COMPREPLY=($(compgen ${1:--f} -- \"$cur\"))\n"
+       "}\n\n"
+       "# MCAP files, and directories to get to them.\n"
+       "_cerulion_recordings() {\n"
+       "  local IFS=$'\\n' f\n"
+       "  compopt -o filenames 2>/dev/null\n"
+       "  COMPREPLY=($(compgen -d -- \"$cur\"))\n"
+       "  for f in $(compgen -f -X '!*.mcap' -- \"$cur\"); do [[ -d $f ]] || COMPREPLY+=(\"$f\"); done\n"
        "}\n\n"
        "# The commands `cerulion help WORDS...` can name next.\n"
        "_cerulion_help_words() {\n"

@@ -78,6 +78,7 @@ std::string fish_script(const std::vector<CommandSpec>& specs) {
         switch (o.kind) {
           case ValueKind::Choices: s += " -a '" + join(o.choices) + "'"; break;
           case ValueKind::File: s += " -F"; break;
+          case ValueKind::Recording: s += " -a '(__fish_complete_suffix .mcap)'"; break;
           case ValueKind::Directory: s += " -a '(__fish_complete_directories)'"; break;
           case ValueKind::Topic: s += " -a '(__cerulion_topics)'"; break;
           case ValueKind::RecordingTopic: s += " -a '(__cerulion_recording_topics)'"; break;
@@ -90,6 +91,9 @@ std::string fish_script(const std::vector<CommandSpec>& specs) {
       switch (p.kind) {
         case ValueKind::Choices: s += "complete -c cerulion -n '" + cond + "' -a '" + join(p.choices) + "'\n"; break;
         case ValueKind::File: s += "complete -c cerulion -n '" + cond + "' -F\n"; break;
+        case ValueKind::Recording:
+          s += "complete -c cerulion -n '" + cond + "' -a '(__fish_complete_suffix .mcap)'\n";
+          break;
         case ValueKind::Topic: s += "complete -c cerulion -n '" + cond + "' -a '(__cerulion_topics)'\n"; break;
         case ValueKind::Command: {
           const CommandSpec* top = find_spec(specs, "");

@@ -44,10 +44,14 @@ ValueKind option_kind(const std::string& lname, bool command_reads_file) {
   return ValueKind::None;
 }
 
-ValueKind positional_kind(const std::string& name) {
+// What a positional is, from its name, and for a file from its description: the commands that read
+// a recording (info, play, recover) describe it as an MCAP file.
+ValueKind positional_kind(const std::string& name, const std::string& description) {
   if (name == "command") return ValueKind::Command;
   if (name.find("topic") != std::string::npos) return ValueKind::Topic;
-  if (name.find("file") != std::string::npos || name.find("input") != std::string::npos) return ValueKind::File;
+  if (name.find("file") != std::string::npos || name.find("input") != std::string::npos) {
+    return description.find("MCAP") != std::string::npos ? ValueKind::Recording : ValueKind::File;
+  }
   return ValueKind::None;
 }
 
@@ -64,11 +68,10 @@ void collect(const CLI::App* app, const std::string& path, bool hidden, std::vec
     p.name = opt->get_name();
     p.many = opt->get_items_expected_max() > 1;
     p.choices = choices_of(opt->get_type_name());
-    p.kind = p.choices.empty() ? positional_kind(p.name) : ValueKind::Choices;
+    p.kind = p.choices.empty() ? positional_kind(p.name, opt->get_description()) : ValueKind::Choices;
     spec.positionals.push_back(p);
   }
-  bool reads_file = std::any_of(spec.positionals.begin(), spec.positionals.end(),
-                                [](const PositionalSpec& p) { return p.kind == ValueKind::File; });
+  bool reads_file = file_positional(spec) >= 0;
   for (const CLI::Option* opt : app->get_options()) {
     if (opt->get_group().empty() || !opt->nonpositional()) continue;
     OptionSpec o;
@@ -138,7 +141,7 @@ std::string escape_single(const std::string& s) {
 
 int file_positional(const CommandSpec& c) {
   for (std::size_t i = 0; i < c.positionals.size(); ++i)
-    if (c.positionals[i].kind == ValueKind::File) return static_cast<int>(i);
+    if (c.positionals[i].kind == ValueKind::Recording) return static_cast<int>(i);
   return -1;
 }
 

@@ -16,6 +16,7 @@ enum class ValueKind {
   None,             ///< free text: nothing to offer
   Choices,          ///< one of `choices`
   File,             ///< a path
+  Recording,        ///< an MCAP file: *.mcap files (and directories, to get to them)
   Directory,        ///< a directory
   Topic,            ///< a live topic of the domain
   RecordingTopic,   ///< a topic of the recording named by the command's file positional
@@ -57,7 +58,7 @@ std::vector<OptionSpec> accepted_options(const std::vector<CommandSpec>& specs, 
 std::string join(const std::vector<std::string>& v, const std::string& sep = " ");
 /// `s` inside single quotes of a shell word.
 std::string escape_single(const std::string& s);
-/// Index of the command's first file positional (the recording play reads), -1 if none.
+/// Index of the command's first recording positional (the file play reads), -1 if none.
 int file_positional(const CommandSpec& c);
 
 /// The scripts; `tops` are the visible top-level commands.

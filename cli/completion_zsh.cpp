@@ -25,6 +25,7 @@ std::string zsh_action(ValueKind kind, const std::vector<std::string>& choices) 
   switch (kind) {
     case ValueKind::Choices: return "(" + join(choices) + ")";
     case ValueKind::File: return "_files";
+    case ValueKind::Recording: return "_files -g \"*.mcap\"";
     case ValueKind::Directory: return "_files -/";
     case ValueKind::Topic: return "_cerulion_topics";
     case ValueKind::RecordingTopic: return "_cerulion_recording_topics";

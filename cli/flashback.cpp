@@ -59,6 +59,7 @@ void run_start(StartSettings& s) {
   if (!std::filesystem::is_directory(k.dump_dir, ec) || ::access(k.dump_dir.c_str(), W_OK) != 0) {
     throw Exit{kExitFailure, fmt::format("dump directory '{}' is not a writable directory", k.dump_dir)};
   }
+  k.dumps_on_signal = true;
   set_priority(s.priority, k.lockstep);
   install_stop_handlers();
   struct sigaction sa {};
@@ -73,7 +74,7 @@ void run_start(StartSettings& s) {
   const auto status = keeper->status();
   say(fmt::format("flashback: keeper '{}' (pid {}) keeping the last {:g} s in {} ({} limit){}; dumps go to {}", k.name,
                   ::getpid(), k.limits.window_s, status.path, format_bytes(static_cast<double>(status.memory_limit_bytes)),
-                  keeper->store().taken_over() ? ", history of the previous keeper kept" : "", k.dump_dir));
+                  keeper->store().taken_over() ? ", history of the previous keeper kept" : "", status.keeper.dump_dir));
   Supervision supervision;
   supervision.events = &events;
   supervision.each_turn = [&] {
@@ -138,8 +139,8 @@ void add_flashback_start(CLI::App& fb) {
       "silent). --post SEC includes that many seconds after the trigger; triggers meanwhile join the dump.\n"
       "--max-dumps per hour and --max-disk for the dumps in --dir keep a crash loop from filling the disk.\n"
       "Examples:\n"
-      "  cerulion flashback start -a --on-death --window 30 &\n"
-      "  cerulion flashback start -e '^/camera/' --window 10 --memory 1GiB --name cams --trigger-topic /flashback/trigger");
+      "  cerulion flashback start -a --on-death --window 30s &\n"
+      "  cerulion flashback start -e '^/camera/' --window 10s --memory 1GiB --name cams --trigger-topic /flashback/trigger");
   auto& k = s->keeper;
   cmd->add_option("topics", k.selection.topics, "Topics to keep");
   cmd->add_flag("-a,--all", k.selection.all, "Keep every topic of the domain, including topics that appear later");
@@ -149,16 +150,18 @@ void add_flashback_start(CLI::App& fb) {
   cmd->add_option("-x,--exclude", k.selection.exclude, "Do not keep topics matching this regular expression (repeatable)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  cmd->add_option("--window", k.limits.window_s, "Seconds of history to keep (default 30)")->check(positive_seconds());
+  cmd->add_option("--window", k.limits.window_s, "History to keep: seconds, or 500ms, 2m... (default 30)")
+      ->transform(positive_duration());
   cmd->add_option("--memory", s->memory, "Shared memory for the history (default 512MiB)")->transform(size_validator());
   add_keeper_name_option(*cmd, k.name);
   cmd->add_option("--dir", s->dir, "Where dumps go (default $CERULION_FLASHBACK_DIR or the current directory)");
   cmd->add_option("--post", k.post_s, "Seconds after a trigger to include before dumping (default 0)")
-      ->check(non_negative_seconds());
+      ->transform(non_negative_duration());
   cmd->add_flag("--on-death", k.on_death, "Dump when a process that published on a kept topic dies");
   cmd->add_option("--on-stall", k.on_stall_s, "Dump when a steady topic is silent for SEC seconds")
-      ->check(positive_seconds());
-  cmd->add_option("--trigger-topic", k.trigger_topic, "Dump on every message published on this topic (its text is the note)");
+      ->transform(positive_duration());
+  cmd->add_option("--trigger-topic", k.trigger_topic,
+                  "Dump on every message published on this topic (its text is the note; the topic is kept too)");
   cmd->add_option("--max-dumps", k.max_dumps_per_hour, "Automatic dumps allowed per hour (default 20)")->check(count_in(0, 1000000));
   cmd->add_option("--max-disk", k.max_disk_bytes, "Refuse automatic dumps once those in --dir take this much (default 2GiB)")
       ->transform(size_validator());

@@ -10,6 +10,7 @@
 
 #include "cerulion/recorder/reader.hpp"
 #include "command.hpp"
+#include "message_format.hpp"
 #include "record_util.hpp"
 
 namespace cerulion::cli {
@@ -19,6 +20,11 @@ struct InfoSettings {
   std::string file;
   bool json = false;
 };
+
+// Text from the file as one line a terminal shows safely, cut when very long.
+std::string metadata_text(std::string_view text) {
+  return render_message_text({reinterpret_cast<const std::byte*>(text.data()), text.size()}, 1000);
+}
 
 struct ChannelFigures {
   std::uint64_t messages = 0;
@@ -139,7 +145,17 @@ void run_info(const InfoSettings& s) {
   }
   fmt::print("attachments: {}\n", std::max<std::uint64_t>(sum.attachment_indexes.size(), st.attachment_count));
   fmt::print("metadata:    {}\n", std::max<std::uint64_t>(sum.metadata_indexes.size(), st.metadata_count));
-  for (const auto& p : reader->problems()) fmt::print(stderr, "warning: {}\n", p);
+  auto problems = reader->problems();
+  if (auto md = reader->read_metadata(); md.ok()) {
+    // Each record by name, a key and its value a line (a flashback dump's says why it was made).
+    for (const auto& m : md.value()) {
+      fmt::print("  {}:\n", metadata_text(m.name));
+      for (const auto& [key, value] : m.metadata) fmt::print("    {}: {}\n", metadata_text(key), value.empty() ? "\"\"" : metadata_text(value));
+    }
+  } else {
+    problems.push_back("metadata records cannot be read: " + md.message());
+  }
+  for (const auto& p : problems) fmt::print(stderr, "warning: {}\n", p);
 }
 
 void add_info_command(CLI::App& app) {

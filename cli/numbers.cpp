@@ -4,7 +4,9 @@
 #include "numbers.hpp"
 
 #include <charconv>
+#include <cctype>
 #include <cmath>
+#include <optional>
 #include <limits>
 
 #include <fmt/core.h>
@@ -71,20 +73,44 @@ CLI::Validator integer_in(std::int64_t min, std::int64_t max) {
 }
 
 namespace {
-CLI::Validator seconds_validator(bool zero_allowed) {
+
+// Seconds, with a unit or without: "30", "1.5s", "500ms", "250us", "2m", "1h".
+std::optional<double> parse_duration_s(const std::string& text) {
+  std::size_t digits = text.size();
+  while (digits > 0 && std::isalpha(static_cast<unsigned char>(text[digits - 1]))) --digits;
+  const std::string unit = text.substr(digits);
+  double scale = 0;
+  if (unit.empty() || unit == "s") scale = 1;
+  else if (unit == "ms") scale = 1e-3;
+  else if (unit == "us") scale = 1e-6;
+  else if (unit == "m" || unit == "min") scale = 60;
+  else if (unit == "h") scale = 3600;
+  else return std::nullopt;
+  auto value = parse_real(text.substr(0, digits));
+  if (!value) return std::nullopt;
+  return *value * scale;
+}
+
+CLI::Validator seconds_validator(bool zero_allowed, bool units) {
   return CLI::Validator(
-      [zero_allowed](std::string& input) -> std::string {
-        auto value = parse_real(input);
-        if (value && (*value > 0 || (zero_allowed && *value == 0)) && *value < 1e9) return {};
-        return fmt::format("must be {} number of seconds, got '{}'",
-                           zero_allowed ? "a non-negative" : "a positive", input);
+      [zero_allowed, units](std::string& input) -> std::string {
+        auto value = units ? parse_duration_s(input) : parse_real(input);
+        if (value && (*value > 0 || (zero_allowed && *value == 0)) && *value < 1e9) {
+          if (units) input = fmt::format("{}", *value);
+          return {};
+        }
+        const char* sign = zero_allowed ? "a non-negative" : "a positive";
+        if (units) return fmt::format("must be {} duration such as 30 (seconds), 5s, 500ms or 2m, got '{}'", sign, input);
+        return fmt::format("must be {} number of seconds, got '{}'", sign, input);
       },
       "SEC", "seconds");
 }
 }  // namespace
 
-CLI::Validator positive_seconds() { return seconds_validator(false); }
-CLI::Validator non_negative_seconds() { return seconds_validator(true); }
+CLI::Validator positive_seconds() { return seconds_validator(false, false); }
+CLI::Validator non_negative_seconds() { return seconds_validator(true, false); }
+CLI::Validator positive_duration() { return seconds_validator(false, true); }
+CLI::Validator non_negative_duration() { return seconds_validator(true, true); }
 
 CLI::Validator rate_hz(double max) {
   return CLI::Validator(

@@ -23,6 +23,11 @@ CLI::Validator integer_in(std::int64_t min, std::int64_t max);
 CLI::Validator positive_seconds();
 /// The same, accepting 0.
 CLI::Validator non_negative_seconds();
+/// A duration > 0 in seconds, or with a unit: 30, 1.5s, 500ms, 250us, 2m (minutes), 1h; rewritten
+/// to plain seconds, so give it to transform(), not check().
+CLI::Validator positive_duration();
+/// The same, accepting 0.
+CLI::Validator non_negative_duration();
 /// A rate in messages per second: finite, from 0 (as fast as possible) to `max`.
 CLI::Validator rate_hz(double max);
 /// A finite number in [min, max] described by `what` ("a speed factor").

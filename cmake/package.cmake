@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # What `cmake --install` gives a C++ program of your own: the public headers, the static libraries
 # core, recorder, recording and flashback (and bridge where Fast DDS was found), an exported CMake
-# package (find_package(cerulion)) and pkg-config files cerulion (core), cerulion-recorder,
-# cerulion-recording and cerulion-flashback.
+# package (find_package(cerulion COMPONENTS ...)) and pkg-config files cerulion (core),
+# cerulion-recorder, cerulion-recording and cerulion-flashback.
 
 include(CMakePackageConfigHelpers)
 
@@ -11,22 +11,30 @@ set(CERULION_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/cerulion)
 # cerulion/version.hpp: generated into the build tree (cerulion::core_headers points there) and installed.
 configure_file(${CMAKE_CURRENT_LIST_DIR}/version.hpp.in ${PROJECT_BINARY_DIR}/include/cerulion/version.hpp @ONLY)
 
-install(TARGETS cerulion_core_headers cerulion_core cerulion_recorder cerulion_recording cerulion_flashback
-        EXPORT cerulionTargets
-        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# An export set per component, so that cerulionConfig.cmake loads a component's targets, and looks
+# for its dependencies, only when a program asks for it.
+install(TARGETS cerulion_core_headers cerulion_core EXPORT cerulion-core ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+foreach(component recorder recording flashback)
+  install(TARGETS cerulion_${component} EXPORT cerulion-${component} ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endforeach()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/core/include/ ${PROJECT_SOURCE_DIR}/recorder/include/
                   ${PROJECT_SOURCE_DIR}/recording/include/ ${PROJECT_SOURCE_DIR}/flashback/include/
                   ${PROJECT_BINARY_DIR}/include/
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
-# The bridge, where Fast DDS was found: a program linking it finds fastrtps too (cerulionConfig).
+# The bridge, where Fast DDS was found: a program asking for it finds fastrtps too (cerulionConfig).
 set(CERULION_PACKAGE_HAS_BRIDGE FALSE)
+set(CERULION_PACKAGE_COMPONENTS core recorder recording flashback)
 if(TARGET cerulion_bridge)
   set(CERULION_PACKAGE_HAS_BRIDGE TRUE)
-  install(TARGETS cerulion_bridge EXPORT cerulionTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  list(APPEND CERULION_PACKAGE_COMPONENTS bridge)
+  install(TARGETS cerulion_bridge EXPORT cerulion-bridge ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/bridge/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
           FILES_MATCHING PATTERN "*.hpp")
 endif()
-install(EXPORT cerulionTargets NAMESPACE cerulion:: DESTINATION ${CERULION_INSTALL_CMAKEDIR})
+foreach(component IN LISTS CERULION_PACKAGE_COMPONENTS)
+  install(EXPORT cerulion-${component} NAMESPACE cerulion:: DESTINATION ${CERULION_INSTALL_CMAKEDIR}
+          FILE cerulion-${component}-targets.cmake)
+endforeach()
 
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/cerulionConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/cerulionConfig.cmake

@@ -59,6 +59,14 @@ _cerulion_files() {
   COMPREPLY=($(compgen ${1:--f} -- "$cur"))
 }
 
+# MCAP files, and directories to get to them.
+_cerulion_recordings() {
+  local IFS=$'\n' f
+  compopt -o filenames 2>/dev/null
+  COMPREPLY=($(compgen -d -- "$cur"))
+  for f in $(compgen -f -X '!*.mcap' -- "$cur"); do [[ -d $f ]] || COMPREPLY+=("$f"); done
+}
+
 # The commands `cerulion help WORDS...` can name next.
 _cerulion_help_words() {
   case "$1" in
@@ -300,19 +308,19 @@ _cerulion() {
       words='-h --help -r --rate -l --loop --topics -e --regex --start-offset --lockstep --json'
       [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "$words" -- "$cur")); return; }
       case ${#pos[@]} in
-        0) _cerulion_files; return ;;
+        0) _cerulion_recordings; return ;;
       esac ;;
     "info")
       words='-h --help --json'
       [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "$words" -- "$cur")); return; }
       case ${#pos[@]} in
-        0) _cerulion_files; return ;;
+        0) _cerulion_recordings; return ;;
       esac ;;
     "recover")
       words='-h --help -o --output -f --force --compression --json'
       [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "$words" -- "$cur")); return; }
       case ${#pos[@]} in
-        0) _cerulion_files; return ;;
+        0) _cerulion_recordings; return ;;
       esac ;;
     "flashback")
       words='-h --help'

@@ -2,8 +2,8 @@
 // Keeps the last seconds of /chatter in a flashback keeper of its own (a store named
 // "flashback_chatter"), and when stopped dumps what it holds into flashback_chatter.mcap: a node
 // that can show what happened before it was asked, with the library `cerulion flashback` runs.
-// The store outlives the keeper, as evidence a crash would leave for a dump: the next run takes it
-// over, and `cerulion flashback stop --name flashback_chatter --discard` removes it.
+// Its store would outlive a crash, as evidence for `cerulion flashback dump`; stopped cleanly, the
+// node has its dump and discards the store.
 #include <chrono>
 #include <cstdio>
 #include <thread>
@@ -34,9 +34,10 @@ int main(int argc, char** argv) {
     for (const auto& e : events.drain()) std::printf("%s\n", e.message.c_str());
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  keeper->stop();  // closes the open chunk into the store, so the dump has every message taken
+  keeper->stop();  // closes the open chunk into the store (the dump has every message taken) and lets go of it
   std::remove("flashback_chatter.mcap");  // a dump never replaces a file: each run replaces the last one's
   auto dumped = cerulion::flashback::dump_to_file(keeper->store(), "flashback_chatter.mcap");
+  (void)cerulion::flashback::remove_store(options.domain, options.name);
   if (!dumped) {
     std::fprintf(stderr, "flashback_chatter: %s\n", dumped.message().c_str());
     return 1;

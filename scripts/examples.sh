@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 # The installed package, used as a program of your own would use it: installs BUILD_DIR (default
 # ./build, already built) into a temporary prefix, builds examples/ against it as a separate CMake
-# project, runs the examples in pairs for about a second each and checks what the receiving side
-# printed, then compiles and runs small programs with pkg-config alone (core, recording, flashback).
+# project, compiles every C++ snippet of the README against it (scripts/readme-snippets.sh), shows
+# that a core-only program finds the package without the other components' dependencies, runs the
+# examples in pairs for about a second each and checks what the receiving side printed, then
+# compiles and runs small programs with pkg-config alone (core, recording, flashback).
 #   scripts/examples.sh [BUILD_DIR]
 set -eu
 cd "$(dirname "$0")/.."
@@ -38,6 +40,94 @@ step "build examples/ against it"
 cmake -S "$root/examples" -B "$tmp/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   >"$tmp/configure.log" || { cat "$tmp/configure.log" >&2; exit 1; }
 cmake --build "$tmp/build" -j"$(nproc)" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log" >&2; exit 1; }
+
+step "the README's C++ snippets, each compiled and linked against it"
+snippets="$tmp/snippets"
+"$root/scripts/readme-snippets.sh" "$root/README.md" "$snippets" || exit 1
+cmake -S "$snippets" -B "$snippets/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" >"$tmp/snippets.log" 2>&1 ||
+  { cat "$tmp/snippets.log" >&2; exit 1; }
+broken=0
+while read -r line components; do
+  missing=$(grep "^$line " "$snippets/build/skipped.txt" 2>/dev/null | cut -d' ' -f2) || true
+  if [ -n "$missing" ]; then
+    printf 'README.md:%s: skipped: the package has no cerulion::%s\n' "$line" "$missing"
+    continue
+  fi
+  # One snippet at a time, so that what the compiler says is about that snippet alone.
+  if ! cmake --build "$snippets/build" --target "readme_$line" >"$tmp/snippet.log" 2>&1; then
+    printf 'examples: README.md:%s: this cpp snippet does not build against cerulion::%s:\n' "$line" "$components" >&2
+    grep -v -e '^g\{0,1\}make' -e '^\[' "$tmp/snippet.log" >&2 || true
+    broken=$((broken + 1))
+  fi
+done <"$snippets/snippets.list"
+[ "$broken" -eq 0 ] || { printf 'examples: README.md: cpp snippets that do not build: %s\n' "$broken" >&2; exit 1; }
+
+step "a core-only program needs none of the other components' dependencies"
+# What a core-only program must not need is hidden from CMake (and the .pc files from pkg-config):
+# find_package(cerulion) succeeds and the program links all the same. Each hiding is shown to
+# work: a program asking for a component that needs what is hidden is refused, naming it.
+mkdir "$tmp/consumer" "$tmp/consumer/no-pkg-config"
+cat >"$tmp/consumer/hello.cpp" <<'CPP'
+#include <cerulion/core.hpp>
+#include <cerulion/version.hpp>
+#include <cstdio>
+
+int main() {
+  auto pub = cerulion::Publisher::create("/hello");
+  if (!pub) return std::puts(pub.message().c_str()), 1;
+  std::printf("cerulion %s: published %d\n", CERULION_VERSION_STRING, pub->publish_text("hello").ok());
+}
+CPP
+# consumer NAME COMPONENTS [HIDDEN...]: configures hello.cpp as a project of its own, linking
+# cerulion::<each component>, in $tmp/consumer/NAME (log NAME.log), with each HIDDEN package (a
+# CMake package name, or pkg-config) out of reach. COMPONENTS "core" asks for none: the default.
+consumer() {
+  name=$1 components=$2
+  shift 2
+  dir="$tmp/consumer/$name"
+  mkdir "$dir"
+  cp "$tmp/consumer/hello.cpp" "$dir/"
+  asked=""
+  [ "$components" = core ] || asked=" COMPONENTS $components"
+  cat >"$dir/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.25)
+project($name LANGUAGES CXX)
+find_package(cerulion 0.1 REQUIRED$asked)
+add_executable(hello hello.cpp)
+target_link_libraries(hello PRIVATE$(for c in $components; do printf ' cerulion::%s' "$c"; done))
+CMAKE
+  hide="" pc_libdir=""
+  for package in "$@"; do
+    if [ "$package" = pkg-config ]; then pc_libdir="$tmp/consumer/no-pkg-config"
+    else hide="$hide -DCMAKE_DISABLE_FIND_PACKAGE_$package=ON"; fi
+  done
+  # shellcheck disable=SC2086 # $hide is a list of arguments
+  if [ -n "$pc_libdir" ]; then
+    PKG_CONFIG_LIBDIR=$pc_libdir PKG_CONFIG_PATH="" cmake -S "$dir" -B "$dir/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" $hide
+  else
+    cmake -S "$dir" -B "$dir/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" $hide
+  fi >"$dir.log" 2>&1
+}
+hidden="Fast DDS, fmt, zlib, zstd and lz4"
+consumer core-only core fastrtps fmt ZLIB PkgConfig pkg-config ||
+  { cat "$tmp/consumer/core-only.log" >&2; fail "a core-only program did not find the package without $hidden"; }
+cmake --build "$tmp/consumer/core-only/build" >"$tmp/consumer/core-only.log" 2>&1 ||
+  { cat "$tmp/consumer/core-only.log" >&2; fail "a core-only program did not link without $hidden"; }
+# refused NAME COMPONENTS MESSAGE HIDDEN...: that configuration must fail, saying MESSAGE.
+refused() {
+  name=$1 components=$2 message=$3
+  shift 3
+  asking="find_package(cerulion COMPONENTS $components) with $* hidden"
+  if consumer "$name" "$components" "$@"; then fail "$asking succeeded"; fi
+  grep -q "$message" "$tmp/consumer/$name.log" ||
+    { cat "$tmp/consumer/$name.log" >&2; fail "$asking did not say '$message'"; }
+}
+refused no-zlib recording "recording component needs zlib" ZLIB
+refused no-zstd recording "recording component needs libzstd" pkg-config
+refused no-fmt flashback "flashback component needs fmt" fmt
+if find "$tmp/prefix" -name cerulion-bridge-targets.cmake | grep -q .; then
+  refused no-fastdds bridge "bridge component needs Fast DDS" fastrtps
+fi
 
 # A domain of its own, so nothing else running on this machine (tests included) shares the topics.
 CERULION_DOMAIN="examples-$$"
@@ -126,9 +216,10 @@ expect flashback_chatter '^kept [1-9][0-9]* messages of /chatter, dumped into fl
 "$tmp/prefix/bin/cerulion" info flashback_chatter.mcap >info.out 2>&1 || fail "cerulion info could not read flashback_chatter.mcap"
 expect info '/chatter'
 expect info 'flashback'
-# The store outlives its keeper (evidence, as after a crash); the example's is discarded here.
-"$tmp/prefix/bin/cerulion" flashback stop --name flashback_chatter --discard >stop.out 2>&1 ||
-  fail "flashback stop --discard could not remove the example's store"
+# A node that stopped its keeper cleanly discards its own store.
+if "$tmp/prefix/bin/cerulion" flashback status --name flashback_chatter >status.out 2>&1; then
+  fail "flashback_chatter left its store behind"
+fi
 
 step "json_publisher: a JSON topic with a JSON Schema, recorded and echoed"
 cerulion="$tmp/prefix/bin/cerulion"
@@ -169,17 +260,7 @@ done
 step "pkg-config alone"
 pc=$(find "$tmp/prefix" -name cerulion.pc | head -n 1)
 [ -n "$pc" ] || fail "no cerulion.pc installed"
-cat >hello.cpp <<'CPP'
-#include <cerulion/core.hpp>
-#include <cerulion/version.hpp>
-#include <cstdio>
-
-int main() {
-  auto pub = cerulion::Publisher::create("/hello");
-  if (!pub) return std::puts(pub.message().c_str()), 1;
-  std::printf("cerulion %s: published %d\n", CERULION_VERSION_STRING, pub->publish_text("hello").ok());
-}
-CPP
+cp "$tmp/consumer/hello.cpp" .
 flags=$(PKG_CONFIG_PATH="$(dirname "$pc")" pkg-config --cflags --libs cerulion)
 ${CXX:-c++} -std=c++20 hello.cpp -o hello $flags || fail "hello.cpp did not build with: $flags"
 ./hello >hello.out 2>&1 || fail "the pkg-config program failed"

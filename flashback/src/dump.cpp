@@ -2,6 +2,7 @@
 #include "cerulion/flashback/dump.hpp"
 
 #include <ctime>
+#include <filesystem>
 #include <map>
 
 #include <fmt/core.h>
@@ -48,16 +49,19 @@ Result<TopicType> topic_type_of(const detail::StoreImpl& impl, const TopicStatus
 
 }  // namespace
 
-std::string default_dump_file_name(std::string_view domain, std::uint64_t realtime_ns) {
+std::string default_dump_file_name(std::string_view domain, std::string_view name, std::uint64_t realtime_ns) {
   const std::time_t seconds = static_cast<std::time_t>(realtime_ns / 1'000'000'000ull);
   std::tm utc{};
   ::gmtime_r(&seconds, &utc);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%S", &utc);
-  return fmt::format("flashback-{}-{}.{:03}Z.mcap", domain, stamp, (realtime_ns / 1'000'000ull) % 1000);
+  return fmt::format("flashback-{}-{}-{}.{:03}Z.mcap", domain, name, stamp, (realtime_ns / 1'000'000ull) % 1000);
 }
 
-Result<DumpSummary> dump(const Store& store, std::unique_ptr<recorder::ByteSink> sink, const DumpOptions& options) {
+namespace {
+
+Result<DumpSummary> dump_into(const Store& store, std::unique_ptr<recorder::ByteSink> sink, const DumpOptions& options,
+                              const std::string& recorded_path) {
   auto& impl = detail::impl_of(store);
   DumpSummary summary;
   summary.path = sink ? sink->name() : "";
@@ -72,29 +76,45 @@ Result<DumpSummary> dump(const Store& store, std::unique_ptr<recorder::ByteSink>
   // The open chunk first: the chunks it follows are then all committed, and every channel its
   // messages use is registered (channels are registered before their first message).
   const detail::CopiedOpenChunk open = impl.copy_open_chunk();
-  const auto channels = impl.channels();
-  const std::string domain = store.status().domain;
-  std::map<std::uint16_t, std::uint64_t> counts;
+  const auto status = store.status();
+  std::map<std::uint16_t, const TopicStatus*> known;
+  for (const auto& c : status.topics) known[c.channel_id] = &c;
+  // A channel is written just before the first chunk with its messages: a topic with nothing in
+  // the window (one gone long ago) is left out rather than shown with no messages.
+  std::map<std::uint16_t, std::uint64_t> counts;  // the channels written, with their messages
   recorder::profile::SchemaIds schema_ids;
-  for (const auto& c : channels) {
-    auto type = topic_type_of(impl, c, domain);
-    if (!type) return fail(type.status());
+  auto declare = [&](std::uint16_t id) -> Status {
+    if (counts.count(id)) return {};
+    auto it = known.find(id);
+    if (it == known.end()) {
+      return Status(ErrorCode::Corrupted, fmt::format("a chunk names channel {}, which the store never registered", id));
+    }
+    const TopicStatus& c = *it->second;
+    auto type = topic_type_of(impl, c, status.domain);
+    if (!type) return type.status();
     const auto channel_type = recorder::profile::channel_type(*type);
     auto schema = recorder::profile::schema_id(*writer, schema_ids, channel_type.schema);
-    if (!schema) return fail(schema.status());
+    if (!schema) return schema.status();
     recorder::Channel channel;
     channel.id = c.channel_id;
     channel.schema_id = *schema;
     channel.topic = c.topic;
     channel.message_encoding = channel_type.message_encoding;
-    channel.metadata = recorder::profile::channel_metadata({domain, c.mode, c.depth, c.max_payload});
-    if (auto st = writer->add_channel(channel); !st) return fail(st);
-  }
+    channel.metadata = recorder::profile::channel_metadata({status.domain, c.mode, c.depth, c.max_payload});
+    if (auto st = writer->add_channel(channel); !st) return st;
+    counts[id] = 0;
+    return {};
+  };
   const std::uint64_t cutoff =
       options.last_s > 0 ? realtime_ns() - static_cast<std::uint64_t>(options.last_s * 1e9) : 0;
+  // A chunk that does not frame as one, or names a channel never registered, is damage (Corrupted):
+  // left out. Anything else ends the dump.
   auto take = [&](std::span<const std::byte> encoded, std::uint64_t start, std::uint64_t end) -> Status {
     auto described = recorder::describe_chunk(encoded);
     if (!described) return described.status();
+    for (const auto& [channel, where] : described->channels) {
+      if (auto st = declare(channel); !st) return st;
+    }
     if (auto st = writer->write_chunk(encoded); !st) return st;
     for (const auto& [channel, where] : described->channels) counts[channel] += where.second;
     summary.messages += described->message_count;
@@ -125,7 +145,10 @@ Result<DumpSummary> dump(const Store& store, std::unique_ptr<recorder::ByteSink>
     } else {
       auto described = recorder::describe_chunk(encoded);
       if (!described) return fail(described.status());
-      if (auto st = take(encoded, described->message_start_time, described->message_end_time); !st) return fail(st);
+      if (auto st = take(encoded, described->message_start_time, described->message_end_time); !st) {
+        ++summary.chunks_left_out;
+        if (st.code() != ErrorCode::Corrupted) return fail(st);
+      }
     }
   }
 
@@ -133,27 +156,37 @@ Result<DumpSummary> dump(const Store& store, std::unique_ptr<recorder::ByteSink>
   md.trigger = options.trigger;
   md.details = options.details;
   md.note = options.note;
-  md.domain = domain;
-  md.name = store.status().name;
-  md.keeper_pid = impl.header().keeper_pid.load();
+  md.domain = status.domain;
+  md.name = status.name;
+  md.keeper_pid = status.keeper_pid;
   md.window_start_ns = summary.window_start_ns;
   md.window_end_ns = summary.window_end_ns;
-  for (const auto& c : channels) {
-    recorder::profile::TopicCount count{c.topic, counts[c.channel_id], c.lost};
+  for (const auto& c : status.topics) {
+    auto it = counts.find(c.channel_id);
+    if (it == counts.end()) continue;
+    recorder::profile::TopicCount count{c.topic, it->second, c.lost};
     md.topics.push_back(count);
     summary.topics.push_back(std::move(count));
   }
   if (auto st = writer->write_metadata(recorder::profile::flashback_metadata(md)); !st) return fail(st);
   if (auto st = writer->close(); !st) return st;
   summary.file_bytes = writer->counters().file_bytes;
-  impl.header().dumps.fetch_add(1);
+  impl.record_dump({recorded_path.empty() ? summary.path : recorded_path, options.trigger, realtime_ns(), summary.messages});
   return summary;
+}
+
+}  // namespace
+
+Result<DumpSummary> dump(const Store& store, std::unique_ptr<recorder::ByteSink> sink, const DumpOptions& options) {
+  return dump_into(store, std::move(sink), options, {});
 }
 
 Result<DumpSummary> dump_to_file(const Store& store, const std::string& path, const DumpOptions& options) {
   auto sink = recorder::open_file_sink(path, {.overwrite = false, .appear_on_close = true});
   if (!sink) return sink.status();
-  return dump(store, std::move(*sink), options);
+  std::error_code ec;
+  const auto absolute = std::filesystem::absolute(path, ec);
+  return dump_into(store, std::move(*sink), options, ec ? path : absolute.lexically_normal().string());
 }
 
 }  // namespace cerulion::flashback

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The keeper's life: open the store, tap, write what the taps take into the store, stop.
 
+#include <filesystem>
 #include <unistd.h>
 
 #include <fmt/core.h>
+
+#include "cerulion/core/names.hpp"
 
 #include "keeper_impl.hpp"
 
@@ -73,6 +76,16 @@ Status StoreConsumer::on_idle(std::uint64_t now) {
   return {};
 }
 
+void TriggerTap::on_topic(const recording::TopicDescription& topic) {
+  if (!topic_.empty() && topic.topic == topic_) index_.store(topic.index, std::memory_order_release);
+  next_.on_topic(topic);
+}
+
+bool TriggerTap::on_sample(const recording::TappedSample& sample) {
+  if (sample.topic_index == index_.load(std::memory_order_acquire)) keeper_.trigger_on_topic(topic_, sample.data);
+  return next_.on_sample(sample);
+}
+
 KeeperImpl::KeeperImpl(KeeperOptions o, Store s)
     : options(std::move(o)), store(std::move(s)), consumer_(impl_of(store)) {}
 
@@ -89,16 +102,10 @@ Status KeeperImpl::start() {
   tap_options.lockstep = options.lockstep;
   tap_options.events = options.events;
   for (const auto& topic : impl_of(store).channels()) lost_before_start_[topic.topic] = topic.lost;
-  if (!options.trigger_topic.empty()) {
-    SubscriberOptions trigger_options;
-    trigger_options.role = Role::Tap;
-    trigger_options.topic.domain = options.domain;
-    trigger_options.wait.cancel = &stop_;
-    auto subscriber = Subscriber::create(options.trigger_topic, trigger_options);
-    if (!subscriber) return Status(subscriber.code(), "trigger topic: " + subscriber.message());
-    trigger_subscriber_.emplace(std::move(*subscriber));
-  }
-  auto taps = recording::TapSet::create(tap_options, *queue_);
+  // The trigger topic is read by the one tap set, as a topic named: tapped once, and kept.
+  if (!options.trigger_topic.empty()) tap_options.selection.topics.push_back(options.trigger_topic);
+  trigger_tap_ = std::make_unique<TriggerTap>(*this, *queue_, options.trigger_topic);
+  auto taps = recording::TapSet::create(tap_options, *trigger_tap_);
   if (!taps) return taps.status();
   taps_.emplace(std::move(*taps));
   queue_->start();
@@ -115,8 +122,9 @@ void KeeperImpl::stop() {
   if (taps_) taps_->stop();
   if (queue_) queue_->finish();
   update_losses();
-  // What the taps took is in the store: the open chunk is compressed and committed.
-  (void)impl_of(store).close_open_chunk();
+  // What the taps took is in the store (the open chunk compressed and committed), and the store is
+  // free for whoever comes next.
+  impl_of(store).release();
 }
 
 std::optional<DumpSummary> KeeperImpl::last_dump() const {
@@ -139,8 +147,45 @@ Result<Keeper> Keeper::start(KeeperOptions options) {
   if (options.post_s < 0 || options.on_stall_s < 0) {
     return Status(ErrorCode::InvalidArgument, "post and stall times cannot be negative");
   }
+  if (!options.trigger_topic.empty()) {
+    // Canonical, as the tap set names its topics.
+    auto canonical = normalize_topic_name(options.trigger_topic);
+    if (!canonical) return Status(canonical.code(), "trigger topic: " + canonical.message());
+    options.trigger_topic = *canonical;
+  }
+  std::error_code ec;
+  auto dir = std::filesystem::absolute(options.dump_dir.empty() ? "." : options.dump_dir, ec);
+  if (ec) return Status(ErrorCode::InvalidArgument, fmt::format("dump directory '{}': {}", options.dump_dir, ec.message()));
+  options.dump_dir = dir.lexically_normal().string();
+  if (options.dump_dir.size() > 1 && options.dump_dir.back() == '/') options.dump_dir.pop_back();
+  if (options.dump_dir.size() >= detail::kPathCapacity) {
+    return Status(ErrorCode::InvalidArgument,
+                  fmt::format("dump directory: a path of at most {} bytes, got {}", detail::kPathCapacity - 1,
+                              options.dump_dir.size()));
+  }
   auto store = Store::open_for_keeper(options.domain, options.name, options.limits);
   if (!store) return store.status();
+  KeeperSettings settings;
+  settings.dump_dir = options.dump_dir;
+  settings.on_signal = options.dumps_on_signal;
+  settings.trigger_topic = options.trigger_topic;
+  settings.on_death = options.on_death;
+  settings.on_stall_s = options.on_stall_s;
+  settings.post_s = options.post_s;
+  settings.max_dumps_per_hour = options.max_dumps_per_hour;
+  settings.max_disk_bytes = options.max_disk_bytes;
+  detail::impl_of(*store).set_keeper_settings(settings);
+  // A limit /dev/shm has not the room for is taken (it grows as it fills), and said.
+  const auto status = store->status();
+  const std::uint64_t to_grow =
+      status.memory_usable_bytes - std::min(status.memory_usable_bytes, status.memory_committed_bytes);
+  if (to_grow > status.shm_free_bytes) {
+    recording::report(options.events, recording::EventKind::Warning, status.path,
+                      fmt::format("memory limit {}, but /dev/shm has {} free: the window will be cut short once "
+                                  "/dev/shm is full",
+                                  detail::amount(static_cast<double>(status.memory_limit_bytes)),
+                                  detail::amount(static_cast<double>(status.shm_free_bytes))));
+  }
   auto impl = std::make_unique<detail::KeeperImpl>(std::move(options), std::move(*store));
   if (auto st = impl->start(); !st) return st;
   return Keeper(std::move(impl));

@@ -9,9 +9,9 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <span>
 #include <thread>
 
-#include "cerulion/core/subscriber.hpp"
 #include "cerulion/flashback/keeper.hpp"
 #include "cerulion/recording/sample_queue.hpp"
 #include "stall_watch.hpp"
@@ -38,6 +38,27 @@ class StoreConsumer final : public recording::SampleConsumer {
   std::map<std::uint16_t, std::uint64_t> messages_at_last_rate_;
 };
 
+class KeeperImpl;
+
+/// Hands the tap set's samples on to the queue, and asks for a dump on each sample of the trigger
+/// topic as the tap reads it (before the queue, which may drop under load).
+class TriggerTap final : public recording::SampleSink {
+ public:
+  TriggerTap(KeeperImpl& keeper, recording::SampleSink& next, std::string topic)
+      : keeper_(keeper), next_(next), topic_(std::move(topic)) {}
+  void on_topic(const recording::TopicDescription& topic) override;
+  bool on_sample(const recording::TappedSample& sample) override;
+
+ private:
+  KeeperImpl& keeper_;
+  recording::SampleSink& next_;
+  const std::string topic_;  // canonical; "" = none
+  std::atomic<std::size_t> index_{~std::size_t{0}};
+};
+
+/// "12.0 MiB": a size as the keeper's events say it.
+std::string amount(double bytes);
+
 /// A dump waiting for its post window.
 struct PendingDump {
   std::uint64_t due_ns = 0;   // monotonic
@@ -53,6 +74,8 @@ class KeeperImpl {
   Status start();
   void stop();
   void trigger(std::string kind, std::string details, std::string note);
+  /// A message on the trigger topic: its text is the note.
+  void trigger_on_topic(const std::string& topic, std::span<const std::byte> data);
   Status error() const { return queue_ ? queue_->error() : Status{}; }
   std::optional<DumpSummary> last_dump() const;
 
@@ -71,8 +94,8 @@ class KeeperImpl {
 
   StoreConsumer consumer_;
   std::unique_ptr<recording::SampleQueue> queue_;
+  std::unique_ptr<TriggerTap> trigger_tap_;
   std::optional<recording::TapSet> taps_;
-  std::optional<Subscriber> trigger_subscriber_;
   std::map<std::string, std::uint64_t> lost_before_start_;  // a dead keeper's counts, per topic
   std::optional<StallWatch> stall_watch_;  // when options.on_stall_s > 0
   std::atomic<bool> stop_{false};

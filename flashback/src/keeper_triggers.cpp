@@ -7,7 +7,6 @@
 
 #include <fmt/core.h>
 
-#include "cerulion/core/discovery.hpp"
 #include "keeper_impl.hpp"
 
 namespace cerulion::flashback::detail {
@@ -38,6 +37,10 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
   return out;
 }
 
+std::filesystem::path dump_dir_of(const KeeperOptions& options) { return std::filesystem::path(options.dump_dir); }
+
+}  // namespace
+
 std::string amount(double bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;
@@ -48,11 +51,9 @@ std::string amount(double bytes) {
   return u == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.1f} {}", bytes, units[u]);
 }
 
-std::filesystem::path dump_dir_of(const KeeperOptions& options) {
-  return options.dump_dir.empty() ? std::filesystem::path(".") : std::filesystem::path(options.dump_dir);
+void KeeperImpl::trigger_on_topic(const std::string& topic, std::span<const std::byte> data) {
+  trigger("topic", fmt::format("message on {}", topic), note_of(data));
 }
-
-}  // namespace
 
 void KeeperImpl::trigger(std::string kind, std::string details, std::string note) {
   std::lock_guard lock(mutex_);
@@ -77,16 +78,7 @@ void KeeperImpl::trigger(std::string kind, std::string details, std::string note
 void KeeperImpl::control_loop() {
   std::uint64_t next_death_check = 0, next_loss_update = 0;
   while (!stop_.load()) {
-    if (trigger_subscriber_) {
-      auto sample = trigger_subscriber_->receive(std::chrono::milliseconds(50));
-      if (sample) {
-        trigger("topic", fmt::format("message on {}", trigger_subscriber_->topic()), note_of(sample->data()));
-      } else if (sample.code() != ErrorCode::Timeout && sample.code() != ErrorCode::Interrupted) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      }
-    } else {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
     const std::uint64_t now = steady_ns();
     if (options.on_death && now >= next_death_check) {
       watch_deaths();
@@ -116,16 +108,10 @@ void KeeperImpl::control_loop() {
 void KeeperImpl::watch_deaths() {
   // A publisher that left cleanly is gone from its topic's table; one that died is still listed,
   // not alive, until another participant evicts it. So a clean exit (`pub -n 20`) is no death.
-  auto listing = list_topics(options.domain);
-  if (!listing) return;
-  std::set<std::string> kept;
-  for (const auto& t : impl_of(store).channels()) kept.insert(t.topic);
-  for (const auto& topic : listing->topics) {
-    if (!kept.count(topic.name)) continue;
-    for (const auto& p : topic.participants) {
-      if (p.role != Role::Publisher || p.alive || deaths_seen_.count({p.pid, topic.name})) continue;
-      deaths_seen_.insert({p.pid, topic.name});
-      trigger("death", fmt::format("publisher {} of {} died", p.pid, topic.name), "");
+  for (const auto& topic : publishers_of(options.domain, impl_of(store).channels())) {
+    for (const auto pid : topic.dead) {
+      if (!deaths_seen_.insert({pid, topic.topic}).second) continue;
+      trigger("death", fmt::format("publisher {} of {} died", pid, topic.topic), "");
     }
   }
 }
@@ -159,7 +145,8 @@ std::string KeeperImpl::dump_refusal() {
   const std::uint64_t now = steady_ns();
   while (!dump_times_.empty() && now - dump_times_.front() > 3600'000'000'000ull) dump_times_.pop_front();
   if (dump_times_.size() >= options.max_dumps_per_hour) {
-    return fmt::format("{} dumps in the last hour already (the limit)", dump_times_.size());
+    return fmt::format("{} dump{} in the last hour already (the limit)", dump_times_.size(),
+                       dump_times_.size() == 1 ? "" : "s");
   }
   namespace fs = std::filesystem;
   const fs::path dir = dump_dir_of(options);
@@ -198,9 +185,9 @@ void KeeperImpl::run_pending_dump() {
   update_losses();
   namespace fs = std::filesystem;
   const fs::path dir = dump_dir_of(options);
-  std::string path = (dir / default_dump_file_name(options.domain, realtime_ns())).string();
+  std::string path = (dir / default_dump_file_name(options.domain, options.name, realtime_ns())).string();
   for (int i = 1; fs::exists(path) && i < 100; ++i) {
-    path = (dir / default_dump_file_name(options.domain, realtime_ns())).string();
+    path = (dir / default_dump_file_name(options.domain, options.name, realtime_ns())).string();
     path.insert(path.size() - 5, fmt::format("-{}", i));
   }
   DumpOptions dump_options;

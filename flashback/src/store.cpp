@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstring>
+#include <thread>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -70,7 +73,9 @@ Result<std::unique_ptr<StoreImpl>> open_existing(const std::string& file_name, c
 Result<std::unique_ptr<StoreImpl>> create_store(std::string_view domain, std::string_view name,
                                                 const StoreLimits& limits, const std::string& what) {
   const std::uint64_t open_capacity = round_to_page(2 * limits.chunk_size);
-  const std::uint64_t channels_offset = kStorePage;
+  const std::uint64_t keeper_record_offset = kStorePage;
+  const std::uint64_t dump_records_offset = round_to_page(keeper_record_offset + sizeof(KeeperRecord));
+  const std::uint64_t channels_offset = round_to_page(dump_records_offset + kDumpRecords * sizeof(DumpRecord));
   const std::uint64_t slots_offset = round_to_page(channels_offset + kMaxChannels * sizeof(ChannelEntry));
   const std::uint64_t open_offset = round_to_page(slots_offset + kChunkSlots * sizeof(ChunkSlot));
   const std::uint64_t data_offset = open_offset + open_capacity;
@@ -89,6 +94,8 @@ Result<std::unique_ptr<StoreImpl>> create_store(std::string_view domain, std::st
   auto* h = new (map->address()) StoreHeader{};
   h->stamp = cerulion::detail::make_stamp(kStoreRule);
   h->total_bytes = total;
+  h->keeper_record_offset = keeper_record_offset;
+  h->dump_records_offset = dump_records_offset;
   h->channels_offset = channels_offset;
   h->slots_offset = slots_offset;
   h->open_offset = open_offset;
@@ -136,7 +143,9 @@ std::string store_file_name(std::string_view domain, std::string_view name) {
 std::string detail::check_layout(const StoreHeader& h, std::uint64_t file_size) {
   if (h.total_bytes != file_size) return fmt::format("{} bytes where the header says {}", file_size, h.total_bytes);
   if (h.max_channels != kMaxChannels || h.chunk_slots != kChunkSlots) return "table sizes differ";
-  if (h.channels_offset < kStorePage ||
+  if (h.keeper_record_offset > h.total_bytes || h.dump_records_offset > h.total_bytes ||
+      h.keeper_record_offset < kStorePage || h.dump_records_offset < h.keeper_record_offset + sizeof(KeeperRecord) ||
+      h.channels_offset < h.dump_records_offset + std::uint64_t(kDumpRecords) * sizeof(DumpRecord) ||
       h.slots_offset < h.channels_offset + std::uint64_t(h.max_channels) * sizeof(ChannelEntry) ||
       h.open_offset < h.slots_offset + std::uint64_t(h.chunk_slots) * sizeof(ChunkSlot) ||
       h.data_offset < h.open_offset + h.open_capacity || h.types_offset != h.data_offset + h.data_capacity ||
@@ -173,7 +182,7 @@ Result<Store> Store::open(std::string_view domain, std::string_view name) {
   auto impl = open_existing(store_file_name(domain, name), what_of(domain, name));
   if (impl.code() == ErrorCode::NotFound) {
     return Status(ErrorCode::NotFound,
-                  fmt::format("no flashback store named '{}' in domain '{}' (no keeper ever ran there)", name, domain));
+                  fmt::format("no flashback store named '{}' in domain '{}': no keeper runs there now", name, domain));
   }
   if (!impl) return impl.status();
   return Store(std::move(*impl));
@@ -255,6 +264,38 @@ Status remove_store(std::string_view domain, std::string_view name) {
     return cerulion::detail::system_error(what_of(domain, name), errno);
   }
   return {};
+}
+
+Result<std::uint32_t> stop_keeper(std::string_view domain, std::string_view name, double timeout_s) {
+  auto store = Store::open(domain, name);
+  if (!store) return store.status();
+  const auto& h = impl_of(*store).header();
+  if (!impl_of(*store).keeper_alive()) return std::uint32_t{0};
+  const auto pid = static_cast<pid_t>(h.keeper_pid.load());
+  const std::uint64_t start_time = h.keeper_start_time.load();
+  const std::uint32_t pid_namespace = h.keeper_pid_namespace.load();
+  const std::uint32_t own_namespace = cerulion::detail::own_pid_namespace();
+  if (pid_namespace != 0 && own_namespace != 0 && pid_namespace != own_namespace) {
+    // Its pid means another process here.
+    return Status(ErrorCode::InvalidArgument,
+                  fmt::format("{}: its keeper (pid {}) runs in another pid namespace (a container): stop it there",
+                              what_of(domain, name), pid));
+  }
+  if (::kill(pid, SIGTERM) != 0) {
+    if (errno == ESRCH) return static_cast<std::uint32_t>(pid);  // gone meanwhile
+    return cerulion::detail::system_error(fmt::format("cannot stop keeper pid {}", pid), errno);
+  }
+  // Its store is free for another keeper once the process is gone (its lock goes with it).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (cerulion::detail::process_alive(pid, start_time, pid_namespace)) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return Status(ErrorCode::Timeout, fmt::format("keeper pid {} was asked to stop (SIGTERM) and still runs after {:g} s; "
+                                                    "gave up waiting for it",
+                                                    pid, timeout_s));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return static_cast<std::uint32_t>(pid);
 }
 
 }  // namespace cerulion::flashback

@@ -38,6 +38,12 @@ class StoreImpl {
 
   // Layout access.
   StoreHeader& header() const { return *reinterpret_cast<StoreHeader*>(base()); }
+  KeeperRecord& keeper_record() const {
+    return *reinterpret_cast<KeeperRecord*>(base() + header().keeper_record_offset);
+  }
+  DumpRecord& dump_record(std::uint64_t number) const {
+    return reinterpret_cast<DumpRecord*>(base() + header().dump_records_offset)[number % kDumpRecords];
+  }
   ChannelEntry& channel(std::uint32_t id) const {
     return reinterpret_cast<ChannelEntry*>(base() + header().channels_offset)[id];
   }
@@ -59,6 +65,12 @@ class StoreImpl {
   bool copy_chunk(std::uint64_t number, CopiedChunk& out) const;
   StoreStatus status() const;
   bool keeper_alive() const;
+  /// What the last keeper to start said of itself (empty while one writes it, or if none did).
+  KeeperSettings keeper_settings() const;
+  /// The newest dump recorded whole, if any.
+  std::optional<WrittenDump> last_dump() const;
+  /// Records a dump just written (any process: each dump has a record of its own).
+  void record_dump(const WrittenDump& dump);
   /// The type of channel `id`: raw bytes when none was declared, nullopt when it did not fit the
   /// types area (store_layout.hpp), Corrupted when its record is damaged.
   Result<std::optional<TopicType>> channel_type(std::uint16_t id) const;
@@ -78,6 +90,12 @@ class StoreImpl {
   [[nodiscard]] Status recover_after_keeper();
   /// Makes this process the store's keeper (its lock is held): pid, settings, clean-stop marker.
   void claim(const StoreLimits& limits);
+  /// Says where the keeper's dumps go and what triggers them (status shows it).
+  void set_keeper_settings(const KeeperSettings& settings);
+  /// Ends this process's keeping: closes the open chunk into the store, marks the keeper stopped
+  /// cleanly and lets go of its lock, so that the store may be removed or taken over while this
+  /// process still reads it. Nothing for a reader, or once done.
+  void release();
 
   const std::string& path() const { return path_; }
   int fd() const { return file_.fd(); }

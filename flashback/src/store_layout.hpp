@@ -3,8 +3,8 @@
 // The flashback store as it lies in shared memory. One keeper writes it; any number of readers
 // (dumps, status) copy from it without locks and without ever holding the keeper back:
 //
-//   [StoreHeader | ChannelEntry x max_channels | ChunkSlot x chunk_slots | open chunk | chunk data
-//    | topic types]
+//   [StoreHeader | KeeperRecord | DumpRecord x kDumpRecords | ChannelEntry x max_channels
+//    | ChunkSlot x chunk_slots | open chunk | chunk data | topic types]
 //
 // Closed chunks are encoded MCAP chunks (Chunk record + MessageIndex records, zstd-compressed) in
 // a ring of bytes; each has a slot whose `state` is 2n+1 while chunk n is written and 2n+2 once it
@@ -16,6 +16,12 @@
 // becomes chunk number `open_generation` when it closes: the keeper commits it (head = g+1), then
 // empties it, then moves the generation to g+1. A reader that saw the same generation before and
 // after copying it, and no head beyond it, has a consistent picture: chunks [tail, g) + the copy.
+//
+// The keeper's record says where its dumps go and what triggers them; its keeper writes it once,
+// when it starts, with `version` odd meanwhile, and a reader that saw the same even version before
+// and after copying it has it whole. Dump records are a ring of the last few dumps, written by
+// whoever dumps: dump n (counted by `dumps`) takes record n % kDumpRecords, whose `state` is 2n+1
+// while it is written and 2n+2 once written, as a chunk slot's.
 //
 // Topic types (message encoding and schema, a schema up to 16 MiB) are records appended to their
 // own area and never changed: [u32 length | u32 crc | core's encode_topic_type() bytes].
@@ -32,11 +38,17 @@
 
 namespace cerulion::flashback::detail {
 
-inline constexpr std::uint32_t kStoreVersion = 3;  // 2: topic types; 3: core's header stamp and checksum
+// 2: topic types; 3: core's header stamp and checksum; 4: the keeper's record, dump records, and
+// the newest chunk evicted for room.
+inline constexpr std::uint32_t kStoreVersion = 4;
 inline constexpr std::uint32_t kMaxChannels = 1024;
 inline constexpr std::uint32_t kChunkSlots = 16384;
 inline constexpr std::size_t kTopicCapacity = 256;   // topic names are at most 200 characters
 inline constexpr std::uint64_t kStorePage = 4096;
+/// Longest path kept (a dump directory, a dump's file), with its terminating zero: PATH_MAX.
+inline constexpr std::size_t kPathCapacity = 4096;
+/// Dumps whose records are kept (status shows the last one).
+inline constexpr std::uint32_t kDumpRecords = 4;
 /// Room for topic types: four schemas of the largest size a topic holds, or thousands of small ones.
 inline constexpr std::uint64_t kTypesCapacity = 64ull << 20;
 /// A channel's `type_ref` when its type did not fit the types area: a dump asks the topic itself.
@@ -48,6 +60,8 @@ struct StoreHeader {
   // Fixed at creation, covered by `layout_checksum`.
   cerulion::detail::ShmStamp stamp;  // kStoreRule's
   std::uint64_t total_bytes;
+  std::uint64_t keeper_record_offset;
+  std::uint64_t dump_records_offset;
   std::uint64_t channels_offset;
   std::uint64_t slots_offset;
   std::uint64_t open_offset;
@@ -94,11 +108,38 @@ struct StoreHeader {
   std::atomic<std::uint64_t> dumps_refused;
   std::atomic<std::uint64_t> chunks_evicted;
   std::atomic<std::uint64_t> chunks_dropped;    // did not fit at all
+  // The newest message of the newest chunk evicted to make room (not for its age), realtime ns:
+  // while it is inside the window, the window held is cut short by memory (or by chunk slots).
+  std::atomic<std::uint64_t> evicted_for_memory_end_ns;
+  std::atomic<std::uint64_t> evicted_for_slots_end_ns;
   std::atomic<std::uint64_t> messages_dropped;  // more topics than channels
 
   // The types area.
   std::atomic<std::uint64_t> types_length;    // whole records written
   std::atomic<std::uint64_t> types_reserved;  // committed in /dev/shm
+};
+
+/// Trigger flags of KeeperRecord.
+inline constexpr std::uint32_t kOnDeath = 1;
+inline constexpr std::uint32_t kOnSignal = 2;
+
+struct KeeperRecord {
+  std::atomic<std::uint64_t> version;  // odd while written
+  char dump_dir[kPathCapacity];
+  char trigger_topic[kTopicCapacity];
+  std::uint64_t post_ns;
+  std::uint64_t on_stall_ns;
+  std::uint64_t max_disk_bytes;
+  std::uint32_t max_dumps_per_hour;
+  std::uint32_t flags;
+};
+
+struct DumpRecord {
+  std::atomic<std::uint64_t> state;  // 2n+1 while dump n is recorded, 2n+2 once recorded
+  std::uint64_t realtime_ns;
+  std::uint64_t messages;
+  char trigger[16];
+  char path[kPathCapacity];
 };
 
 struct ChannelEntry {

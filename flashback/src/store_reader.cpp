@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <cstring>
+#include <sys/statvfs.h>
+#include <thread>
 
 #include "cerulion/core/detail/liveness.hpp"
 #include "cerulion/core/options.hpp"
@@ -23,6 +25,48 @@ bool StoreImpl::keeper_alive() const {
   if (pid == 0 || h.keeper_stopped_realtime_ns.load() != 0) return false;
   return cerulion::detail::process_alive(static_cast<pid_t>(pid), h.keeper_start_time.load(),
                                          h.keeper_pid_namespace.load());
+}
+
+KeeperSettings StoreImpl::keeper_settings() const {
+  const auto& r = keeper_record();
+  // Written once per keeper, at its start: a copy that raced it is taken again.
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const std::uint64_t v1 = r.version.load(std::memory_order_acquire);
+    if (v1 % 2 != 0) {
+      std::this_thread::yield();
+      continue;
+    }
+    KeeperSettings k;
+    k.dump_dir = bounded(r.dump_dir, sizeof r.dump_dir);
+    k.trigger_topic = bounded(r.trigger_topic, sizeof r.trigger_topic);
+    k.post_s = static_cast<double>(r.post_ns) / 1e9;
+    k.on_stall_s = static_cast<double>(r.on_stall_ns) / 1e9;
+    k.max_disk_bytes = r.max_disk_bytes;
+    k.max_dumps_per_hour = r.max_dumps_per_hour;
+    k.on_death = (r.flags & kOnDeath) != 0;
+    k.on_signal = (r.flags & kOnSignal) != 0;
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (r.version.load(std::memory_order_relaxed) == v1) return k;
+  }
+  return {};  // a keeper died while writing it; the next one writes it again
+}
+
+std::optional<WrittenDump> StoreImpl::last_dump() const {
+  const std::uint64_t count = header().dumps.load(std::memory_order_acquire);
+  // The newest record written whole: one still being written (or left half-written by a process
+  // that died) gives way to the one before it.
+  for (std::uint64_t n = count; n > 0 && count - n < kDumpRecords; --n) {
+    const auto& r = dump_record(n - 1);
+    if (r.state.load(std::memory_order_acquire) != committed_state(n - 1)) continue;
+    WrittenDump d;
+    d.realtime_ns = r.realtime_ns;
+    d.messages = r.messages;
+    d.trigger = bounded(r.trigger, sizeof r.trigger);
+    d.path = bounded(r.path, sizeof r.path);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (r.state.load(std::memory_order_relaxed) == committed_state(n - 1)) return d;
+  }
+  return std::nullopt;
 }
 
 std::vector<TopicStatus> StoreImpl::channels() const {
@@ -105,10 +149,17 @@ StoreStatus StoreImpl::status() const {
   s.keeper_pid = h.keeper_pid.load();
   s.alive = keeper_alive();
   s.keeper_started_realtime_ns = h.keeper_started_realtime_ns.load();
+  s.keeper_stopped_realtime_ns = h.keeper_stopped_realtime_ns.load();
+  s.keeper = keeper_settings();
   s.window_limit_s = static_cast<double>(h.window_ns.load()) / 1e9;
   s.memory_limit_bytes = h.data_capacity;
   s.memory_usable_bytes = h.usable_bytes.load();
+  s.memory_committed_bytes = h.reserved_bytes.load();
+  if (struct statvfs fs{}; ::fstatvfs(fd(), &fs) == 0) {
+    s.shm_free_bytes = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
+  }
   s.dumps = h.dumps.load();
+  s.last_dump = last_dump();
   s.dumps_refused = h.dumps_refused.load();
   s.chunks_evicted = h.chunks_evicted.load();
   s.chunks_dropped = h.chunks_dropped.load();
@@ -134,6 +185,16 @@ StoreStatus StoreImpl::status() const {
     const std::uint64_t start = h.open_start_ns.load(), end = h.open_end_ns.load();
     if (s.window_start_ns == 0 || start < s.window_start_ns) s.window_start_ns = start;
     if (end > s.window_end_ns) s.window_end_ns = end;
+  }
+  // Cut short when something evicted for room was inside the window that ends at the newest
+  // message held (now, while a keeper runs).
+  if (s.window_end_ns > 0) {
+    const std::uint64_t window_start = s.window_end_ns - std::min(s.window_end_ns, h.window_ns.load());
+    if (h.evicted_for_memory_end_ns.load() >= window_start) {
+      s.window_cut = WindowCut::Memory;
+    } else if (h.evicted_for_slots_end_ns.load() >= window_start) {
+      s.window_cut = WindowCut::ChunkSlots;
+    }
   }
   s.compression_ratio = s.memory_bytes ? static_cast<double>(s.uncompressed_bytes) / static_cast<double>(s.memory_bytes) : 1.0;
   s.topics = channels();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <zlib.h>
@@ -38,11 +39,51 @@ std::uint32_t stored_crc(std::span<const std::byte> bytes) { return crc_of(bytes
 StoreImpl::StoreImpl(cerulion::detail::ShmFile file, cerulion::detail::MappedRegion map, std::string path)
     : file_(std::move(file)), map_(std::move(map)), path_(std::move(path)) {}
 
-StoreImpl::~StoreImpl() {
+StoreImpl::~StoreImpl() { release(); }
+
+void StoreImpl::release() {
   if (!keeper_) return;
+  keeper_ = false;
   // A keeper that stops cleanly says so; one that dies leaves its pid for status to judge.
   (void)close_open_chunk();
   header().keeper_stopped_realtime_ns.store(realtime_ns());
+  ::flock(fd(), LOCK_UN);
+}
+
+namespace {
+template <std::size_t N>
+void copy_text(char (&out)[N], std::string_view text) {
+  std::memset(out, 0, N);
+  std::memcpy(out, text.data(), std::min(text.size(), N - 1));
+}
+}  // namespace
+
+void StoreImpl::set_keeper_settings(const KeeperSettings& settings) {
+  auto& r = keeper_record();
+  const std::uint64_t version = r.version.load(std::memory_order_relaxed) | 1;  // odd: being written
+  r.version.store(version, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  copy_text(r.dump_dir, settings.dump_dir);
+  copy_text(r.trigger_topic, settings.trigger_topic);
+  r.post_ns = static_cast<std::uint64_t>(settings.post_s * 1e9);
+  r.on_stall_ns = static_cast<std::uint64_t>(settings.on_stall_s * 1e9);
+  r.max_disk_bytes = settings.max_disk_bytes;
+  r.max_dumps_per_hour = settings.max_dumps_per_hour;
+  r.flags = (settings.on_death ? kOnDeath : 0) | (settings.on_signal ? kOnSignal : 0);
+  r.version.store(version + 1, std::memory_order_release);
+}
+
+void StoreImpl::record_dump(const WrittenDump& dump) {
+  // Each dump has a number of its own, so dumps written at once never share a record.
+  const std::uint64_t n = header().dumps.fetch_add(1);
+  auto& r = dump_record(n);
+  r.state.store(writing_state(n), std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  r.realtime_ns = dump.realtime_ns;
+  r.messages = dump.messages;
+  copy_text(r.trigger, dump.trigger);
+  copy_text(r.path, dump.path);
+  r.state.store(committed_state(n), std::memory_order_release);
 }
 
 void StoreImpl::claim(const StoreLimits& limits) {
@@ -145,11 +186,17 @@ Status StoreImpl::close_open_chunk() {
 bool StoreImpl::make_room(std::uint64_t offset, std::uint64_t length) {
   auto& h = header();
   const std::uint64_t head = h.head.load(std::memory_order_relaxed);
-  auto evict_oldest = [&] {
-    h.tail.store(h.tail.load(std::memory_order_relaxed) + 1, std::memory_order_seq_cst);
+  // What was evicted for room is remembered: while it is inside the window, status says the window
+  // was cut short.
+  auto evict_oldest = [&](std::atomic<std::uint64_t>& evicted_end_ns) {
+    const std::uint64_t t = h.tail.load(std::memory_order_relaxed);
+    evicted_end_ns.store(std::max(evicted_end_ns.load(std::memory_order_relaxed),
+                                  slot(t).end_ns.load(std::memory_order_relaxed)),
+                         std::memory_order_relaxed);
+    h.tail.store(t + 1, std::memory_order_seq_cst);
     h.chunks_evicted.fetch_add(1, std::memory_order_relaxed);
   };
-  while (head - h.tail.load(std::memory_order_relaxed) >= h.chunk_slots) evict_oldest();
+  while (head - h.tail.load(std::memory_order_relaxed) >= h.chunk_slots) evict_oldest(h.evicted_for_slots_end_ns);
   // Whole chunks go, oldest first, until none overlaps the bytes about to be written.
   for (;;) {
     bool overlaps = false;
@@ -159,7 +206,7 @@ bool StoreImpl::make_room(std::uint64_t offset, std::uint64_t length) {
       overlaps = l > 0 && o < offset + length && offset < o + l;
     }
     if (!overlaps) break;
-    evict_oldest();
+    evict_oldest(h.evicted_for_memory_end_ns);
   }
   // Readers that copied bytes of an evicted chunk see the new tail when they check.
   std::atomic_thread_fence(std::memory_order_release);

@@ -162,3 +162,33 @@ TEST_CASE("Bash completion offers the topics recorded in play's file, whatever i
   CHECK(bash_complete({bin, "play", "/nonexistent/x.mcap", "--topics", ""}, setup).empty());
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("The commands that read a recording complete MCAP files and directories rather than any file", "[completion]") {
+  const auto dir = std::filesystem::path(record_temp_path("mcap files"));
+  std::filesystem::create_directories(dir / "sub");
+  spit((dir / "run.mcap").string(), "");
+  spit((dir / "notes.txt").string(), "");
+  const std::string prefix = dir.string() + "/";
+  const std::vector<std::string> recordings{prefix + "run.mcap", prefix + "sub"};
+  for (const char* command : {"info", "play", "recover"}) {
+    INFO(command);
+    CHECK(bash_complete({"cerulion", command, prefix}) == recordings);
+  }
+  // What a command writes may be any file: recover's -o is not limited to *.mcap.
+  CHECK(offers(bash_complete({"cerulion", "recover", "x.mcap", "-o", prefix}), prefix + "notes.txt"));
+  std::filesystem::remove_all(dir);
+
+  // zsh and fish, as generated (neither shell need be installed to read what they are told).
+  const std::string zsh = slurp(std::string(CERULION_SOURCE_DIR) + "/completions/_cerulion");
+  const std::string fish = slurp(std::string(CERULION_SOURCE_DIR) + "/completions/cerulion.fish");
+  for (const std::string command : {"info", "play", "recover"}) {
+    INFO(command);
+    const auto at = zsh.find("_cerulion_cmd" + command + "() {");
+    REQUIRE(at != std::string::npos);
+    const std::string function = zsh.substr(at, zsh.find("\n}\n", at) - at);
+    CHECK(function.find("'1:file:_files -g \"*.mcap\"'") != std::string::npos);
+    const std::string condition = "complete -c cerulion -n '__fish_seen_subcommand_from " + command + "'";
+    CHECK(fish.find(condition + " -a '(__fish_complete_suffix .mcap)'\n") != std::string::npos);
+    CHECK(fish.find(condition + " -F\n") == std::string::npos);
+  }
+}

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "process.hpp"
+#include "temp_dir.hpp"
 
 using namespace cerulion::test;
 
@@ -213,4 +214,53 @@ TEST_CASE("The README's layout lists every library", "[docs]") {
     INFO(entry.path().filename().string());
     CHECK(layout.find("`" + entry.path().filename().string() + "/`") != std::string::npos);
   }
+}
+
+TEST_CASE("Every man page renders with groff without a warning", "[docs]") {
+  // man(1) runs tbl and groff at the terminal's width; a warning there ("table wider than line
+  // width") is what a reader meets as a mangled page.
+  if (run_process({"sh", "-c", "command -v groff"}).exit_code != 0) {
+    WARN("skipped: groff is not installed (Debian: groff-base)");
+    return;
+  }
+  for (const auto& page : man_pages()) {
+    INFO(page.filename().string());
+    auto r = run_process({"groff", "-t", "-man", "-Tutf8", "-ww", "-z", page.string()});
+    CHECK(r.exit_code == 0);
+    CHECK(r.err == "");  // compared with "", so that a failure shows the warning
+  }
+}
+
+TEST_CASE("cerulion(1) names every environment variable the program reads", "[docs]") {
+  const std::string page = read_text(source("man/cerulion.1"));
+  const auto at = page.find("\n.SH ENVIRONMENT\n");
+  REQUIRE(at != std::string::npos);
+  const std::string environment = page.substr(at, page.find("\n.SH ", at + 1) - at);
+  const std::regex read(R"re(getenv\("(CERULION_[A-Z_]+)"\))re");
+  std::size_t seen = 0;
+  for (const char* dir : {"cli", "core", "recorder", "recording", "flashback", "bridge", "measurement", "bench"}) {
+    if (!std::filesystem::exists(source(dir))) continue;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(source(dir))) {
+      const auto ext = entry.path().extension();
+      if (!entry.is_regular_file() || (ext != ".cpp" && ext != ".hpp")) continue;
+      const std::string text = read_text(entry.path());
+      for (std::sregex_iterator it(text.begin(), text.end(), read), end; it != end; ++it, ++seen) {
+        INFO(entry.path().filename().string() << " reads " << (*it)[1].str());
+        CHECK(environment.find("\n.B " + (*it)[1].str() + "\n") != std::string::npos);
+      }
+    }
+  }
+  CHECK(seen >= 2);  // CERULION_DOMAIN and CERULION_FLASHBACK_DIR
+}
+
+TEST_CASE("Every C++ snippet of the README says how it compiles", "[docs]") {
+  // scripts/examples.sh compiles them against the installed package; this catches a snippet
+  // without its comment (or with a word the generator does not know) before it gets that far.
+  const std::string out = fresh_temp_path("readme-snippets");
+  auto r = run_process({"sh", source("scripts/readme-snippets.sh"), source("README.md"), out});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string list = read_text(std::filesystem::path(out) / "snippets.list");
+  CHECK(std::count(list.begin(), list.end(), '\n') >= 4);  // core, core continued, flashback, bridge
+  std::filesystem::remove_all(out);
 }

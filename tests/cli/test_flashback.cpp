@@ -77,16 +77,18 @@ class FlashbackDomain {
     return run_cerulion(with(std::move(args)), input, 30s);
   }
 
-  /// `flashback start ARGS --name NAME` in the background, once its store says it is alive. At
-  /// normal priority unless told to leave it to the keeper: its default, idle, gives the keeper
-  /// only CPU time nobody else wants, and what these tests count must not depend on a machine
-  /// otherwise idle.
+  /// `flashback start ARGS --name NAME --dir DIR` (and `--memory 16MiB` unless ARGS say) in the
+  /// background, once its store says it is alive. At normal priority unless told to leave it to
+  /// the keeper: its default, idle, gives the keeper only CPU time nobody else wants, and what
+  /// these tests count must not depend on a machine otherwise idle.
   std::unique_ptr<BackgroundProcess> start_keeper(std::vector<std::string> args, const std::string& keeper = "default",
                                                   bool normal_priority = true, const std::string& stderr_redirection = {}) {
     if (std::find(keepers_.begin(), keepers_.end(), keeper) == keepers_.end()) keepers_.push_back(keeper);
     if (normal_priority) args.insert(args.end(), {"--priority", "normal"});
+    const bool memory = std::find(args.begin(), args.end(), "--memory") != args.end();
     args.insert(args.begin(), {"flashback", "start"});
-    for (const char* a : {"--name", keeper.c_str(), "--memory", "16MiB", "--dir", dir.c_str()}) args.emplace_back(a);
+    for (const char* a : {"--name", keeper.c_str(), "--dir", dir.c_str()}) args.emplace_back(a);
+    if (!memory) args.insert(args.end(), {"--memory", "16MiB"});
     auto process = std::make_unique<BackgroundProcess>(
         stderr_redirection.empty() ? command(args) : redirected(command(args), stderr_redirection));
     const bool alive = eventually(
@@ -204,6 +206,8 @@ TEST_CASE("flashback usage errors exit 2 with one line and a dump without a stor
       {"flashback", "start"},
       {"flashback", "start", "/t", "--name", "a/b"},
       {"flashback", "start", "/t", "--window", "0"},
+      {"flashback", "start", "/t", "--window", "5x"},
+      {"flashback", "start", "/t", "--post", "-1s"},
       {"flashback", "start", "-e", "(["},
       {"flashback", "start", "-a", "-x", "*bad"},
       {"flashback", "dump", "--last", "-1"},
@@ -237,6 +241,22 @@ TEST_CASE("flashback usage errors exit 2 with one line and a dump without a stor
     CHECK(r.exit_code == 1);
     CHECK(r.err.find("'nobody_here'") != std::string::npos);
   }
+  // For a program, nothing there is still an object (every figure null, no topics), and a failure.
+  r = d.run({"flashback", "status", "--json", "--name", "nobody_here"});
+  CHECK(r.exit_code == 1);
+  CHECK(one_line(r.err));
+  REQUIRE(one_line(r.out));
+  auto nothing = json::parse(r.out);
+  CHECK(nothing["name"] == "nobody_here");
+  CHECK(nothing["domain"] == d.name);
+  CHECK(nothing["alive"] == false);
+  for (const char* key : {"store", "keeper_pid", "uptime_s", "dump_dir", "triggers", "window_s", "memory_bytes",
+                          "messages", "dumps", "last_dump"}) {
+    INFO(key);
+    REQUIRE(nothing.contains(key));
+    CHECK(nothing[key].is_null());
+  }
+  CHECK(nothing["topics"] == json::array());
 }
 
 TEST_CASE("A flashback dump holds every message a killed publisher sent in order and byte-exact",
@@ -440,8 +460,12 @@ TEST_CASE("A flashback keeper whose stderr is full or closed still dumps on SIGU
 
 TEST_CASE("A message on the flashback trigger topic makes a dump whose note is its text", "[cli][flashback]") {
   FlashbackDomain d("fb_trigger");
-  auto keeper = d.start_keeper({"/data", "--trigger-topic", "/fb/trigger"});
+  auto keeper = d.start_keeper({"-a", "--trigger-topic", "/fb/trigger"});
   REQUIRE(tap_attached("/fb/trigger", d.name));
+  // Every topic is kept, the trigger topic too, through one tap (the keeper lists the domain's
+  // topics at least once a second: it has seen this one by now).
+  std::this_thread::sleep_for(1500ms);
+  CHECK(live_readers(topic_snapshot("/fb/trigger", d.name), "tap") == 1);
   REQUIRE(d.run({"pub", "/data", "reading", "-n", "10", "-r", "200"}).exit_code == 0);
   REQUIRE(eventually([&] { return d.kept("/data") == 10; }));
   REQUIRE(d.run({"pub", "/fb/trigger", "e-stop pressed", "--once"}).exit_code == 0);
@@ -531,6 +555,7 @@ TEST_CASE("flashback max-dumps refuses the dump past the limit with a line on st
   CHECK(std::count(done.err.begin(), done.err.end(), '\n') >= 4);  // start line, 2 dumps, 1 refusal
   auto refused = done.err.find("refused");
   REQUIRE(refused != std::string::npos);
+  CHECK(done.err.find("2 dumps in the last hour") != std::string::npos);
   CHECK(done.err.find("refused", refused + 1) == std::string::npos);
   CHECK(d.dumps().size() == 2);
 }
@@ -595,11 +620,15 @@ TEST_CASE("flashback status json reports the keeper and the window and memory an
   auto listed = json::parse(d.run({"topic", "list", "--json"}).out);
   REQUIRE(listed["topics"].size() == 1);
   CHECK(listed["topics"][0]["name"] == topic);
+  CHECK(st["dump_dir"] == fs::path(d.dir).lexically_normal().string());
+  CHECK(st["window_cut"].is_null());
+  CHECK(st["last_dump"].is_null());
   // The plain form says the same in words.
   auto text = d.run({"flashback", "status"});
   CHECK(text.exit_code == 0);
   CHECK(text.out.find("pid " + std::to_string(keeper->pid()) + ", alive") != std::string::npos);
   CHECK(text.out.find(topic + ": 100 messages") != std::string::npos);
+  CHECK(text.out.find("0 dumps made") != std::string::npos);
 
   keeper->signal(SIGKILL);
   keeper->wait();
@@ -607,7 +636,7 @@ TEST_CASE("flashback status json reports the keeper and the window and memory an
   CHECK(st["alive"] == false);
   CHECK(st["keeper_pid"] == keeper->pid());
   CHECK(st["topics"][0]["messages"] == 100);
-  CHECK(d.run({"flashback", "status"}).out.find("not running") != std::string::npos);
+  CHECK(d.run({"flashback", "status"}).out.find("not running: it died") != std::string::npos);
 }
 
 TEST_CASE("flashback stop stops the keeper and keeps the store and discard removes it", "[cli][flashback]") {
@@ -623,6 +652,8 @@ TEST_CASE("flashback stop stops the keeper and keeps the store and discard remov
   INFO(r.err);
   CHECK(r.exit_code == 0);
   CHECK(r.err.find(std::to_string(keeper->pid())) != std::string::npos);
+  // It returned once the keeper had exited, as it says.
+  CHECK_FALSE(keeper->running());
   auto done = keeper->wait(5s);
   CHECK_FALSE(done.timed_out);
   CHECK_FALSE(keeper->running());
@@ -639,6 +670,11 @@ TEST_CASE("flashback stop stops the keeper and keeps the store and discard remov
   r = d.run({"flashback", "stop", "--discard"});
   CHECK(r.exit_code == 0);
   CHECK(count_shm_entries(store) == 0);
+  // A keeper did run there: status says nothing runs now, not that none ever did.
+  r = d.run({"flashback", "status"});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("no keeper runs there now") != std::string::npos);
+  CHECK(r.err.find("ever") == std::string::npos);
   r = d.run({"flashback", "stop"});
   CHECK(r.exit_code == 1);
   r = d.run({"flashback", "dump", "-o", d.path("gone.mcap")});
@@ -649,8 +685,22 @@ TEST_CASE("flashback stop stops the keeper and keeps the store and discard remov
   auto second = d.start_keeper({topic});
   r = d.run({"flashback", "stop", "--discard"});
   CHECK(r.exit_code == 0);
-  CHECK_FALSE(second->wait(5s).timed_out);
+  CHECK_FALSE(second->running());
   CHECK(count_shm_entries(store) == 0);
+}
+
+TEST_CASE("flashback stop returns once the keeper has exited, so a keeper of the same name starts right after",
+          "[cli][flashback]") {
+  FlashbackDomain d("fb_restart");
+  for (int round = 0; round < 3; ++round) {
+    INFO("round " << round);
+    // A keeper still exiting holds its store: this start would be refused, naming its pid.
+    auto keeper = d.start_keeper({"/restart"});
+    auto r = d.run({"flashback", "stop"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_FALSE(keeper->running());
+  }
 }
 
 TEST_CASE("clean keeps a dead flashback keeper's store as evidence and removes it only when asked", "[cli][flashback]") {
@@ -698,6 +748,148 @@ TEST_CASE("clean removes the store of a ping --flashback that is gone: scratch, 
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("removed flashback store '" + name + "'") != std::string::npos);
   CHECK(count_shm_entries(store) == 0);
+}
+
+TEST_CASE("flashback dump without -o writes into the running keeper's directory, named after the keeper",
+          "[cli][flashback]") {
+  FlashbackDomain d("fb_dumpdir");
+  auto keeper = d.start_keeper({"/dirs"}, "cams");
+  REQUIRE(tap_attached("/dirs", d.name));
+  REQUIRE(d.run({"pub", "/dirs", "x", "-n", "5", "-r", kTapSafeRate}).exit_code == 0);
+  REQUIRE(eventually([&] { return d.kept("/dirs", "cams") == 5; }));
+  // Asked from elsewhere (this process's directory is not the keeper's), without -o or --dir.
+  REQUIRE(fs::current_path() != fs::path(d.dir));
+  auto r = d.run({"flashback", "dump", "--name", "cams"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  REQUIRE(d.dumps().size() == 1);
+  CHECK(r.out == d.dumps()[0] + "\n");
+  const std::string file = fs::path(d.dumps()[0]).filename().string();
+  CHECK(file.rfind("flashback-" + d.name + "-cams-", 0) == 0);
+  CHECK(topic_count(info_json(d.dumps()[0]), "/dirs") == 5);
+  // --dir still says otherwise.
+  const std::string other = d.path("other");
+  fs::create_directories(other);
+  r = d.run({"flashback", "dump", "--name", "cams", "--dir", other});
+  REQUIRE(r.exit_code == 0);
+  CHECK(fs::path(r.out.substr(0, r.out.size() - 1)).parent_path() == fs::path(other));
+}
+
+TEST_CASE("A flashback keeper started without --dir says, and records, its absolute directory", "[cli][flashback]") {
+  FlashbackDomain d("fb_nodir");
+  const std::string here = d.path("here");
+  fs::create_directories(here);
+  // In a directory of its own, with no --dir and no $CERULION_FLASHBACK_DIR.
+  std::vector<std::string> start = {"env", "-u", "CERULION_FLASHBACK_DIR", "sh", "-c", "cd \"$0\" && exec \"$@\"", here};
+  for (const auto& a : d.command({"flashback", "start", "/nodir", "--name", "nodir", "--memory", "16MiB", "--priority", "normal"})) {
+    start.push_back(a);
+  }
+  BackgroundProcess keeper(start);
+  REQUIRE(eventually([&] { return d.status("nodir").value("alive", false); }, 10s));
+  CHECK(d.status("nodir")["dump_dir"] == here);
+  auto r = d.run({"flashback", "dump", "--name", "nodir"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(fs::path(r.out.substr(0, r.out.size() - 1)).parent_path() == fs::path(here));
+  REQUIRE(d.run({"flashback", "stop", "--name", "nodir", "--discard"}).exit_code == 0);
+  auto done = keeper.wait(10s);
+  INFO(done.err);
+  CHECK(done.err.find("dumps go to " + here + "\n") != std::string::npos);
+  CHECK(done.err.find("dumps go to .") == std::string::npos);
+}
+
+TEST_CASE("flashback status shows where dumps go, the armed triggers, the last dump and a dead publisher",
+          "[cli][flashback]") {
+  FlashbackDomain d("fb_statusmore");
+  auto keeper = d.start_keeper({"-a", "--on-death", "--trigger-topic", "/fb/t", "--post", "200ms", "--on-stall", "1m",
+                                "--window", "20s", "--max-dumps", "5"});
+  BackgroundProcess pub(d.command({"pub", "/victim", "alive", "-r", "100"}));
+  REQUIRE(eventually([&] { return d.kept("/victim") >= 10; }));
+  pub.signal(SIGKILL);
+  REQUIRE(pub.wait().exit_code == 128 + SIGKILL);
+  REQUIRE(eventually([&] { return d.dumps().size() == 1; }));
+  auto st = d.status();
+  INFO(st.dump(2));
+  CHECK(st["dump_dir"] == fs::path(d.dir).lexically_normal().string());
+  CHECK(st["window_limit_s"] == 20);
+  CHECK(st["triggers"]["signal"] == true);
+  CHECK(st["triggers"]["topic"] == "/fb/t");
+  CHECK(st["triggers"]["death"] == true);
+  CHECK(st["triggers"]["stall_s"] == 60);
+  CHECK(st["triggers"]["post_s"] == 0.2);
+  CHECK(st["triggers"]["max_dumps_per_hour"] == 5);
+  REQUIRE(st["last_dump"].is_object());
+  CHECK(st["last_dump"]["path"] == d.dumps()[0]);
+  CHECK(st["last_dump"]["trigger"] == "death");
+  json victim;
+  for (const auto& t : st["topics"]) {
+    if (t["topic"] == "/victim") victim = t;
+  }
+  REQUIRE(victim.is_object());
+  CHECK(victim["in_domain"] == true);
+  CHECK(victim["publishers"] == json::array());
+  CHECK(victim["dead_publishers"] == json::array({pub.pid()}));
+
+  auto text = d.run({"flashback", "status"});
+  INFO(text.out);
+  CHECK(text.exit_code == 0);
+  CHECK(text.out.find("dumps to: " + fs::path(d.dir).lexically_normal().string() + "\n") != std::string::npos);
+  CHECK(text.out.find("triggers: SIGUSR1, a message on /fb/t, a publisher's death, a topic silent 60 s; 0.2 s after") !=
+        std::string::npos);
+  CHECK(text.out.find("1 dump made, 0 refused; last at ") != std::string::npos);
+  CHECK(text.out.find("(death, ") != std::string::npos);
+  CHECK(text.out.find(d.dumps()[0]) != std::string::npos);
+  CHECK(text.out.find("/victim: ") != std::string::npos);
+  CHECK(text.out.find("; publisher " + std::to_string(pub.pid()) + " died") != std::string::npos);
+}
+
+TEST_CASE("flashback status says a window cut short by memory was cut by its memory limit", "[cli][flashback]") {
+  FlashbackDomain d("fb_cutshort");
+  const std::string topic = "/big";
+  auto keeper = d.start_keeper({topic, "--memory", "2MiB", "--window", "10m"});
+  REQUIRE(tap_attached(topic, d.name));
+  // 64 KiB of noise each: far more than 2 MiB, so chunks inside the window give way to newer ones.
+  REQUIRE(d.run({"pub", topic, "--size", "65536", "--fill", "random", "-n", "300", "-r", "200"}).exit_code == 0);
+  REQUIRE(eventually([&] { return d.status().value("window_cut", json()) == "memory"; }));
+  auto text = d.run({"flashback", "status"});
+  INFO(text.out);
+  CHECK(text.out.find(" s of 600 s asked: memory limit 2.0 MiB reached") != std::string::npos);
+}
+
+TEST_CASE("A flashback keeper whose --memory is more than /dev/shm has free starts and says so with the free space",
+          "[cli][flashback]") {
+  FlashbackDomain d("fb_hugememory");
+  auto keeper = d.start_keeper({"/huge", "--memory", "64TiB"});
+  auto st = d.status();
+  CHECK(st["memory_limit_bytes"] == 64ull << 40);
+  CHECK(st["shm_free_bytes"].get<std::uint64_t>() < (64ull << 40));
+  auto text = d.run({"flashback", "status"});
+  CHECK(text.out.find("/dev/shm has ") != std::string::npos);
+  CHECK(text.out.find("it cannot grow to the limit") != std::string::npos);
+  keeper->signal(SIGINT);
+  auto done = keeper->wait(20s);
+  INFO(done.err);
+  CHECK(done.err.find("warning: memory limit 64.0 TiB, but /dev/shm has ") != std::string::npos);
+}
+
+TEST_CASE("A topic gone before the window is left out of a later flashback dump, and the window takes units",
+          "[cli][flashback]") {
+  FlashbackDomain d("fb_gone");
+  auto keeper = d.start_keeper({"-a", "--window", "1s"});
+  CHECK(d.status()["window_limit_s"] == 1);
+  REQUIRE(d.run({"pub", "/old", "x", "-n", "5", "-r", kTapSafeRate}).exit_code == 0);
+  REQUIRE(eventually([&] { return d.kept("/old") == 5; }));
+  // Out of the window: the store holds nothing of it any more.
+  REQUIRE(eventually([&] { return d.status().value("messages", 1) == 0; }));
+  // A topic that goes on, so that it is in the window whenever the dump is taken.
+  BackgroundProcess pub(d.command({"pub", "/new", "y", "-r", kTapSafeRate}));
+  REQUIRE(eventually([&] { return d.kept("/new") >= 5; }));
+  const std::string file = d.path("later.mcap");
+  REQUIRE(d.run({"flashback", "dump", "-o", file}).exit_code == 0);
+  auto info = info_json(file);
+  REQUIRE(info["channels"].size() == 1);
+  CHECK(info["channels"][0]["topic"] == "/new");
+  auto md = flashback_metadata(info);
+  CHECK_FALSE(md.contains("messages:/old"));
 }
 
 TEST_CASE("flashback dump to a path that cannot be written fails with one line and leaves nothing",

@@ -140,3 +140,40 @@ TEST_CASE("info names each channel's schema, or says it has none", "[cli][info]"
   CHECK(schemas["/point"]["encoding"] == "ros2msg");
   CHECK(schemas["/bytes"].is_null());  // no schema: null, as topic info says it
 }
+
+TEST_CASE("info shows each metadata record in text, a key and its value a line, escaped for a terminal",
+          "[cli][info]") {
+  auto path = record_temp_path("metadata.mcap");
+  {
+    auto w = cerulion::recorder::Writer::create(path);
+    REQUIRE(w.ok());
+    cerulion::recorder::Metadata why;
+    why.name = "flashback";
+    why.metadata = {{"trigger", "death"},
+                    {"details", "publisher 18089 of /imu died"},
+                    {"note", "arm hit\nthe table \x1b[31mred"},
+                    {"messages:/imu", "1203"},
+                    {"empty", ""}};
+    REQUIRE(w->write_metadata(why).ok());
+    cerulion::recorder::Metadata other;
+    other.name = "site";
+    other.metadata = {{"robot", "r2"}};
+    REQUIRE(w->write_metadata(other).ok());
+    REQUIRE(w->close().ok());
+  }
+  auto r = run_cerulion({"info", path});
+  REQUIRE(r.exit_code == 0);
+  INFO(r.out);
+  CHECK(r.out.find("metadata:    2\n") != std::string::npos);
+  CHECK(r.out.find("\n  flashback:\n") != std::string::npos);
+  CHECK(r.out.find("\n    trigger: death\n") != std::string::npos);
+  CHECK(r.out.find("\n    details: publisher 18089 of /imu died\n") != std::string::npos);
+  CHECK(r.out.find("\n    messages:/imu: 1203\n") != std::string::npos);
+  CHECK(r.out.find("\n    empty: \"\"\n") != std::string::npos);
+  CHECK(r.out.find("\n  site:\n    robot: r2\n") != std::string::npos);
+  // The note is there, on one line, and nothing from the file reaches the terminal as a control
+  // character.
+  CHECK(r.out.find("\n    note: ") != std::string::npos);
+  CHECK(r.out.find('\x1b') == std::string::npos);
+  CHECK(r.out.find("arm hit\nthe table") == std::string::npos);
+}

@@ -64,14 +64,20 @@ TEST_CASE("A store keeps one record per distinct type, and a keeper taking over 
     auto store = Store::open_for_keeper(domain.name, "k", {.memory_bytes = 8 << 20});
     requireOk(store.status());
     auto& impl = impl_of(*store);
-    REQUIRE(impl.channel_for("/a", "lockstep", 16, 4096, imu_json_type()));
+    auto a = impl.channel_for("/a", "lockstep", 16, 4096, imu_json_type());
+    REQUIRE(a);
     const auto kept = impl.header().types_length.load();
     CHECK(kept > 0);
-    REQUIRE(impl.channel_for("/b", "lockstep", 16, 4096, imu_json_type()));
+    auto b = impl.channel_for("/b", "lockstep", 16, 4096, imu_json_type());
+    REQUIRE(b);
     CHECK(impl.header().types_length.load() == kept);
-    REQUIRE(impl.channel_for("/c", "lockstep", 16, 4096, pose_json_type()));
-    REQUIRE(impl.channel_for("/d", "lockstep", 16, 4096));
+    auto c = impl.channel_for("/c", "lockstep", 16, 4096, pose_json_type());
+    auto d = impl.channel_for("/d", "lockstep", 16, 4096);
+    REQUIRE(c);
+    REQUIRE(d);
     CHECK(impl.header().types_length.load() > kept);
+    // A topic is in a dump when it has messages there.
+    for (auto id : {*a, *b, *c, *d}) requireOk(impl.append(id, 0, realtime_ns(), realtime_ns(), payload(0, 8)));
   }
   auto reader = Store::open(domain.name, "k");
   requireOk(reader.status());
@@ -85,7 +91,9 @@ TEST_CASE("A store keeps one record per distinct type, and a keeper taking over 
   auto next = Store::open_for_keeper(domain.name, "k", {.memory_bytes = 8 << 20});
   requireOk(next.status());
   const auto kept = impl_of(*next).header().types_length.load();
-  REQUIRE(impl_of(*next).channel_for("/e", "lockstep", 16, 4096, pose_json_type()));
+  auto e = impl_of(*next).channel_for("/e", "lockstep", 16, 4096, pose_json_type());
+  REQUIRE(e);
   CHECK(impl_of(*next).header().types_length.load() == kept);
+  requireOk(impl_of(*next).append(*e, 0, realtime_ns(), realtime_ns(), payload(0, 8)));
   CHECK(dump_and_read(*next).types["/e"] == pose_json_type());
 }

@@ -121,5 +121,19 @@ TEST_CASE("A keeper dumps by itself on a trigger, after its post window, with th
     // The refusal is a warning about the directory the limit guards.
     REQUIRE(cerulion::test::eventually([&] { return events.count(EventKind::Warning, options.dump_dir) == 1; }));
   }
+  SECTION("one dump an hour: a refusal says so in the singular") {
+    options.max_dumps_per_hour = 1;
+    auto keeper = Keeper::start(options);
+    requireOk(keeper.status());
+    for (int i = 0; i < 2; ++i) {
+      keeper->trigger("request", "burst", "");
+      REQUIRE(cerulion::test::eventually([&] { return dumps_done(*keeper) == std::uint64_t(i + 1); }));
+    }
+    REQUIRE(cerulion::test::eventually([&] { return events.count(EventKind::Warning, options.dump_dir) == 1; }));
+    const auto refusal = std::find_if(events.seen.begin(), events.seen.end(),
+                                      [](const Event& e) { return e.kind == EventKind::Warning; });
+    REQUIRE(refusal != events.seen.end());
+    CHECK(refusal->message.find("1 dump in the last hour") != std::string::npos);
+  }
   std::filesystem::remove_all(options.dump_dir);
 }

@@ -87,6 +87,7 @@ TEST_CASE("Eviction by window keeps exactly the chunks whose newest message is i
   auto dump = dump_and_read(*store);
   CHECK(check_consecutive(dump, 100) == std::pair<std::uint64_t, std::uint64_t>{20, 39});
   CHECK(store->status().chunks_evicted == 2);
+  CHECK(store->status().window_cut == cerulion::flashback::WindowCut::None);
 }
 
 TEST_CASE("Eviction by memory keeps exactly the newest whole chunks that fit", "[flashback][store]") {
@@ -101,6 +102,7 @@ TEST_CASE("Eviction by memory keeps exactly the newest whole chunks that fit", "
   auto status = store->status();
   CHECK(status.memory_bytes <= limits.memory_bytes);
   CHECK(status.chunks_evicted > 0);
+  CHECK(status.window_cut == cerulion::flashback::WindowCut::Memory);
   auto dump = dump_and_read(*store);
   CHECK(dump.problems.empty());
   auto [first, last] = check_consecutive(dump, 1000, true);

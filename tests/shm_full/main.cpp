@@ -2,8 +2,7 @@
 // Runs the suite inside a mount namespace of its own, so that its /dev/shm can be a small tmpfs
 // that the tests fill without touching the machine's. Every process the tests start inherits it.
 
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
+#include "catch_session.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -26,5 +25,5 @@ int main(int argc, char** argv) {
       return 77;
     }
   }
-  return Catch::Session().run(argc, argv);
+  return cerulion::test::run_catch(argc, argv);
 }

@@ -3,7 +3,9 @@
 // Dumping a store: an indexed MCAP file in the profile of `cerulion record`, messages in log-time
 // order, closed chunks copied as they are (no recompression), the open chunk compressed once, and a
 // Metadata record "flashback" saying why, with what note, over which window, and per-topic counts.
-// Works while the keeper runs, after it was killed, and after the publishers died.
+// A topic with no message in the dump (one gone before the window) has no channel in it. Works
+// while the keeper runs, after it was killed, and after the publishers died; each dump is
+// recorded in the store (StoreStatus::last_dump).
 //
 //   auto store = cerulion::flashback::Store::open("default", "default");
 //   auto dumped = cerulion::flashback::dump_to_file(*store, "crash.mcap", {.note = "e-stop"});
@@ -52,7 +54,8 @@ Result<DumpSummary> dump(const Store& store, std::unique_ptr<recorder::ByteSink>
 /// never replaced (InvalidArgument if it exists).
 Result<DumpSummary> dump_to_file(const Store& store, const std::string& path, const DumpOptions& options = {});
 
-/// "flashback-<domain>-<UTC time>.mcap", e.g. flashback-default-20261130T230501.123Z.mcap.
-std::string default_dump_file_name(std::string_view domain, std::uint64_t realtime_ns);
+/// "flashback-<domain>-<keeper name>-<UTC time>.mcap", e.g.
+/// flashback-default-cams-20261130T230501.123Z.mcap.
+std::string default_dump_file_name(std::string_view domain, std::string_view name, std::uint64_t realtime_ns);
 
 }  // namespace cerulion::flashback

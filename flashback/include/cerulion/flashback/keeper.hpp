@@ -40,7 +40,8 @@ struct KeeperOptions {
   StoreLimits limits;
   /// Join as lockstep subscribers: nothing missed, publishers wait for the keeper.
   bool lockstep = false;
-  /// Where automatic dumps go ("" = the current directory).
+  /// Where automatic dumps go ("" = the current directory); made absolute when the keeper starts
+  /// and recorded in its store, where `cerulion flashback dump` and status find it.
   std::string dump_dir;
   /// Seconds after a trigger to include before dumping; triggers meanwhile join that dump.
   double post_s = 0;
@@ -48,16 +49,21 @@ struct KeeperOptions {
   bool on_death = false;
   /// Dump when a topic with a steady rate is silent this long (seconds; 0 = off).
   double on_stall_s = 0;
-  /// Dump on any message published here; its text is the dump's note.
+  /// Dump on any message published here; its text is the dump's note. The topic is kept like the
+  /// selected ones (tapped once), so a dump shows when the trigger came.
   std::string trigger_topic;
+  /// Whether this process asks for a dump on SIGUSR1 (as `cerulion flashback start` does, calling
+  /// trigger()): only said in the store, for status; the keeper installs no signal handler.
+  bool dumps_on_signal = false;
   /// Automatic dumps allowed per hour.
   unsigned max_dumps_per_hour = 20;
   /// Automatic dumps are refused once the dumps in dump_dir take this much.
   std::uint64_t max_disk_bytes = 2ull << 30;
-  /// Where the keeper says what it does by itself, each once: a dump written (info, the file as
-  /// subject), a trigger waiting for its post window (info), a dump refused by a limit (warning,
-  /// the directory), a dump that failed (problem), and what its taps say (a topic read, one that
-  /// cannot be). Null: nowhere. Outlives the keeper.
+  /// Where the keeper says what it does by itself, each once: a memory limit /dev/shm has not the
+  /// room for (warning, the store), a dump written (info, the file as subject), a trigger waiting
+  /// for its post window (info), a dump refused by a limit (warning, the directory), a dump that
+  /// failed (problem), and what its taps say (a topic read, one that cannot be). Null: nowhere.
+  /// Outlives the keeper.
   recording::EventSink* events = nullptr;
 };
 
@@ -70,7 +76,7 @@ class Keeper {
  public:
   /// Opens (or takes over) the store and starts tapping. Errors: bad names or patterns, a live
   /// keeper of the same name (naming its pid), a named topic that cannot be opened, a store that
-  /// cannot be made.
+  /// cannot be made, a dump directory path too long to record.
   static Result<Keeper> start(KeeperOptions options);
   Keeper(Keeper&&) noexcept;
   Keeper& operator=(Keeper&&) noexcept;
@@ -79,7 +85,9 @@ class Keeper {
   /// Asks for a dump (after post_s): kind "signal", "request"..., with details and a note.
   /// Thread-safe.
   void trigger(std::string kind, std::string details, std::string note = {});
-  /// Stops tapping, closes the open chunk into the store, stops the triggers.
+  /// Stops tapping and the triggers (a dump waiting for its post window is written now), closes
+  /// the open chunk into the store and lets go of the store: it says the keeper stopped cleanly,
+  /// and may be removed (remove_store) or taken over by a new keeper, while store() still reads it.
   void stop();
 
   StoreStatus status() const;

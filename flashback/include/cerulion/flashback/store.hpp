@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,26 +50,59 @@ struct TopicStatus {
   std::uint64_t last_realtime_ns = 0;
 };
 
+/// What the keeper that started last said of itself when it started.
+struct KeeperSettings {
+  std::string dump_dir;        ///< where its own dumps go, absolute; "" when no keeper said
+  bool on_signal = false;      ///< its process dumps on SIGUSR1 (as `cerulion flashback start`)
+  std::string trigger_topic;   ///< "" = none
+  bool on_death = false;
+  double on_stall_s = 0;       ///< 0 = off
+  double post_s = 0;
+  unsigned max_dumps_per_hour = 0;
+  std::uint64_t max_disk_bytes = 0;
+};
+
+/// A dump written from a store, by its keeper or by anyone else.
+struct WrittenDump {
+  std::string path;            ///< absolute for a file
+  std::string trigger;         ///< "request", "signal", "topic", "death", "stall"
+  std::uint64_t realtime_ns = 0;
+  std::uint64_t messages = 0;
+};
+
+/// Why a store holds less than its window: chunks still inside the window were evicted to make room.
+enum class WindowCut : std::uint8_t {
+  None,
+  Memory,      ///< the memory limit (or what /dev/shm could give) was reached
+  ChunkSlots,  ///< the table of chunks was full (very many small chunks)
+};
+
 /// A store at one moment.
 struct StoreStatus {
   std::string domain;
   std::string name;
   std::string path;
-  std::uint32_t keeper_pid = 0;     ///< 0: no keeper ever ran (or it stopped cleanly)
+  std::uint32_t keeper_pid = 0;     ///< the last keeper's; 0: no keeper ever ran
   bool alive = false;
   std::uint64_t keeper_started_realtime_ns = 0;
+  std::uint64_t keeper_stopped_realtime_ns = 0;  ///< when it stopped cleanly; 0 while it runs, or if it died
+  KeeperSettings keeper;
   std::uint64_t window_start_ns = 0;  ///< oldest message held (realtime), 0 if none
   std::uint64_t window_end_ns = 0;    ///< newest message held
   double window_limit_s = 0;
+  WindowCut window_cut = WindowCut::None;
   std::uint64_t memory_bytes = 0;       ///< held by closed chunks and the open one
   std::uint64_t memory_limit_bytes = 0;
   std::uint64_t memory_usable_bytes = 0;  ///< less than the limit when /dev/shm ran out
+  std::uint64_t memory_committed_bytes = 0;  ///< of the limit, taken in /dev/shm so far (it grows as it fills)
+  std::uint64_t shm_free_bytes = 0;         ///< free in /dev/shm now, for the rest to grow into
   std::uint64_t uncompressed_bytes = 0;   ///< what memory_bytes holds, uncompressed
   double compression_ratio = 1;
   std::uint64_t chunks = 0;
   std::uint64_t messages = 0;          ///< held now
   std::uint64_t dumps = 0;
   std::uint64_t dumps_refused = 0;
+  std::optional<WrittenDump> last_dump;
   std::uint64_t chunks_evicted = 0;
   std::uint64_t chunks_dropped = 0;
   std::vector<TopicStatus> topics;
@@ -120,7 +154,27 @@ struct StoreEntry {
 /// Every store of `domain` (all domains when empty).
 std::vector<StoreEntry> list_stores(std::string_view domain = {});
 
-/// Removes a store. InvalidArgument naming the pid while a live keeper holds it.
+/// Removes a store. InvalidArgument naming the pid while a live keeper holds it (a keeper that
+/// was stopped, Keeper::stop(), holds it no more).
 Status remove_store(std::string_view domain, std::string_view name);
+
+/// Asks a store's running keeper to stop (SIGTERM to its process) and waits up to `timeout_s` for
+/// that process to exit, so that a new keeper may start as soon as this returns. The pid of the
+/// keeper that exited, or 0 when none was running. Errors: NotFound (no store), Timeout (its
+/// process still runs after `timeout_s`: asked, not waited for), InvalidArgument (it runs in
+/// another pid namespace, a container: stop it there), SystemError (it could not be signalled).
+Result<std::uint32_t> stop_keeper(std::string_view domain, std::string_view name, double timeout_s = 10);
+
+/// A kept topic's publishers as the domain lists them now (its segment, not the store).
+struct TopicPublishers {
+  std::string topic;
+  bool listed = false;               ///< false: the topic is gone from the domain
+  std::vector<std::uint32_t> alive;
+  std::vector<std::uint32_t> dead;   ///< died without leaving it (killed, crashed)
+};
+
+/// The publishers of each of `topics` (a store's), in their order. A publisher that left cleanly
+/// is in neither list; one that died stays in `dead` until another participant clears it.
+std::vector<TopicPublishers> publishers_of(std::string_view domain, const std::vector<TopicStatus>& topics);
 
 }  // namespace cerulion::flashback

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+// A store's topics as the domain lists them now: who publishes, and who died publishing (what
+// --on-death dumps on and what status shows).
+
+#include <map>
+
+#include "cerulion/core/discovery.hpp"
+#include "cerulion/flashback/store.hpp"
+
+namespace cerulion::flashback {
+
+std::vector<TopicPublishers> publishers_of(std::string_view domain, const std::vector<TopicStatus>& topics) {
+  std::vector<TopicPublishers> out;
+  out.reserve(topics.size());
+  std::map<std::string, std::size_t> at;
+  for (const auto& t : topics) {
+    at[t.topic] = out.size();
+    out.push_back({t.topic, false, {}, {}});
+  }
+  auto listing = list_topics(domain);
+  if (!listing) return out;
+  for (const auto& topic : listing->topics) {
+    auto it = at.find(topic.name);
+    if (it == at.end()) continue;
+    auto& entry = out[it->second];
+    entry.listed = true;
+    // A publisher that left cleanly is gone from its topic's table; one that died is still
+    // listed, not alive, until another participant evicts it.
+    for (const auto& p : topic.participants) {
+      if (p.role != Role::Publisher) continue;
+      (p.alive ? entry.alive : entry.dead).push_back(p.pid);
+    }
+  }
+  return out;
+}
+
+}  // namespace cerulion::flashback
