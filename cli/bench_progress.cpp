@@ -18,17 +18,20 @@ ProgressDisplay::ProgressDisplay() : tty_(::isatty(STDERR_FILENO)), started_(std
 
 void ProgressDisplay::show(const bench::Progress& p) {
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-  const double eta = p.done > 0 ? elapsed / static_cast<double>(p.done) * static_cast<double>(p.total - p.done) : 0;
-  const std::string what = fmt::format("{} {} rep {}/{} at {:g} Hz", p.lane, bench::size_label(p.size), p.repetition,
-                                       p.repetitions, p.rate_hz);
+  // The plan's seconds ahead, at the pace this machine has kept against the plan so far.
+  const double pace = p.planned_done_s > 0 ? elapsed / p.planned_done_s : 1;
+  const std::string eta = "ETA " + bench::duration_text(p.planned_left_s * pace);
+  const std::string what =
+      fmt::format("cell {}/{} {} {} rep {}/{} at {:g} Hz{}", p.cell, p.cells, p.lane, bench::size_label(p.size),
+                  p.repetition, p.repetitions, p.rate_hz, p.fallback ? " (fallback)" : "");
   if (tty_) {
     const int width = 24;
-    const int filled = p.total ? static_cast<int>(width * p.done / p.total) : 0;
-    fmt::print(stderr, "\r\033[K[{}{}] {}/{} {}  ETA {:.0f} s", std::string(filled, '#'), std::string(width - filled, '.'),
-               p.done, p.total, what, eta);
+    const double total = p.planned_done_s + p.planned_left_s;
+    const int filled = total > 0 ? static_cast<int>(width * p.planned_done_s / total) : 0;
+    fmt::print(stderr, "\r\033[K[{}{}] {}  {}", std::string(filled, '#'), std::string(width - filled, '.'), what, eta);
     drew_ = true;
   } else {
-    fmt::print(stderr, "bench: {}/{} {}{}\n", p.done + 1, p.total, what, p.done ? fmt::format(", ETA {:.0f} s", eta) : "");
+    fmt::print(stderr, "bench: {}, {}\n", what, eta);
   }
   std::fflush(stderr);
 }

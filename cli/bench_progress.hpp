@@ -10,7 +10,7 @@
 
 namespace cerulion::cli {
 
-/// A progress bar (lane, size, repetition, ETA) on a terminal, plain lines otherwise.
+/// A progress bar (cell, lane, size, repetition, rate, ETA) on a terminal, plain lines otherwise.
 class ProgressDisplay {
  public:
   ProgressDisplay();

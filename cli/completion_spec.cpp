@@ -33,7 +33,7 @@ bool takes_many(const CLI::Option* opt) {
 // What an option's value is, from its long name (and, for --topics, whether the command reads a file).
 ValueKind option_kind(const std::string& lname, bool command_reads_file) {
   static const std::set<std::string> files = {"file", "schema-file", "output", "samples-out", "out", "json",
-                                              "markdown", "html", "baseline"};
+                                              "markdown", "html", "baseline", "from"};
   static const std::set<std::string> directories = {"dir", "samples-dir"};
   static const std::set<std::string> topics = {"force", "topics", "trigger-topic"};
   if (files.count(lname)) return ValueKind::File;

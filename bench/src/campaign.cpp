@@ -28,18 +28,21 @@ struct Attempt {
 
 Attempt attempt(const CampaignSettings& s, const Lane& lane, std::uint64_t size, double rate,
                 const RepetitionRunner& runner, const std::function<void(const Progress&)>& progress,
-                Progress& where) {
+                Progress& where, double later_cells_s) {
   Attempt a;
+  const double repetition_s = repetition_seconds(s, rate);
   for (unsigned r = 1; r <= s.repetitions; ++r) {
     where.repetition = r;
     where.rate_hz = rate;
+    where.fallback = rate != s.rate_hz;
+    where.planned_left_s = static_cast<double>(s.repetitions - r + 1) * repetition_s + later_cells_s;
     if (progress) progress(where);
     RepetitionRequest request{&lane, size, rate, s.samples, s.warmup, s.wait, s.flashback && lane.native, ""};
     if (!s.samples_dir.empty()) {
       request.samples_path = (std::filesystem::path(s.samples_dir) / samples_file_name(lane.name, size, r)).string();
     }
     auto rep = runner(request);
-    ++where.done;
+    where.planned_done_s += repetition_s;
     if (!rep) {
       a.failure = rep.message();
       a.interrupted = rep.code() == ErrorCode::Interrupted;
@@ -105,6 +108,52 @@ CampaignSettings full_campaign() {
   return s;
 }
 
+double repetition_seconds(const CampaignSettings& s, double rate_hz) {
+  return static_cast<double>(s.warmup + s.samples) / rate_hz + s.startup_s;
+}
+
+CampaignPlan plan_campaign(const CampaignSettings& s, const std::vector<Lane>& lanes) {
+  CampaignPlan p;
+  for (const auto& lane : lanes) {
+    if (lane.available) p.cells += s.sizes.size();
+  }
+  p.repetitions = s.repetitions;
+  p.rate_hz = s.rate_hz;
+  p.repetition_s = repetition_seconds(s, s.rate_hz);
+  p.expected_s = static_cast<double>(p.cells * p.repetitions) * p.repetition_s;
+  // A fallback starts after the first repetition that skips too many slots: one failed
+  // repetition at each rate above the lowest, then all of them at the lowest.
+  double per_cell = 0;
+  p.lowest_rate_hz = s.rate_hz;
+  for (double r : s.fallback_rates) {
+    if (r >= s.rate_hz || r >= p.lowest_rate_hz) continue;
+    per_cell += repetition_seconds(s, p.lowest_rate_hz);
+    p.lowest_rate_hz = r;
+  }
+  per_cell += static_cast<double>(p.repetitions) * repetition_seconds(s, p.lowest_rate_hz);
+  p.all_fall_back_s = static_cast<double>(p.cells) * per_cell;
+  return p;
+}
+
+std::string duration_text(double seconds) {
+  const auto s = static_cast<long long>(seconds + 0.5);
+  if (s < 60) return fmt::format("{} s", s);
+  if (s < 3600) return fmt::format("{} min {:02} s", s / 60, s % 60);
+  return fmt::format("{} h {:02} min", s / 3600, (s % 3600 + 30) / 60);
+}
+
+std::string describe_plan(const CampaignPlan& p, const CampaignSettings& s, std::size_t lanes) {
+  std::string out = fmt::format("{} {} ({} x {}) x {} x ({} warm-up + {}) round trips at {:g} Hz, plus start-up: about {}",
+                                p.cells, p.cells == 1 ? "cell" : "cells", lanes == 1 ? "1 lane" : fmt::format("{} lanes", lanes),
+                                s.sizes.size() == 1 ? "1 size" : fmt::format("{} sizes", s.sizes.size()),
+                                p.repetitions == 1 ? "1 repetition" : fmt::format("{} repetitions", p.repetitions),
+                                s.warmup, s.samples, p.rate_hz, duration_text(p.expected_s));
+  if (p.lowest_rate_hz < p.rate_hz) {
+    out += fmt::format("; about {} if every cell falls back to {:g} Hz", duration_text(p.all_fall_back_s), p.lowest_rate_hz);
+  }
+  return out;
+}
+
 std::string samples_file_name(const std::string& lane, std::uint64_t size, unsigned repetition) {
   return fmt::format("{}_{}B_rep{}.u64le", lane, size, repetition);
 }
@@ -132,9 +181,8 @@ CampaignResult run_campaign(const CampaignSettings& settings, const std::vector<
   result.started_realtime_ns = realtime_ns();
   const auto started = std::chrono::steady_clock::now();
   Progress where;
-  for (const auto& lane : lanes) {
-    if (lane.available) where.total += settings.sizes.size() * settings.repetitions;
-  }
+  where.cells = plan_campaign(settings, lanes).cells;
+  const double cell_s = static_cast<double>(settings.repetitions) * repetition_seconds(settings, settings.rate_hz);
   for (const auto& lane : lanes) {
     for (const auto size : settings.sizes) {
       Cell cell;
@@ -150,6 +198,8 @@ CampaignResult run_campaign(const CampaignSettings& settings, const std::vector<
       where.lane = lane.name;
       where.size = size;
       where.repetitions = settings.repetitions;
+      ++where.cell;
+      const double later_cells_s = static_cast<double>(where.cells - where.cell) * cell_s;
       std::vector<double> rates = {settings.rate_hz};
       for (double r : settings.fallback_rates) {
         if (r < settings.rate_hz) rates.push_back(r);
@@ -159,9 +209,8 @@ CampaignResult run_campaign(const CampaignSettings& settings, const std::vector<
         if (i > 0) {
           // A rate well above what the lane just kept would only fail again, slowly.
           if (rates[i] > 2 * a.sustained_hz) continue;
-          where.total += settings.repetitions;
         }
-        a = attempt(settings, lane, size, rates[i], runner, progress, where);
+        a = attempt(settings, lane, size, rates[i], runner, progress, where, later_cells_s);
         cell.rate_hz = rates[i];
         cell.fell_back = i > 0;
         if (a.failure.empty() || !a.too_slow) break;

@@ -73,7 +73,7 @@ std::string headline_chart(const CampaignResult& r) {
   std::string svg = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" role=\"img\" "
       "aria-label=\"Median round trip at {} per lane, log scale\">\n",
-      label_w + plot_w + 90, height, esc(size_label(r.settings.headline_size)));
+      label_w + plot_w + 130, height, esc(size_label(r.settings.headline_size)));
   for (double g = lo; g <= hi * 1.0001; g *= 10) {
     const double x = x_of(g);
     svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" class=\"grid\"/>\n", x, top - 8,
@@ -88,32 +88,84 @@ std::string headline_chart(const CampaignResult& r) {
                        y + bar_h / 2 + 5, esc(lane.name));
     if (c && c->status == CellStatus::Ok && c->median_us > 0) {
       const double x = x_of(c->median_us);
-      svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"/>\n", label_w, y,
-                         std::max(1.0, x - label_w), bar_h, color_of(r, lane.name));
+      // A cell measured at a lower rate than asked is drawn pale, its rate in its label.
+      svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"{}/>\n", label_w, y,
+                         std::max(1.0, x - label_w), bar_h, color_of(r, lane.name),
+                         c->fell_back ? fmt::format(" fill-opacity=\"0.35\" stroke=\"{}\"", color_of(r, lane.name)) : "");
       svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"value\">{}</text>\n", x + 6, y + bar_h / 2 + 5,
                          esc(detail::median_text(*c)));
     } else {
       svg += fmt::format("<text x=\"{}\" y=\"{}\" class=\"missing\">{}</text>\n", label_w + 6, y + bar_h / 2 + 5,
-                         esc(c ? detail::median_text(*c) : "not measured"));
+                         esc(!c ? "not measured"
+                             : c->status == CellStatus::Failed && !c->reason.empty() ? "failed: " + c->reason
+                                                                                    : detail::median_text(*c)));
     }
     y += bar_h + gap;
   }
   return svg + "</svg>\n";
 }
 
+// Octaves [a, b] (powers of two, in bytes) covering every payload, with a tick every `step` octaves.
+struct OctaveAxis {
+  double a = 0, b = 1;
+  int step = 1;
+};
+OctaveAxis octaves(const std::vector<std::uint64_t>& sizes) {
+  OctaveAxis axis;
+  double lo = std::numeric_limits<double>::max(), hi = 0;
+  bool any = false;
+  for (auto size : sizes) {
+    if (size == 0) continue;
+    any = true;
+    lo = std::min(lo, std::log2(static_cast<double>(size)));
+    hi = std::max(hi, std::log2(static_cast<double>(size)));
+  }
+  if (!any) return axis;
+  axis.a = std::floor(lo);
+  axis.b = std::ceil(hi);
+  if (axis.b - axis.a < 2) {
+    axis.a -= 1;
+    axis.b += 1;
+  }
+  while ((axis.b - axis.a) / axis.step > 9) axis.step *= 2;
+  axis.a = std::floor(axis.a / axis.step) * axis.step;
+  axis.b = std::ceil(axis.b / axis.step) * axis.step;
+  return axis;
+}
+
+// Which sizes of a lane failed, as a phrase for the legend ("" when none did).
+std::string failed_sizes(const CampaignResult& r, const Lane& lane) {
+  std::vector<std::string> failed;
+  std::size_t cells = 0;
+  for (auto size : r.settings.sizes) {
+    const Cell* c = detail::find_cell(r, lane.name, size);
+    if (!c) continue;
+    ++cells;
+    if (c->status == CellStatus::Failed) failed.push_back(size_label(size));
+  }
+  if (failed.empty()) return "";
+  if (failed.size() == cells) return "failed at every size";
+  std::string out = "failed at ";
+  for (std::size_t i = 0; i < failed.size(); ++i) out += (i ? ", " : "") + failed[i];
+  return out;
+}
+
 std::string size_chart(const CampaignResult& r) {
   const auto [lo, hi] = decades(r, false);
-  const int left = 70, plot_w = 600, plot_h = 300, top = 20, bottom = 50;
-  const std::size_t n = r.settings.sizes.size();
-  auto x_of = [&](std::size_t i) { return left + (n <= 1 ? plot_w / 2.0 : plot_w * static_cast<double>(i) / (n - 1)); };
+  const auto axis = octaves(r.settings.sizes);
+  const int left = 90, plot_w = 600, plot_h = 300, top = 20, axis_h = 50, legend_row = 20;
+  const int legend_top = top + plot_h + axis_h + 10;
+  const int height = legend_top + legend_row * (static_cast<int>(r.lanes.size()) + 1) + 10;
+  auto x_of = [&](std::uint64_t size) {
+    return left + plot_w * (std::log2(static_cast<double>(size)) - axis.a) / (axis.b - axis.a);
+  };
   auto y_of = [&](double us) {
     return top + plot_h * (1 - (std::log10(us) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)));
   };
-  const int legend_w = 200;
   std::string svg = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" role=\"img\" "
-      "aria-label=\"Median round trip against payload size per lane, log scale\">\n",
-      left + plot_w + 30 + legend_w, top + plot_h + bottom);
+      "aria-label=\"Median round trip against payload size per lane, both axes log scale\">\n",
+      left + plot_w + 40, height);
   for (double g = lo; g <= hi * 1.0001; g *= 10) {
     const double y = y_of(g);
     svg += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" class=\"grid\"/>\n", left, y,
@@ -121,39 +173,85 @@ std::string size_chart(const CampaignResult& r) {
     svg += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"axis\" text-anchor=\"end\">{}</text>\n", left - 6, y + 4,
                        esc(time_label(g)));
   }
-  for (std::size_t i = 0; i < n; ++i) {
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"axis\" text-anchor=\"middle\">{}</text>\n", x_of(i),
-                       top + plot_h + 20, esc(size_label(r.settings.sizes[i])));
+  for (double k = axis.a; k <= axis.b + 0.001; k += axis.step) {
+    const auto size = static_cast<std::uint64_t>(std::llround(std::exp2(k)));
+    const double x = x_of(size);
+    svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" class=\"grid\"/>\n", x, top,
+                       top + plot_h);
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"axis\" text-anchor=\"middle\">{}</text>\n", x,
+                       top + plot_h + 18, esc(size_label(size)));
   }
-  svg += fmt::format("<text x=\"{}\" y=\"{}\" class=\"axis\" text-anchor=\"middle\">payload</text>\n",
-                     left + plot_w / 2, top + plot_h + 42);
-  int legend_y = top + 10;
+  svg += fmt::format("<text x=\"{}\" y=\"{}\" class=\"title\" text-anchor=\"middle\">payload (log scale)</text>\n",
+                     left + plot_w / 2, top + plot_h + 40);
+  svg += fmt::format(
+      "<text x=\"{0}\" y=\"{1}\" class=\"title\" text-anchor=\"middle\" transform=\"rotate(-90 {0} {1})\">median round "
+      "trip (log scale)</text>\n",
+      18, top + plot_h / 2);
+  bool any_fallback = false;
+  int legend_y = legend_top + 10;
+  // Every line first, then every point over them, so no line hides a point.
+  std::string marks, legend;
   for (const auto& lane : r.lanes) {
     const std::string color = color_of(r, lane.name);
     std::string points;
-    for (std::size_t i = 0; i < n; ++i) {
-      const Cell* c = detail::find_cell(r, lane.name, r.settings.sizes[i]);
+    bool measured = false;
+    for (auto size : r.settings.sizes) {
+      const Cell* c = detail::find_cell(r, lane.name, size);
       if (!c || c->status != CellStatus::Ok || c->median_us <= 0) continue;
-      points += fmt::format("{:.1f},{:.1f} ", x_of(i), y_of(c->median_us));
-      svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\"/>\n", x_of(i), y_of(c->median_us),
-                         color);
+      measured = true;
+      const double x = x_of(size), y = y_of(c->median_us);
+      points += fmt::format("{:.1f},{:.1f} ", x, y);
+      const std::string tip = fmt::format("{} {}: {} at {:g} Hz", lane.name, size_label(size),
+                                          detail::time_text(c->median_us), c->rate_hz);
+      if (c->fell_back) {
+        // Hollow, with its rate beside it: not a point of the asked rate.
+        any_fallback = true;
+        marks += fmt::format(
+            "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4.5\" fill=\"#fff\" stroke=\"{}\" stroke-width=\"2\"><title>{}</title>"
+            "</circle>\n<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"rate\">{:g} Hz</text>\n",
+            x, y, color, esc(tip), x + 7, y - 6, c->rate_hz);
+      } else {
+        marks += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\"><title>{}</title></circle>\n", x, y,
+                             color, esc(tip));
+      }
     }
     if (!points.empty()) {
       svg += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n", points, color);
     }
-    svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/>\n", left + plot_w + 30,
-                       legend_y - 10, color);
-    svg += fmt::format("<text x=\"{}\" y=\"{}\" class=\"lane\">{}{}</text>\n", left + plot_w + 48, legend_y,
-                       esc(lane.name), lane.available ? "" : " (unavailable)");
-    legend_y += 20;
+    std::string label = lane.name;
+    if (!lane.available) {
+      label += " (unavailable: " + lane.reason + ")";
+    } else if (const std::string failed = failed_sizes(r, lane); !failed.empty()) {
+      label += " (" + failed + ")";
+    }
+    if (measured) {
+      legend += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/>\n", left, legend_y - 10, color);
+    } else {
+      legend += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"11\" height=\"11\" fill=\"none\" stroke=\"#999\"/>\n", left,
+                            legend_y - 10);
+    }
+    legend += fmt::format("<text x=\"{}\" y=\"{}\" class=\"{}\">{}</text>\n", left + 18, legend_y,
+                       measured ? "lane" : "missing", esc(label));
+    legend_y += legend_row;
+  }
+  svg += marks + legend;
+  if (any_fallback) {
+    svg += fmt::format(
+        "<circle cx=\"{}\" cy=\"{}\" r=\"4.5\" fill=\"#fff\" stroke=\"#555\" stroke-width=\"2\"/>\n<text x=\"{}\" y=\"{}\" "
+        "class=\"lane\">measured at a lower rate than {:g} Hz (the rate beside it): the lane could not keep {:g} Hz</text>\n",
+        left + 6, legend_y - 4, left + 18, legend_y, r.settings.rate_hz, r.settings.rate_hz);
   }
   return svg + "</svg>\n";
 }
 
 std::string render_html(const Table& t) {
-  std::string out = "<h3>" + esc(t.title) + "</h3>\n<table>\n<tr>";
-  for (const auto& h : t.header) out += "<th>" + esc(h) + "</th>";
-  out += "</tr>\n";
+  std::string out = "<h3>" + esc(t.title) + "</h3>\n<table>\n";
+  // A label/value table (the machine's) has no header to show.
+  if (std::any_of(t.header.begin(), t.header.end(), [](const std::string& h) { return !h.empty(); })) {
+    out += "<tr>";
+    for (const auto& h : t.header) out += "<th>" + esc(h) + "</th>";
+    out += "</tr>\n";
+  }
   for (const auto& row : t.rows) {
     out += "<tr>";
     for (const auto& cell : row) out += "<td>" + esc(cell) + "</td>";
@@ -173,12 +271,18 @@ std::string html_report(const CampaignResult& r, const Machine& m, const Build& 
       "table{border-collapse:collapse;font-size:.9em}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}\n"
       "th{background:#f3f3f3}svg text{font-family:inherit;font-size:12px;fill:#222}\n"
       "svg .grid{stroke:#ddd;stroke-width:1}svg .axis{fill:#666}svg .missing{fill:#999;font-style:italic}\n"
+      "svg .title{fill:#444;font-size:13px}svg .rate{fill:#444;font-size:10px}\n"
+      ".note{border-left:4px solid #d62728;background:#fdf0f0;padding:.5em .8em}\n"
       "</style>\n</head>\n<body>\n";
   out += fmt::format("<h1>cerulion bench: round-trip latency on {}</h1>\n", esc(m.hostname.empty() ? "this machine" : m.hostname));
+  for (const auto& note : detail::notes(r, m)) out += "<p class=\"note\">" + esc(note) + "</p>\n";
   out += fmt::format("<p>Median round trip at {} per lane (log scale: each gridline is 10x).</p>\n",
                      esc(size_label(r.settings.headline_size)));
   out += headline_chart(r);
   out += "<h2>Median against payload size</h2>\n";
+  out += fmt::format("<p>Both axes log scale. Filled points were measured at {:g} Hz; a hollow point is a cell that "
+                     "could not keep that rate, with the rate it was measured at beside it.</p>\n",
+                     r.settings.rate_hz);
   out += size_chart(r);
   out += "<h2>Tables</h2>\n";
   for (const auto& table : {detail::headline_table(r), detail::values_table(r), detail::details_table(r),

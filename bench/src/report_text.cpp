@@ -76,11 +76,13 @@ std::string text_report(const CampaignResult& r, const Machine& m, const Build& 
   for (const auto& lane : r.lanes) {
     if (!lane.available) out += fmt::format("{}: unavailable: {}\n", lane.name, lane.reason);
   }
+  for (const auto& note : detail::notes(r, m)) out += note + "\n";
   return out;
 }
 
 std::string markdown_report(const CampaignResult& r, const Machine& m, const Build& b) {
   std::string out = "## cerulion bench\n\n";
+  for (const auto& note : detail::notes(r, m)) out += "> " + escape_markdown(note) + "\n\n";
   for (const auto& table : {detail::headline_table(r), detail::values_table(r), detail::details_table(r),
                             detail::machine_table(r, m, b)}) {
     out += render_markdown(table);

@@ -24,7 +24,12 @@ Table details_table(const CampaignResult& r);
 /// Machine and build, as label/value rows.
 Table machine_table(const CampaignResult& r, const Machine& m, const Build& b);
 
-/// A cell's median as shown ("4.07 µs"), or why there is none.
+/// Lines said above or below the tables: a busy machine, cells that fell back, an interrupted run.
+std::vector<std::string> notes(const CampaignResult& r, const Machine& m);
+
+/// A time in µs as shown: "4.07 µs", "108.0 µs", "1.25 ms".
+std::string time_text(double us);
+/// A cell's median as shown ("4.07 µs", "9.10 µs @20 Hz" when it fell back), or why there is none.
 std::string median_text(const Cell& c);
 const Cell* find_cell(const CampaignResult& r, const std::string& lane, std::uint64_t size);
 /// The cell's lane as the result lists it.

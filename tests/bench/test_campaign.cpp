@@ -153,3 +153,69 @@ TEST_CASE("Raw samples files are named so a script can find them", "[bench]") {
   CHECK(paths.front() == "/somewhere/native-multi_64B_rep1.u64le");
   CHECK(result.cells[0].samples_files.size() == 3);
 }
+
+TEST_CASE("The plan is cells x repetitions x (warm-up + round trips) / rate plus start-up, unavailable lanes left out",
+          "[bench]") {
+  auto lanes = known_lanes();
+  lanes[5].available = false;  // iceoryx-multi
+  CampaignSettings s;          // the default campaign: 3 sizes, 3 x (100 + 500) at 100 Hz
+  s.startup_s = 0.5;
+  const auto plan = plan_campaign(s, lanes);
+  CHECK(plan.cells == 15);
+  CHECK(plan.repetitions == 3);
+  CHECK(plan.repetition_s == Approx(600.0 / 100 + 0.5));
+  CHECK(plan.expected_s == Approx(15 * 3 * 6.5));
+  // Falling back everywhere: one failed repetition at 100 and at 50 Hz, then three at 20 Hz.
+  CHECK(plan.lowest_rate_hz == 20);
+  CHECK(plan.all_fall_back_s == Approx(15 * (6.5 + 12.5 + 3 * 30.5)));
+  const auto text = describe_plan(plan, s, 5);
+  INFO(text);
+  CHECK(text.find("15 cells (5 lanes x 3 sizes) x 3 repetitions x (100 warm-up + 500) round trips at 100 Hz") !=
+        std::string::npos);
+  CHECK(text.find("about " + duration_text(plan.expected_s)) != std::string::npos);
+  CHECK(text.find("if every cell falls back to 20 Hz") != std::string::npos);
+  CHECK(duration_text(42) == "42 s");
+  CHECK(duration_text(292.5) == "4 min 53 s");
+  CHECK(duration_text(3 * 3600 + 125) == "3 h 02 min");
+}
+
+TEST_CASE("Progress counts cells, whose number stays the same when a cell falls back", "[bench]") {
+  auto settings = small();  // 2 lanes x 2 sizes, 3 repetitions
+  settings.startup_s = 0;
+  std::vector<Progress> seen;
+  auto result = run_campaign(
+      settings, two_lanes(),
+      [&](const RepetitionRequest& q) -> Result<Repetition> {
+        auto r = scripted(1);
+        // The first cell keeps only 50 Hz, from its second repetition on.
+        if (q.lane->name == "native-multi" && q.size == 64 && q.rate_hz > 50 && seen.back().repetition == 2) {
+          r.skipped_slots = 1;
+        }
+        return r;
+      },
+      [&](const Progress& p) { seen.push_back(p); });
+  REQUIRE(result.cells.size() == 4);
+  CHECK(result.cells[0].rate_hz == 50);
+  // 2 repetitions at 100 Hz, 3 at 50 Hz, then 3 x 3.
+  REQUIRE(seen.size() == 14);
+  const auto plan = plan_campaign(settings, two_lanes());
+  CHECK(seen.front().planned_left_s == Approx(plan.expected_s));
+  CHECK(seen.front().planned_done_s == 0);
+  std::size_t cell = 1;
+  for (const auto& p : seen) {
+    INFO(p.lane << " " << p.size << " rep " << p.repetition << " at " << p.rate_hz);
+    CHECK(p.cells == 4);
+    CHECK((p.cell == cell || p.cell == cell + 1));
+    cell = p.cell;
+    CHECK(p.fallback == (p.rate_hz != 100));
+  }
+  CHECK(seen.back().cell == 4);
+  // The fallback is in the plan once it happens: the first cell at 50 Hz has its three
+  // repetitions at 50 Hz ahead of it, and the three cells after it at 100 Hz.
+  const double at_100 = repetition_seconds(settings, 100), at_50 = repetition_seconds(settings, 50);
+  CHECK(seen[2].rate_hz == 50);
+  CHECK(seen[2].planned_done_s == Approx(2 * at_100));
+  CHECK(seen[2].planned_left_s == Approx(3 * at_50 + 9 * at_100));
+  // The last repetition: only itself ahead.
+  CHECK(seen.back().planned_left_s == Approx(at_100));
+}

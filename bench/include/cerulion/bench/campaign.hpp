@@ -19,7 +19,7 @@
 
 namespace cerulion::bench {
 
-/// What to measure. Defaults: the quick campaign (about a minute on 2 cores).
+/// What to measure. Defaults: the quick campaign (plan_campaign says how long it takes).
 struct CampaignSettings {
   std::vector<std::string> lanes;  ///< empty: every available lane
   std::vector<std::uint64_t> sizes = {64, 1u << 20, 16u << 20};
@@ -36,7 +36,30 @@ struct CampaignSettings {
   std::uint64_t headline_size = 64;
   /// Where raw samples go ("" = not kept): one file per cell and repetition.
   std::string samples_dir;
+  /// Starting one repetition's processes (ping, pong, keeper, a daemon), for the plan's estimate.
+  double startup_s = 0.5;
 };
+
+/// How long a campaign takes, from its settings alone: cells x repetitions x (warm-up + round
+/// trips) / rate + start-up, before a single process starts.
+struct CampaignPlan {
+  std::size_t cells = 0;        ///< lane x size cells to measure (available lanes only)
+  unsigned repetitions = 0;
+  double rate_hz = 0;
+  double repetition_s = 0;      ///< one repetition at the asked rate, start-up included
+  double expected_s = 0;        ///< every cell kept at the asked rate
+  double lowest_rate_hz = 0;    ///< the last fallback
+  /// Every cell falling back to the lowest rate, after a failed repetition at each rate above it.
+  double all_fall_back_s = 0;
+};
+CampaignPlan plan_campaign(const CampaignSettings& settings, const std::vector<Lane>& lanes);
+/// One repetition at `rate_hz`, start-up included.
+double repetition_seconds(const CampaignSettings& settings, double rate_hz);
+/// "18 cells (6 lanes x 3 sizes) x 3 repetitions x (100 warm-up + 500) round trips at 100 Hz, plus
+/// start-up: about 5 min 33 s; about 29 min if every cell falls back to 20 Hz".
+std::string describe_plan(const CampaignPlan& plan, const CampaignSettings& settings, std::size_t lanes);
+/// "45 s", "5 min 33 s", "1 h 02 min".
+std::string duration_text(double seconds);
 
 /// The full campaign's sizes (64 B to 16 MiB) and counts.
 CampaignSettings full_campaign();
@@ -91,15 +114,21 @@ struct Cell {
   std::vector<std::string> samples_files;
 };
 
-/// Where the campaign is, for a progress display.
+/// Where the campaign is, for a progress display: counted in cells, whose number is known before
+/// the first starts and stays the same however many rates a cell needs.
 struct Progress {
   std::string lane;
   std::uint64_t size = 0;
   unsigned repetition = 0;   ///< 1-based
   unsigned repetitions = 0;
-  std::size_t done = 0;      ///< repetitions finished so far, all cells
-  std::size_t total = 0;     ///< repetitions planned (fallbacks add more)
   double rate_hz = 0;
+  bool fallback = false;     ///< measuring at a lower rate than asked
+  std::size_t cell = 0;      ///< 1-based: the cell being measured
+  std::size_t cells = 0;     ///< cells to measure (available lanes x sizes)
+  double planned_done_s = 0; ///< the plan's seconds of the repetitions run so far, fallbacks included
+  /// The plan's seconds still ahead, this repetition included: the rest of this cell at its
+  /// current rate, the cells after it at the asked rate.
+  double planned_left_s = 0;
 };
 
 struct CampaignResult {

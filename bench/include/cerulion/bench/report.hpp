@@ -2,14 +2,17 @@
 #pragma once
 // What a campaign gives a person and a program: the method's two tables on a terminal, every
 // cell as JSON, the tables as Markdown, and one self-contained HTML page with the charts (inline
-// SVG, no scripts, no external assets).
+// SVG, no scripts, no external assets). The JSON is also read back (read_json_report), so a
+// saved campaign can be rendered again or compared with another without measuring.
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include "cerulion/bench/campaign.hpp"
+#include "cerulion/bench/machine_load.hpp"
 
 namespace cerulion::bench {
 
@@ -20,6 +23,7 @@ struct Machine {
   std::string kernel;
   std::string governor;   ///< "" when not readable (VMs often have none)
   std::string hostname;
+  MachineLoad load;       ///< how busy it was (check_machine_load); not checked by describe_machine
 };
 Machine describe_machine();
 
@@ -39,5 +43,15 @@ std::string html_report(const CampaignResult& result, const Machine& machine, co
 
 /// Identifies a bench JSON document.
 inline constexpr const char* kJsonFormat = "cerulion-bench/1";
+
+/// A campaign read back from json_report's output.
+struct SavedReport {
+  CampaignResult result;
+  Machine machine;
+  Build build;
+};
+/// Reads a bench JSON back; what json_report writes reads back the same. InvalidArgument saying
+/// why `text` is not one (not JSON, no "format": "cerulion-bench/1", a cell without lane or size).
+[[nodiscard]] Result<SavedReport> read_json_report(std::string_view text);
 
 }  // namespace cerulion::bench
