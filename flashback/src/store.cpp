@@ -213,7 +213,8 @@ Result<Store> Store::open_for_keeper(std::string_view domain, std::string_view n
     if (::flock((*impl)->fd(), LOCK_EX | LOCK_NB) != 0) {
       const auto pid = (*impl)->header().keeper_pid.load();
       return Status(ErrorCode::InvalidArgument,
-                    fmt::format("a keeper named '{}' already runs in domain '{}' (pid {})", name, domain, pid));
+                    fmt::format("a keeper named '{}' already runs in domain '{}' (pid {})", name, domain, pid),
+                    Subject::process(std::to_string(pid)));
     }
     if (auto st = (*impl)->recover_after_keeper(); !st) return st;
     (*impl)->taken_over = (*impl)->header().head.load() > 0 || (*impl)->header().open_length.load() > 0;
