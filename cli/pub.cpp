@@ -116,8 +116,7 @@ class PacedPublisher {
       throw Exit{kExitFailure, fmt::format("no room on '{}' within {} s: a lockstep subscriber is not keeping up",
                                            publisher_.topic(), settings_.timeout_s)};
     }
-    check(status, publisher_.topic());
-    throw Exit{kExitFailure, status.message()};
+    throw failure(status, publisher_.topic());
   }
 
   Publisher publisher_;
@@ -204,10 +203,7 @@ void run_pub(const PubSettings& settings) {
   options.topic.group = settings.group;
   options.topic.type = declared;
   options.wait.cancel = stop_flag();
-  auto created = Publisher::create(topic, options);
-  // "topic '/x' carries json, not protobuf": the message names the topic already.
-  if (created.code() == ErrorCode::Incompatible) throw Exit{kExitFailure, created.status().message()};
-  PacedPublisher out(take(std::move(created), topic), settings, rate_hz);
+  PacedPublisher out(take(Publisher::create(topic, options), topic), settings, rate_hz);
   // What the topic carries, declared by this pub or by whoever created the topic.
   PayloadCheck payloads(take(out.publisher().type(), topic), settings.skip_invalid);
   if (payloads.inspects() && settings.size_option->count() > 0) {
