@@ -30,7 +30,7 @@ TEST_CASE("A bad name, value, option or pattern exits 2; what is found wrong on 
 }
 
 TEST_CASE("An interrupted call ends without a line, with the code of the signal that stopped it", "[cli][errors]") {
-  auto exit = failure(Status(ErrorCode::Interrupted, "interrupted"), {.what = "/x"});
+  auto exit = failure(Status(ErrorCode::Interrupted, "interrupted"), "/x");
   CHECK(exit.code == cli::stop_exit_code());
   CHECK(exit.code == 130);  // no signal came in this test: Ctrl-C's code
   CHECK(exit.message.empty());
@@ -39,19 +39,19 @@ TEST_CASE("An interrupted call ends without a line, with the code of the signal 
 TEST_CASE("The context is said before an error unless the error is about it", "[cli][errors]") {
   // Its subject is the context: the message names it already, so it is not said twice.
   auto named = failure(Status(ErrorCode::Corrupted, "topic '/x': /dev/shm/f is a FIFO", Subject::topic("/x")),
-                       {.what = "/x"});
+                       "/x");
   CHECK(named.message == "topic '/x': /dev/shm/f is a FIFO");
   CHECK(named.code == 1);
   // About another thing, or about nothing in particular: the context goes first.
-  CHECK(failure(Status(ErrorCode::Corrupted, "topic '/y': damaged", Subject::topic("/y")), {.what = "/x"}).message ==
+  CHECK(failure(Status(ErrorCode::Corrupted, "topic '/y': damaged", Subject::topic("/y")), "/x").message ==
         "/x: topic '/y': damaged");
-  CHECK(failure(Status(ErrorCode::SystemError, "cannot watch /dev/shm"), {.what = "/x"}).message ==
+  CHECK(failure(Status(ErrorCode::SystemError, "cannot watch /dev/shm"), "/x").message ==
         "/x: cannot watch /dev/shm");
   CHECK(failure(Status(ErrorCode::NotFound, "/tmp/a.mcap: no such file", Subject::path("/tmp/a.mcap")),
-                {.what = "cannot dump"})
+                "cannot dump")
             .message == "cannot dump: /tmp/a.mcap: no such file");
   // Text that merely looks like the context does not count: only the subject does.
-  CHECK(failure(Status(ErrorCode::SystemError, "something about '/x'"), {.what = "/x"}).message ==
+  CHECK(failure(Status(ErrorCode::SystemError, "something about '/x'"), "/x").message ==
         "/x: something about '/x'");
   // No context: the message alone; no message either: the code's name.
   CHECK(failure(Status(ErrorCode::NotFound, "no topic '/x' in domain 'd'", Subject::topic("/x"))).message ==
@@ -67,7 +67,7 @@ TEST_CASE("A size over a ceiling is said as the option's that set it, from the n
   CHECK(exit.code == 2);
   CHECK(exit.message == "ping: --size 4096 is over the topic's ceiling of 1024 bytes");
   // No option set the size: the library's own words, a failure like any other.
-  auto plain = failure(too_large, {.what = "/p/ping"});
+  auto plain = failure(too_large, "/p/ping");
   CHECK(plain.code == 1);
   CHECK(plain.message == too_large.message());
   // An option given, but the error is about something else: it is not reworded.
