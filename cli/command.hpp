@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Shared plumbing of the subcommands. Exceptions are the CLI boundary's way of ending: a
-// subcommand throws Exit (or CLI11's errors) and main() turns it into an exit code, once.
+// subcommand throws Exit (errors.hpp) or CLI11's errors and main() turns it into an exit code, once.
 
 #include <atomic>
 #include <cstdint>
@@ -12,21 +12,10 @@
 #include <CLI/CLI.hpp>
 
 #include "cerulion/core/status.hpp"
+#include "errors.hpp"
 #include "numbers.hpp"
 
 namespace cerulion::cli {
-
-/// Ends the program with `code`; main prints `message` (if any) as one "cerulion: ..." line.
-struct Exit {
-  int code = 0;
-  std::string message;
-};
-
-/// Exit codes used everywhere. A stop by signal exits 128 + the signal: stop_exit_code().
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;
-inline constexpr int kExitUsage = 2;
-inline constexpr int kExitInterrupted = 130;  ///< 128 + SIGINT
 
 /// Settings every subcommand shares (filled by main from global flags / environment).
 struct GlobalOptions {
@@ -42,22 +31,6 @@ int stop_signal();
 /// Installs SIGINT/SIGTERM/SIGHUP handlers that set stop_flag() (no SA_RESTART: blocked calls
 /// return), so a closed terminal or a supervisor's stop ends a command as cleanly as Ctrl-C.
 void install_stop_handlers();
-/// The exit code of a command a signal stopped: 128 + that signal (130 SIGINT, 143 SIGTERM,
-/// 129 SIGHUP), kExitInterrupted when none was seen (an Interrupted status without a signal).
-int stop_exit_code();
-/// The exit code of a command whose normal end is Ctrl-C (record, play) once it has finished its
-/// work: kExitOk after SIGINT or no signal, stop_exit_code() after SIGTERM or SIGHUP, so a
-/// supervisor or a closed terminal still sees that it was stopped.
-int finished_exit_code();
-
-/// Throws Exit{1, "<context>: <message>"} when `status` is not ok. Usage-type errors
-/// (InvalidArgument, InvalidTopicName) exit 2.
-void check(const Status& status, std::string_view context = {});
-template <typename T>
-T take(Result<T>&& result, std::string_view context = {}) {
-  check(result.status(), context);
-  return std::move(result).value();
-}
 
 /// "64", "4KiB", "1MiB", "16MiB", "1.5MB", "2G", "1TiB" -> bytes (KiB=1024, kB=1000, K=1024).
 std::optional<std::uint64_t> parse_size(std::string_view text);

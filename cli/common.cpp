@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Helpers every subcommand uses: error checks, sizes.
+// Helpers every subcommand uses: sizes, groups, counts.
 
 #include <grp.h>
 #include <cmath>
@@ -11,22 +11,6 @@
 #include "command.hpp"
 
 namespace cerulion::cli {
-
-void check(const Status& status, std::string_view context) {
-  if (status.ok()) return;
-  // Library messages mostly name their topic already ("topic '/x': ..."): said once is enough.
-  const bool named = !context.empty() && status.message().find(fmt::format("'{}'", context)) != std::string::npos;
-  std::string message = context.empty() || named ? status.message()
-                                                 : fmt::format("{}: {}", context, status.message());
-  int code = kExitFailure;
-  switch (status.code()) {
-    case ErrorCode::InvalidArgument:
-    case ErrorCode::InvalidTopicName: code = kExitUsage; break;
-    case ErrorCode::Interrupted: code = stop_exit_code(); message.clear(); break;
-    default: break;
-  }
-  throw Exit{code, message};
-}
 
 std::optional<std::uint64_t> parse_size(std::string_view text) {
   std::string s(text);

@@ -36,7 +36,7 @@ void add_completion_command(CLI::App& app) {
     if (!topics_in->empty()) {
 #ifdef CERULION_HAVE_RECORDER
       auto reader = recorder::Reader::open(*topics_in);
-      if (!reader) throw Exit{kExitFailure, reader.message()};
+      check(reader.status());
       std::set<std::string> topics;
       for (const auto& [id, channel] : reader->summary().channels) topics.insert(channel.topic);
       for (const auto& topic : topics) fmt::print("{}\n", topic);

@@ -70,7 +70,7 @@ void run_start(StartSettings& s) {
   recording::EventQueue events;
   k.events = &events;
   auto keeper = flashback::Keeper::start(k);
-  check_flashback(keeper.status());
+  check(keeper.status());
   const auto status = keeper->status();
   say(fmt::format("flashback: keeper '{}' (pid {}) keeping the last {:g} s in {} ({} limit){}; dumps go to {}", k.name,
                   ::getpid(), k.limits.window_s, status.path, format_bytes(static_cast<double>(status.memory_limit_bytes)),
@@ -85,7 +85,7 @@ void run_start(StartSettings& s) {
   // A dump asked for meanwhile is written as the keeper stops, and said.
   keeper->stop();
   say_events(events);
-  if (run.ended == Ended::Failed) throw Exit{kExitFailure, "the keeper stopped storing: " + run.error.message()};
+  if (run.ended == Ended::Failed) check(run.error, "the keeper stopped storing");
   throw Exit{finished_exit_code(), {}};
 }
 
@@ -121,13 +121,6 @@ std::string dump_directory(const std::string& dir) {
   if (!dir.empty()) return dir;
   if (const char* env = std::getenv("CERULION_FLASHBACK_DIR"); env && *env) return env;
   return ".";
-}
-
-void check_flashback(const Status& status, std::string_view context) {
-  if (status.ok()) return;
-  const bool usage = status.code() == ErrorCode::InvalidTopicName;
-  std::string message = context.empty() ? status.message() : fmt::format("{}: {}", context, status.message());
-  throw Exit{usage ? kExitUsage : kExitFailure, message};
 }
 
 void add_flashback_start(CLI::App& fb) {

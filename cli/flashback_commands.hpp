@@ -7,8 +7,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cerulion/core/status.hpp"
-
 namespace cerulion::cli {
 
 void add_flashback_start(CLI::App& flashback);
@@ -20,7 +18,5 @@ void add_flashback_stop(CLI::App& flashback);
 CLI::Option* add_keeper_name_option(CLI::App& cmd, std::string& name);
 /// Where dumps go: `dir`, else $CERULION_FLASHBACK_DIR, else the current directory.
 std::string dump_directory(const std::string& dir);
-/// Throws Exit{1} for a failure that is not a usage error (2 for bad names).
-void check_flashback(const Status& status, std::string_view context = {});
 
 }  // namespace cerulion::cli

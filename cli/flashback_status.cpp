@@ -180,7 +180,7 @@ void run_status(const std::string& name, bool json) {
   if (!store) {
     // Nothing to show is still an object for a program (every figure null), and a failure.
     if (json && store.code() == ErrorCode::NotFound) fmt::print("{}\n", status_json(name, domain, nullptr, {}).dump());
-    check_flashback(store.status());
+    check(store.status());
   }
   const auto st = store->status();
   const auto publishers = flashback::publishers_of(st.domain, st.topics);

@@ -22,7 +22,7 @@ constexpr double kStopWait = 10;
 
 flashback::Store open_store(const std::string& name) {
   auto store = flashback::Store::open(globals().domain, name);
-  check_flashback(store.status());
+  check(store.status());
   return std::move(*store);
 }
 
@@ -64,7 +64,7 @@ void run_dump(const DumpSettings& s) {
   options.trigger = "request";
   options.details = "cerulion flashback dump";
   auto dumped = flashback::dump_to_file(store, path, options);
-  check_flashback(dumped.status(), "cannot dump");
+  check(dumped.status(), "cannot dump");
   fmt::print("{}\n", dumped->path);
   std::string left_out = dumped->chunks_left_out
                              ? fmt::format(", {} left out (evicted while copied, or damaged)", counted(dumped->chunks_left_out, "chunk"))
@@ -79,22 +79,22 @@ void run_stop(const std::string& name, bool discard) {
   auto opened = flashback::Store::open(globals().domain, name);
   if (!opened && discard && opened.code() != ErrorCode::NotFound && opened.code() != ErrorCode::InvalidArgument) {
     // A damaged store has no keeper to stop; it can still be discarded.
-    check_flashback(flashback::remove_store(globals().domain, name));
+    check(flashback::remove_store(globals().domain, name));
     fmt::print(stderr, "removed the damaged store of '{}' ({})\n", name, opened.message());
     return;
   }
-  check_flashback(opened.status());
+  check(opened.status());
   const std::string path = opened->path();
   // Returns once the keeper's process is gone, so that a keeper started next finds its store free.
   auto stopped = flashback::stop_keeper(globals().domain, name, kStopWait);
-  check_flashback(stopped.status());
+  check(stopped.status());
   if (*stopped != 0) {
     fmt::print(stderr, "stopped keeper '{}' (pid {})\n", name, *stopped);
   } else if (!discard) {
     throw Exit{kExitFailure, fmt::format("the keeper of '{}' is not running (its store stays: --discard removes it)", name)};
   }
   if (discard) {
-    check_flashback(flashback::remove_store(globals().domain, name));
+    check(flashback::remove_store(globals().domain, name));
     fmt::print(stderr, "removed {}\n", path);
   }
 }

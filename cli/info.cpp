@@ -33,10 +33,10 @@ struct ChannelFigures {
 
 void run_info(const InfoSettings& s) {
   auto reader = recorder::Reader::open(s.file);
-  if (!reader) throw Exit{kExitFailure, reader.message()};
+  check(reader.status());
   // Per-channel byte counts are not in the summary: read the messages (chunk by chunk).
   std::map<std::uint16_t, ChannelFigures> figures;
-  check_recorder(reader->read_messages({}, [&](const recorder::MessageView& m) {
+  check(reader->read_messages({}, [&](const recorder::MessageView& m) {
     auto& f = figures[m.message.channel_id];
     ++f.messages;
     f.bytes += m.message.data.size();

@@ -68,14 +68,6 @@ GlobalOptions& globals() {
 const std::atomic<bool>* stop_flag() { return cerulion::stop_flag(); }
 bool stop_requested() { return cerulion::stop_requested(); }
 int stop_signal() { return cerulion::stop_signal(); }
-int stop_exit_code() {
-  int sig = stop_signal();
-  return sig != 0 ? 128 + sig : kExitInterrupted;
-}
-int finished_exit_code() {
-  int sig = stop_signal();
-  return sig == 0 || sig == SIGINT ? kExitOk : stop_exit_code();
-}
 
 void install_stop_handlers() { (void)cerulion::stop_on_signals(); }
 

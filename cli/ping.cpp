@@ -53,18 +53,11 @@ PingRun run_ping(const measurement::PingOptions& options, bool flashback) {
   auto report = measurement::run_ping(o);
   if (!report.ok()) {
     switch (report.code()) {
-      case ErrorCode::PayloadTooLarge: {
-        // The library's message names no flag; the user typed --size.
-        const std::string& m = report.message();
-        const auto ceiling = m.rfind(" of ");
-        throw Exit{kExitUsage, fmt::format("ping: --size {} is over the topic's ceiling{}", o.size,
-                                           ceiling == std::string::npos ? ": " + m : m.substr(ceiling))};
-      }
       case ErrorCode::Timeout:
         throw Exit{kExitFailure, o.peer ? "ping: no `cerulion pong` answered on " +
                                               measurement::request_topic(o.prefix) + " within the timeout"
                                         : "ping: the pong worker did not start"};
-      default: check(report.status(), "ping");
+      default: check(report.status(), {.what = "ping", .size_option = "--size"});
     }
   }
   run.report = std::move(report).value();

@@ -50,7 +50,7 @@ void run_play(const PlaySettings& s) {
   if (!(s.rate > 0)) throw Exit{kExitUsage, "--rate must be positive"};
   check_patterns(s.regex, "--regex");
   auto reader = recorder::Reader::open(s.file);
-  if (!reader) throw Exit{kExitFailure, reader.message()};
+  check(reader.status());
   // What the reader found opening the file is said as the playback says what it finds later.
   recording::EventQueue events;
   for (const auto& problem : reader->problems()) recording::report(&events, recording::EventKind::Warning, s.file, problem);

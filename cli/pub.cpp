@@ -2,7 +2,7 @@
 // `cerulion pub TOPIC [MESSAGE...]`: publishes arguments, a file, synthetic payloads or stdin.
 // Quiet by default so it sits in pipelines; every message goes out whole or not at all.
 
-#include <chrono>
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -15,6 +15,7 @@
 #include <fmt/core.h>
 
 #include "cerulion/core/names.hpp"
+#include "cerulion/core/pacing.hpp"
 #include "cerulion/core/publisher.hpp"
 #include "command.hpp"
 #include "encoding.hpp"
@@ -52,13 +53,14 @@ struct PubSettings {
   CLI::Option* timeout_option = nullptr;
 };
 
-/// Publishes one message at a time at a steady rate, with the waits and errors of the topic.
+/// Publishes one message at a time at a steady rate (core's Pacer keeps the ticks), with the
+/// waits and errors of the topic.
 class PacedPublisher {
  public:
   PacedPublisher(Publisher publisher, const PubSettings& settings, double rate_hz)
       : publisher_(std::move(publisher)), settings_(settings) {
     if (settings.timeout_option->count() > 0) room_timeout_ = seconds_to_timeout(settings.timeout_s);
-    if (rate_hz > 0) period_ = std::chrono::nanoseconds(static_cast<std::int64_t>(1e9 / rate_hz));
+    if (rate_hz > 0) period_ns_ = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(1e9 / rate_hz));
   }
 
   Publisher& publisher() { return publisher_; }
@@ -94,12 +96,12 @@ class PacedPublisher {
   }
 
   void pace() {
-    if (period_.count() == 0) return;
-    auto now = std::chrono::steady_clock::now();
-    if (!next_.has_value()) next_ = now;
-    if (*next_ > now && !sleep_unless_stopped(*next_ - now)) throw Exit{stop_exit_code(), {}};
+    if (period_ns_ == 0) return;
+    const std::uint64_t now = monotonic_ns();
+    if (next_ns_ == 0) next_ns_ = now;
+    if (!pacer_.sleep_until(next_ns_, stop_flag())) throw Exit{stop_exit_code(), {}};
     // A late message does not make the next ones burst: the schedule restarts from now.
-    next_ = std::max(*next_ + period_, now);
+    next_ns_ = std::max(next_ns_ + period_ns_, now);
   }
 
   void report(Result<std::uint64_t>&& sequence, std::size_t size) {
@@ -116,15 +118,15 @@ class PacedPublisher {
       throw Exit{kExitFailure, fmt::format("no room on '{}' within {} s: a lockstep subscriber is not keeping up",
                                            publisher_.topic(), settings_.timeout_s)};
     }
-    check(status, publisher_.topic());
-    throw Exit{kExitFailure, status.message()};
+    throw failure(status, publisher_.topic());
   }
 
   Publisher publisher_;
   const PubSettings& settings_;
   Timeout room_timeout_;
-  std::chrono::nanoseconds period_{0};
-  std::optional<std::chrono::steady_clock::time_point> next_;
+  Pacer pacer_;
+  std::uint64_t period_ns_ = 0;  ///< 0: as fast as the topic takes them
+  std::uint64_t next_ns_ = 0;    ///< when the next message is due (CLOCK_MONOTONIC), 0 before the first
   std::uint64_t published_ = 0;
   StdoutWriter verbose_out_{0};
 };
@@ -204,10 +206,7 @@ void run_pub(const PubSettings& settings) {
   options.topic.group = settings.group;
   options.topic.type = declared;
   options.wait.cancel = stop_flag();
-  auto created = Publisher::create(topic, options);
-  // "topic '/x' carries json, not protobuf": the message names the topic already.
-  if (created.code() == ErrorCode::Incompatible) throw Exit{kExitFailure, created.status().message()};
-  PacedPublisher out(take(std::move(created), topic), settings, rate_hz);
+  PacedPublisher out(take(Publisher::create(topic, options), topic), settings, rate_hz);
   // What the topic carries, declared by this pub or by whoever created the topic.
   PayloadCheck payloads(take(out.publisher().type(), topic), settings.skip_invalid);
   if (payloads.inspects() && settings.size_option->count() > 0) {

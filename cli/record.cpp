@@ -88,11 +88,11 @@ void run_record(const RecordSettings& settings) {
   // An existing file is refused before any topic is opened.
   auto created = recording::Recording::create(
       options, recording::file_sinks(settings.output, options.splitting(), {.overwrite = settings.force}));
-  if (!created) throw Exit{kExitFailure, created.message()};
+  check(created.status());
   recording::Recording& rec = *created;
   if (Status st = rec.start(); !st.ok()) {
     (void)rec.finish();
-    throw Exit{kExitFailure, "cannot record " + st.message()};
+    check(st, "cannot record");
   }
 
   Supervision supervision;
@@ -125,7 +125,7 @@ void run_record(const RecordSettings& settings) {
                     t.written, t.received, t.lost(), t.missed, t.dropped));
   }
   if (problems > 0) say(fmt::format("  could not record {}: see above", counted(problems, "topic")));
-  if (!finished.ok()) throw Exit{kExitFailure, finished.message()};
+  check(finished);
   if (counts.empty() && problems > 0) throw Exit{kExitFailure, "nothing was recorded"};
   if (int code = finished_exit_code(); code != kExitOk) throw Exit{code, {}};
 }

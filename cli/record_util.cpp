@@ -29,8 +29,4 @@ std::string format_time_ns(std::uint64_t ns) {
 
 std::string format_duration_ns(std::uint64_t ns) { return fmt::format("{:.3f} s", static_cast<double>(ns) / 1e9); }
 
-void check_recorder(const recorder::Status& status) {
-  if (!status.ok()) throw Exit{kExitFailure, status.message()};
-}
-
 }  // namespace cerulion::cli

@@ -6,8 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "cerulion/recorder/errors.hpp"
-
 namespace cerulion::cli {
 
 /// ns since the epoch as "2026-11-29T19:33:00.123456789Z".
@@ -17,7 +15,5 @@ std::string format_duration_ns(std::uint64_t ns);
 /// Throws Exit{2} naming `flag` when a pattern is not a regular expression (checked here too, so the
 /// message names the flag the user typed).
 void check_patterns(const std::vector<std::string>& patterns, const char* flag);
-/// Throws Exit{1, "<message>"} for a recorder failure (its message names the file).
-void check_recorder(const recorder::Status& status);
 
 }  // namespace cerulion::cli

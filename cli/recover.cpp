@@ -32,7 +32,7 @@ void run_recover(const RecoverSettings& s) {
   options.overwrite = s.force;
   options.compression = s.compression == "none" ? recorder::Compression::None : recorder::Compression::Zstd;
   auto report = recorder::recover(s.input, s.output, options);
-  if (!report) throw Exit{kExitFailure, report.message()};
+  check(report.status());
   const auto& r = report.value();
   if (s.json) {
     nlohmann::ordered_json j{{"input", s.input},

@@ -35,7 +35,9 @@ Result<std::shared_ptr<TopicSegment>> open_existing(std::string_view topic, std:
   request.topic = std::string(topic);
   request.options.domain = std::string(domain);
   request.access = access;
-  return TopicSegment::open(request);
+  auto segment = TopicSegment::open(request);
+  if (!segment) return Status(segment.status()).about(Subject::topic(request.topic));
+  return segment;
 }
 
 /// What the ring still holds about recent publishes: publishing writes no statistics of its own
@@ -204,7 +206,8 @@ Result<TopicInfo> inspect_topic(std::string_view topic, std::string_view domain)
   auto seg = open_existing(*name, domain, TopicSegment::Access::Inspect);
   if (!seg) {
     if (seg.code() == ErrorCode::NotFound) {
-      return Status(ErrorCode::NotFound, "no topic '" + *name + "' in domain '" + std::string(domain) + "'");
+      return Status(ErrorCode::NotFound, "no topic '" + *name + "' in domain '" + std::string(domain) + "'",
+                    Subject::topic(*name));
     }
     return seg.status();
   }
@@ -273,7 +276,8 @@ Result<std::vector<CleanedSegment>> clean_domain(std::string_view domain, bool d
     if (locked) s.unlock();
   }
   if (!forced.empty() && !forced_found) {
-    return Status(ErrorCode::NotFound, "no topic '" + forced + "' in domain '" + std::string(domain) + "'");
+    return Status(ErrorCode::NotFound, "no topic '" + forced + "' in domain '" + std::string(domain) + "'",
+                  Subject::topic(forced));
   }
   if (forced.empty()) {
     for (const auto& bell : detail::clean_bells(domain, dry_run)) {

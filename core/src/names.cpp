@@ -46,7 +46,8 @@ std::string escaped_character(std::string_view text, std::size_t i) {
 }
 
 Status bad_topic(std::string_view name, const std::string& why) {
-  return {ErrorCode::InvalidTopicName, "invalid topic name '" + escaped(name) + "': " + why};
+  return {ErrorCode::InvalidTopicName, "invalid topic name '" + escaped(name) + "': " + why,
+          Subject::topic(std::string(name))};
 }
 
 }  // namespace
@@ -78,10 +79,11 @@ Result<std::string> normalize_topic_name(std::string_view name) {
 }
 
 Status validate_domain(std::string_view domain) {
-  if (domain.empty()) return {ErrorCode::InvalidTopicName, "the domain name is empty"};
+  if (domain.empty()) return {ErrorCode::InvalidTopicName, "the domain name is empty", Subject::domain({})};
   if (domain.size() > kMaxDomainLength) {
-    return {ErrorCode::InvalidTopicName, "domain '" + escaped(domain) + "' is longer than " +
-                                             std::to_string(kMaxDomainLength) + " characters"};
+    return {ErrorCode::InvalidTopicName,
+            "domain '" + escaped(domain) + "' is longer than " + std::to_string(kMaxDomainLength) + " characters",
+            Subject::domain(std::string(domain))};
   }
   for (std::size_t i = 0; i < domain.size(); ++i) {
     char c = domain[i];
@@ -89,7 +91,8 @@ Status validate_domain(std::string_view domain) {
     if (!ok) {
       return {ErrorCode::InvalidTopicName, "invalid domain '" + escaped(domain) + "': character '" +
                                                escaped_character(domain, i) +
-                                               "' is not allowed (use A-Z a-z 0-9 _ and -)"};
+                                               "' is not allowed (use A-Z a-z 0-9 _ and -)",
+              Subject::domain(std::string(domain))};
     }
   }
   return Status::success();
@@ -104,7 +107,8 @@ Status validate_segment_name(std::string_view domain, std::string_view normalize
               " characters) and domain '" + escaped(domain) + "' (" + std::to_string(domain.size()) +
               " characters) are too long together: their shared-memory file name would be " +
               std::to_string(length) + " bytes, over the limit of " + std::to_string(kMaxSegmentFileNameLength) +
-              " (topic and domain may have " + std::to_string(room) + " characters together)"};
+              " (topic and domain may have " + std::to_string(room) + " characters together)",
+          Subject::topic(std::string(normalized_topic))};
 }
 
 std::string default_domain() {

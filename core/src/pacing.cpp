@@ -18,6 +18,7 @@ constexpr double kLeadFactor = 1.2;
 constexpr double kLeadSlackNs = 20'000;
 constexpr double kShortestLeadNs = 50'000;
 constexpr double kLongestLeadNs = 2'000'000;
+constexpr std::uint64_t kCancelSliceNs = 50'000'000;  // how long a cancelled sleep may go on
 
 /// Polls the clock until `deadline_ns`, warming caches every kWarmCachesIntervalNs and checking
 /// `cancel` (may be null) as often. False when cancelled.
@@ -66,6 +67,16 @@ void Pacer::sleep_ahead_of(std::uint64_t deadline_ns) {
 
 bool Pacer::sleep_until(std::uint64_t deadline_ns, const std::atomic<bool>* cancel) {
   if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) return false;
+  if (cancel != nullptr) {
+    // A flag set by another thread, or by a signal just before the sleep began, cuts no sleep
+    // short: a long wait sleeps in slices, each followed by a look at the flag.
+    const std::uint64_t lead = lead_ns();
+    while (deadline_ns > lead + kCancelSliceNs && monotonic_ns() + kCancelSliceNs < deadline_ns - lead) {
+      const timespec slice{0, static_cast<long>(kCancelSliceNs)};
+      ::nanosleep(&slice, nullptr);
+      if (cancel->load(std::memory_order_relaxed)) return false;
+    }
+  }
   sleep_ahead_of(deadline_ns);
   // A signal that set `cancel` cut the sleep short; the poll sees the flag.
   return poll_until(deadline_ns, cancel);

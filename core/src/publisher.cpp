@@ -114,7 +114,7 @@ class alignas(64) PublisherImpl {
       why = "topic '" + segment_->topic() + "' is damaged: a lockstep subscriber is further behind than its depth of " +
             std::to_string(segment_->depth()) + " allows";
     }
-    return Status(ErrorCode::Corrupted, why);
+    return Status(ErrorCode::Corrupted, why, Subject::topic(segment_->topic()));
   }
 
   /// Out of line: its wait loops stay out of the loan's and the publish's code and stack frames.
@@ -210,15 +210,17 @@ namespace {
 
 // A loan's and a publish's errors, out of line (Status says why).
 [[gnu::cold, gnu::noinline]] Status too_large(const std::string& topic, std::size_t size, std::uint64_t ceiling) {
-  return Status(ErrorCode::PayloadTooLarge, "payload of " + std::to_string(size) + " bytes is over topic '" + topic +
-                                                "' ceiling of " + std::to_string(ceiling) + " bytes");
+  return Status(ErrorCode::PayloadTooLarge,
+                "payload of " + std::to_string(size) + " bytes is over topic '" + topic + "' ceiling of " +
+                    std::to_string(ceiling) + " bytes",
+                Subject::size_over(topic, size, ceiling));
 }
 [[gnu::cold, gnu::noinline]] Status too_many_loans() {
   return Status(ErrorCode::LoanLimit,
                 "a publisher may hold at most " + std::to_string(kMaxHeldPerParticipant) + " loans at once");
 }
 [[gnu::cold, gnu::noinline]] Status no_free_slot(const std::string& topic) {
-  return Status(ErrorCode::OutOfMemory, "topic '" + topic + "' has no free slot");
+  return Status(ErrorCode::OutOfMemory, "topic '" + topic + "' has no free slot", Subject::topic(topic));
 }
 [[gnu::cold, gnu::noinline]] Status foreign_loan() {
   return Status(ErrorCode::InvalidArgument, "loan belongs to another publisher");
@@ -262,7 +264,8 @@ CERULION_HOT_PATH Status PublisherImpl::wait_for_room(Timeout timeout) {
   if (damaged_) return damage_report();
   if (st.code() == ErrorCode::Timeout) {
     return Status(ErrorCode::Timeout, "timed out waiting for subscribers of '" + segment_->topic() +
-                                          "' to take earlier messages (lockstep)");
+                                          "' to take earlier messages (lockstep)",
+                  Subject::topic(segment_->topic()));
   }
   return st;
 }

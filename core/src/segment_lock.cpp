@@ -67,7 +67,8 @@ CERULION_HOT_PATH Status TopicSegment::take_lock_word() {
       }
       if (watch.stuck()) {
         return Status(ErrorCode::Corrupted, "topic '" + topic_ + "': its lock has been held by process " +
-                                                std::to_string(owner) + " for over 2 s; if it is stuck, the topic must be removed by force");
+                                                std::to_string(owner) + " for over 2 s; if it is stuck, the topic must be removed by force",
+                      Subject::topic(topic_));
       }
     }
     if (!watch.spun()) continue;

@@ -15,7 +15,8 @@ Result<std::uint32_t> TopicSegment::attach(Role role, std::optional<Mode> explic
                                            std::optional<std::uint32_t> explicit_depth, StartAt start) {
   if (explicit_depth && *explicit_depth != depth_) {
     return Status(ErrorCode::Incompatible, "topic '" + topic_ + "' exists with depth " + std::to_string(depth_) +
-                                               ", not " + std::to_string(*explicit_depth));
+                                               ", not " + std::to_string(*explicit_depth),
+                  Subject::topic(topic_));
   }
   // Joining is rare and a good moment to sweep out records of processes that died.
   evict_dead(true);
@@ -25,7 +26,7 @@ Result<std::uint32_t> TopicSegment::attach(Role role, std::optional<Mode> explic
     // lands either before that participant looks for others (and keeps the segment) or after.
     if (control_->unlinked.load(std::memory_order_acquire) != 0) {
       unlock();
-      return Status(ErrorCode::NotFound, "topic '" + topic_ + "' was removed while joining it");
+      return Status(ErrorCode::NotFound, "topic '" + topic_ + "' was removed while joining it", Subject::topic(topic_));
     }
     if (role == Role::Publisher && explicit_mode) {
       Mode current = static_cast<Mode>(control_->mode.load());
@@ -35,7 +36,8 @@ Result<std::uint32_t> TopicSegment::attach(Role role, std::optional<Mode> explic
       } else if (current != *explicit_mode) {
         unlock();
         return Status(ErrorCode::Incompatible, std::string("topic '") + topic_ + "' is " + to_string(current) +
-                                                   ", not " + to_string(*explicit_mode));
+                                                   ", not " + to_string(*explicit_mode),
+                      Subject::topic(topic_));
       }
     } else if (role == Role::Publisher) {
       control_->mode_fixed.store(1);
@@ -65,23 +67,28 @@ Result<std::uint32_t> TopicSegment::attach(Role role, std::optional<Mode> explic
     if (round == 0 && evict_dead(true) > 0) continue;  // dead ones made room
   }
   return Status(ErrorCode::TooManyParticipants,
-                "topic '" + topic_ + "' already has " + std::to_string(kMaxParticipants) + " participants");
+                "topic '" + topic_ + "' already has " + std::to_string(kMaxParticipants) + " participants",
+                Subject::topic(topic_));
 }
 
 Result<TopicSegment::Membership> TopicSegment::join(const OpenRequest& request, Role role,
                                                    std::optional<Mode> explicit_mode,
                                                    std::optional<std::uint32_t> explicit_depth, StartAt start) {
+  // Whatever fails here (opening the file, mapping it, declaring the type) fails about this topic,
+  // and every message of it says "topic '<name>'": said once here, as data, for all of them.
+  auto about_topic = [&](Status st) { return std::move(st).about(Subject::topic(request.topic)); };
   for (int attempt = 0; attempt < 100; ++attempt) {
     auto segment = open(request);
-    if (!segment) return segment.status();
+    if (!segment) return about_topic(segment.status());
     if (request.options.type) {
-      if (Status st = (*segment)->declare_type(*request.options.type); !st.ok()) return st;
+      if (Status st = (*segment)->declare_type(*request.options.type); !st.ok()) return about_topic(std::move(st));
     }
     auto index = (*segment)->attach(role, explicit_mode, explicit_depth, start);
     if (index) return Membership{std::move(*segment), *index};
-    if (index.code() != ErrorCode::NotFound) return index.status();
+    if (index.code() != ErrorCode::NotFound) return about_topic(index.status());
   }
-  return Status(ErrorCode::SystemError, "topic '" + request.topic + "' kept disappearing while joining it");
+  return Status(ErrorCode::SystemError, "topic '" + request.topic + "' kept disappearing while joining it",
+                Subject::topic(request.topic));
 }
 
 void TopicSegment::evict_locked(std::uint32_t index) {

@@ -34,7 +34,7 @@ Result<std::optional<gid_t>> sharing_group(const TopicOptions& options) {
 
 Result<ShmFile> TopicSegment::build(const OpenRequest& request, const std::string& what) {
   auto group = sharing_group(request.options);
-  if (!group) return group.status();
+  if (!group) return Status(group.status()).about(Subject::option("group"));
   auto created = ShmFile::create_unnamed(*group ? 0660 : 0600, what);
   if (!created) return created.status();
   ShmFile file = std::move(*created);
@@ -148,10 +148,10 @@ Result<std::shared_ptr<TopicSegment>> TopicSegment::open(const OpenRequest& requ
   const std::string what = "topic '" + request.topic + "'";
   const std::uint32_t depth = request.options.depth.value_or(kDefaultDepth);
   if (depth == 0 || depth > kMaxDepth) {
-    return Status(ErrorCode::InvalidArgument, "depth must be 1.." + std::to_string(kMaxDepth));
+    return Status(ErrorCode::InvalidArgument, "depth must be 1.." + std::to_string(kMaxDepth), Subject::option("depth"));
   }
   if (request.options.max_payload == 0 || request.options.max_payload > kMaxCeiling) {
-    return Status(ErrorCode::InvalidArgument, "payload ceiling must be 1 B .. 1 TiB");
+    return Status(ErrorCode::InvalidArgument, "payload ceiling must be 1 B .. 1 TiB", Subject::option("max_payload"));
   }
   // Found here, not as "File name too long" from shm_open.
   if (Status st = validate_segment_name(request.options.domain, request.topic); !st.ok()) return st;

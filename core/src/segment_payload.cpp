@@ -18,7 +18,8 @@ bool TopicSegment::map_generation(std::uint32_t generation) {
   if (generation >= regions.size()) {
     map_failure_ = Status(ErrorCode::Corrupted, "topic '" + topic_ + "': payload generation " +
                                                     std::to_string(generation) + " of " +
-                                                    std::to_string(regions.size()));
+                                                    std::to_string(regions.size()),
+                          Subject::topic(topic_));
     return false;
   }
   if (regions[generation].address() != nullptr) return true;
@@ -28,12 +29,13 @@ bool TopicSegment::map_generation(std::uint32_t generation) {
   // touching a page past its end would fault.
   struct stat st {};
   if (::fstat(fd(), &st) != 0) {
-    map_failure_ = system_error("topic '" + topic_ + "': cannot stat its segment", errno);
+    map_failure_ = system_error("topic '" + topic_ + "': cannot stat its segment", errno).about(Subject::topic(topic_));
     return false;
   }
   if (static_cast<std::uint64_t>(st.st_size) < offset + bytes) {
     map_failure_ = Status(ErrorCode::Corrupted, "topic '" + topic_ + "': payload generation " +
-                                                    std::to_string(generation) + " lies past the end of its segment");
+                                                    std::to_string(generation) + " lies past the end of its segment",
+                          Subject::topic(topic_));
     return false;
   }
   auto region = MappedRegion::map(fd(), offset, bytes, writable_payloads_, "topic '" + topic_ + "'");
@@ -65,7 +67,8 @@ Status TopicSegment::payload_failure(std::uint32_t generation, std::uint64_t siz
   if (generation < mapping_->generations.size() && mapping_->generations[generation].address() != nullptr) {
     return Status(ErrorCode::Corrupted, "topic '" + topic_ + "': a message of " + std::to_string(size) +
                                             " bytes does not fit its slot in payload generation " +
-                                            std::to_string(generation));
+                                            std::to_string(generation),
+                  Subject::topic(topic_));
   }
   return map_failure_;
 }

@@ -31,13 +31,17 @@ Result<std::optional<TopicType>> TopicSegment::declared_type() const {
   if (control_->type_state.load(std::memory_order_acquire) == 0) return std::optional<TopicType>{};
   const std::uint32_t size = control_->type_bytes;
   const std::string what = "topic '" + topic_ + "'";
-  if (size > kTypeCapacity) return Status(ErrorCode::Corrupted, what + ": its declared type is out of bounds (damaged)");
+  if (size > kTypeCapacity) {
+    return Status(ErrorCode::Corrupted, what + ": its declared type is out of bounds (damaged)", Subject::topic(topic_));
+  }
   std::string bytes(size, '\0');
   if (!read_unmapped(fd(), bytes.data(), size, config_->type_offset) || checksum(bytes) != control_->type_crc) {
-    return Status(ErrorCode::Corrupted, what + ": its declared type fails its checksum (damaged)");
+    return Status(ErrorCode::Corrupted, what + ": its declared type fails its checksum (damaged)", Subject::topic(topic_));
   }
   auto type = decode_topic_type(bytes);
-  if (!type) return Status(ErrorCode::Corrupted, what + ": its declared type does not read back (damaged)");
+  if (!type) {
+    return Status(ErrorCode::Corrupted, what + ": its declared type does not read back (damaged)", Subject::topic(topic_));
+  }
   return type;
 }
 
@@ -52,12 +56,14 @@ Status TopicSegment::declare_type(const TopicType& type) {
   if (!current) return current.status();
   if (*current) {
     if (**current == type) return Status::success();
-    return Status(ErrorCode::Incompatible, what + " carries " + describe(**current) + ", not " + describe(type));
+    return Status(ErrorCode::Incompatible, what + " carries " + describe(**current) + ", not " + describe(type),
+                  Subject::topic(topic_));
   }
   const std::string bytes = encode_topic_type(type);
   if (bytes.size() > kTypeCapacity) {
     return Status(ErrorCode::InvalidArgument, what + ": its type takes " + std::to_string(bytes.size()) +
-                                                  " bytes, more than a topic holds");
+                                                  " bytes, more than a topic holds",
+                  Subject::topic(topic_));
   }
   if (Status st = reserve(fd(), config_->type_offset, bytes.size(), what + ": cannot store its type"); !st.ok()) {
     return st;

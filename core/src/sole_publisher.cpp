@@ -83,7 +83,8 @@ Status TopicSegment::end_sole_publishing_locked() {
         return Status(ErrorCode::Corrupted, "topic '" + topic_ + "': its publisher (process " +
                                                 std::to_string(participants_[index].pid) +
                                                 ") has been in the middle of a publish for over 2 s; if it is "
-                                                "stuck, the topic must be removed by force");
+                                                "stuck, the topic must be removed by force",
+                      Subject::topic(topic_));
       }
     }
     if (watch.spun()) {

@@ -27,6 +27,13 @@ const char* to_string(ErrorCode code) noexcept {
   return "unknown";
 }
 
+Status Status::about(Subject subject) && {
+  if (ok() || !this->subject().empty()) return std::move(*this);
+  if (!error_) error_.reset(new Error{});
+  error_->subject = std::move(subject);
+  return std::move(*this);
+}
+
 const char* to_string(Mode mode) noexcept { return mode == Mode::FreeRun ? "free-run" : "lockstep"; }
 
 const char* to_string(WaitStrategy wait) noexcept {

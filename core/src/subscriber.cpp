@@ -21,12 +21,14 @@ namespace {
                                                       std::uint64_t cursor) {
   return Status(ErrorCode::Corrupted, "topic '" + topic + "' is damaged: the ring holds message " +
                                           std::to_string(have - 1) + " where message " + std::to_string(cursor) +
-                                          " belongs, which lockstep never allows");
+                                          " belongs, which lockstep never allows",
+                Subject::topic(topic));
 }
 [[gnu::cold, gnu::noinline]] Status slot_out_of_range(const std::string& topic, std::uint32_t slot,
                                                       std::uint32_t count) {
   return Status(ErrorCode::Corrupted, "topic '" + topic + "': ring entry names slot " + std::to_string(slot) +
-                                          " of " + std::to_string(count));
+                                          " of " + std::to_string(count),
+                Subject::topic(topic));
 }
 
 }  // namespace
@@ -219,7 +221,9 @@ Result<Subscriber> Subscriber::create(std::string_view topic, SubscriberOptions 
   auto name = normalize_topic_name(topic);
   if (!name) return name.status();
   if (Status st = validate_domain(options.topic.domain); !st.ok()) return st;
-  if (options.role == Role::Publisher) return Status(ErrorCode::InvalidArgument, "a subscriber's role is subscriber or tap");
+  if (options.role == Role::Publisher) {
+    return Status(ErrorCode::InvalidArgument, "a subscriber's role is subscriber or tap", Subject::option("role"));
+  }
   if (options.topic.type) {
     if (Status st = check_topic_type(*options.topic.type); !st.ok()) return st;
   }

@@ -155,13 +155,17 @@ Result<Keeper> Keeper::start(KeeperOptions options) {
   }
   std::error_code ec;
   auto dir = std::filesystem::absolute(options.dump_dir.empty() ? "." : options.dump_dir, ec);
-  if (ec) return Status(ErrorCode::InvalidArgument, fmt::format("dump directory '{}': {}", options.dump_dir, ec.message()));
+  if (ec) {
+    return Status(ErrorCode::InvalidArgument, fmt::format("dump directory '{}': {}", options.dump_dir, ec.message()),
+                  Subject::path(options.dump_dir));
+  }
   options.dump_dir = dir.lexically_normal().string();
   if (options.dump_dir.size() > 1 && options.dump_dir.back() == '/') options.dump_dir.pop_back();
   if (options.dump_dir.size() >= detail::kPathCapacity) {
     return Status(ErrorCode::InvalidArgument,
                   fmt::format("dump directory: a path of at most {} bytes, got {}", detail::kPathCapacity - 1,
-                              options.dump_dir.size()));
+                              options.dump_dir.size()),
+                  Subject::path(options.dump_dir));
   }
   auto store = Store::open_for_keeper(options.domain, options.name, options.limits);
   if (!store) return store.status();

@@ -213,7 +213,8 @@ Result<Store> Store::open_for_keeper(std::string_view domain, std::string_view n
     if (::flock((*impl)->fd(), LOCK_EX | LOCK_NB) != 0) {
       const auto pid = (*impl)->header().keeper_pid.load();
       return Status(ErrorCode::InvalidArgument,
-                    fmt::format("a keeper named '{}' already runs in domain '{}' (pid {})", name, domain, pid));
+                    fmt::format("a keeper named '{}' already runs in domain '{}' (pid {})", name, domain, pid),
+                    Subject::process(std::to_string(pid)));
     }
     if (auto st = (*impl)->recover_after_keeper(); !st) return st;
     (*impl)->taken_over = (*impl)->header().head.load() > 0 || (*impl)->header().open_length.load() > 0;
@@ -256,8 +257,9 @@ Status remove_store(std::string_view domain, std::string_view name) {
   if (auto st = validate_keeper_name(name); !st) return st;
   const std::string path = cerulion::detail::shm_path(store_file_name(domain, name));
   if (auto store = Store::open(domain, name); store && impl_of(*store).keeper_alive()) {
-    return Status(ErrorCode::InvalidArgument, fmt::format("{}: its keeper (pid {}) is running", what_of(domain, name),
-                                                          impl_of(*store).header().keeper_pid.load()));
+    const auto pid = impl_of(*store).header().keeper_pid.load();
+    return Status(ErrorCode::InvalidArgument, fmt::format("{}: its keeper (pid {}) is running", what_of(domain, name), pid),
+                  Subject::process(std::to_string(pid)));
   }
   if (::unlink(path.c_str()) != 0) {
     if (errno == ENOENT) return Status(ErrorCode::NotFound, fmt::format("no flashback store named '{}' in domain '{}'", name, domain));
@@ -279,7 +281,8 @@ Result<std::uint32_t> stop_keeper(std::string_view domain, std::string_view name
     // Its pid means another process here.
     return Status(ErrorCode::InvalidArgument,
                   fmt::format("{}: its keeper (pid {}) runs in another pid namespace (a container): stop it there",
-                              what_of(domain, name), pid));
+                              what_of(domain, name), pid),
+                  Subject::process(std::to_string(pid)));
   }
   if (::kill(pid, SIGTERM) != 0) {
     if (errno == ESRCH) return static_cast<std::uint32_t>(pid);  // gone meanwhile

@@ -147,9 +147,10 @@ Result<PingReport> run_ping(const PingOptions& o) {
   if (!created.ok()) return created.status();
   Requester& requester = **created;
   if (o.size > requester.max_payload()) {
-    return Status{ErrorCode::PayloadTooLarge, "a payload of " + std::to_string(o.size) +
-                                                  " bytes is over the topic's ceiling of " +
-                                                  std::to_string(requester.max_payload()) + " bytes"};
+    return Status{ErrorCode::PayloadTooLarge,
+                  "a payload of " + std::to_string(o.size) + " bytes is over topic '" + request_topic(o.prefix) +
+                      "' ceiling of " + std::to_string(requester.max_payload()) + " bytes",
+                  Subject::size_over(request_topic(o.prefix), o.size, requester.max_payload())};
   }
   if (o.hooks.before_responder) {
     if (Status s = o.hooks.before_responder(); !s.ok()) return s;

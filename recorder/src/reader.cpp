@@ -66,7 +66,7 @@ Result<Reader> Reader::open(const std::string& path, ReaderOptions options) {
   if (!source) return source.status();
   auto impl = std::make_unique<detail::ReaderImpl>(std::move(source.value()), options);
   Status st = impl->load();
-  if (!st) return Status(st.code(), path + ": " + st.message());
+  if (!st) return Status(st.code(), path + ": " + st.message(), Subject::path(path));
   return Reader(std::move(impl));
 }
 

@@ -18,8 +18,12 @@ Result<RecoveryReport> recover(const std::string& input, const std::string& outp
     auto opened = detail::open_file_source(input);
     if (!opened) return opened.status();
     auto& src = *opened.value();
-    if (src.size() == 0) return Status(ErrorCode::Corrupted, input + ": empty file (0 bytes): not an MCAP file");
-    if (!detail::has_magic(src, 0)) return Status(ErrorCode::Corrupted, input + ": not an MCAP file (bad magic)");
+    if (src.size() == 0) {
+      return Status(ErrorCode::Corrupted, input + ": empty file (0 bytes): not an MCAP file", Subject::path(input));
+    }
+    if (!detail::has_magic(src, 0)) {
+      return Status(ErrorCode::Corrupted, input + ": not an MCAP file (bad magic)", Subject::path(input));
+    }
     detail::Lexer lexer(src, kMagicSize, src.size());
     auto first = lexer.next();
     std::string error;
@@ -27,7 +31,7 @@ Result<RecoveryReport> recover(const std::string& input, const std::string& outp
     if (first && first->opcode == static_cast<std::uint8_t>(Opcode::Header)) {
       header = detail::decode_record(first->opcode, first->content, error);
     }
-    if (!header) return Status(ErrorCode::Corrupted, input + ": not an MCAP file (no valid Header)");
+    if (!header) return Status(ErrorCode::Corrupted, input + ": not an MCAP file (no valid Header)", Subject::path(input));
     if (writer_options.profile.empty()) writer_options.profile = std::get<Header>(*header).profile;
 
     auto writer = Writer::create(output, writer_options);

@@ -19,11 +19,11 @@ Status errno_status(const std::string& path, const char* what, int err) {
   std::string text = path + ": ";
   if (what[0]) text += std::string(what) + ": ";
   text += err == ENOSPC ? "no space left on the device" : std::strerror(err);
-  return Status(code, text);
+  return Status(code, text, Subject::path(path));
 }
 
 Status exists_error(const std::string& path) {
-  return Status(ErrorCode::InvalidArgument, path + " already exists");
+  return Status(ErrorCode::InvalidArgument, path + " already exists", Subject::path(path));
 }
 
 class FileSink final : public ByteSink {

@@ -62,12 +62,12 @@ Result<std::shared_ptr<Source>> open_file_source(const std::string& path) {
     ErrorCode code = err == ENOENT ? ErrorCode::NotFound
                      : err == EACCES ? ErrorCode::PermissionDenied
                                      : ErrorCode::SystemError;
-    return Status(code, path + ": " + std::strerror(err));
+    return Status(code, path + ": " + std::strerror(err), Subject::path(path));
   }
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    return Status(ErrorCode::InvalidArgument, path + ": not a regular file");
+    return Status(ErrorCode::InvalidArgument, path + ": not a regular file", Subject::path(path));
   }
   return std::shared_ptr<Source>(std::make_shared<FileSource>(fd, static_cast<std::uint64_t>(st.st_size)));
 }

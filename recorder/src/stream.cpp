@@ -111,7 +111,7 @@ Status stream_records(const std::string& path, const std::function<bool(const Re
     auto source = detail::open_file_source(path);
     if (!source) return source.status();
     Status st = stream_impl(*source.value(), on_record, problems, options);
-    if (!st) return Status(st.code(), path + ": " + st.message());
+    if (!st) return Status(st.code(), path + ": " + st.message(), Subject::path(path));
     return st;
   } catch (const std::exception& e) {
     return Status(ErrorCode::SystemError, std::string("reading failed: ") + e.what());

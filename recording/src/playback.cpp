@@ -122,7 +122,8 @@ Result<Publisher> PlaybackImpl::open_publisher(const recorder::Channel& ch) cons
     publisher = Publisher::create(ch.topic, options);
   }
   if (!publisher) {
-    return Status(publisher.code(), "cannot publish on '" + ch.topic + "': " + publisher.message());
+    return Status(publisher.code(), "cannot publish on '" + ch.topic + "': " + publisher.message(),
+                  Subject::topic(ch.topic));
   }
   if (options_.lockstep && publisher->mode() != Mode::Lockstep) {
     // A topic's mode is fixed by whoever created it; silence would promise a replay it is not.
@@ -154,7 +155,8 @@ Status PlaybackImpl::play_pass(const recorder::ReadMessagesOptions& read) {
     auto sequence = it->second.publisher.publish_copy(m.message.data);
     if (!sequence) {
       if (sequence.code() != ErrorCode::Interrupted) {
-        failed = Status(sequence.code(), "publishing on '" + m.channel.topic + "': " + sequence.message());
+        failed = Status(sequence.code(), "publishing on '" + m.channel.topic + "': " + sequence.message(),
+                        Subject::topic(m.channel.topic));
       }
       return false;
     }

@@ -294,3 +294,18 @@ TEST_CASE("ping's pong process is called cerulion in ps, not /proc/self/exe", "[
   ping.signal(SIGINT);
   (void)ping.wait(20s);
 }
+
+TEST_CASE("ping --size over the ceiling of a topic that exists already says so in the option's words",
+          "[ping][usage]") {
+  const std::string prefix = unique_topic("ping_small");
+  // Someone else made the request topic with a 16-byte ceiling; ping joins it as it is.
+  BackgroundProcess holder({cerulion_binary(), "pub", prefix + "/ping", "x", "--max-payload", "16",
+                            "--wait-subscribers", "5", "--timeout", "60"});
+  REQUIRE(eventually([&] { return run_cerulion({"topic", "info", prefix + "/ping"}).exit_code == 0; }));
+  auto r = run_cerulion({"ping", "--topic", prefix, "-s", "64", "-c", "1", "--timeout", "10"});
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "cerulion: ping: --size 64 is over the topic's ceiling of 16 bytes\n");
+  holder.signal(SIGINT);
+  holder.wait();
+}

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // pub and echo through the real binary, in shell pipelines, as a person would use them.
 
+#include <chrono>
 #include <csignal>
 #include <fstream>
 #include <random>
 #include <string>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -293,4 +295,26 @@ TEST_CASE("Verbose pub says 1 byte for a one-byte message", "[cli][pub]") {
   auto pub = run_cerulion({"pub", topic, "x", "--once", "-v"});
   REQUIRE(pub.exit_code == 0);
   CHECK(pub.out == "published #0 (1 byte)\n");
+}
+
+TEST_CASE("pub -r keeps its rate over a few seconds, never faster, and Ctrl-C ends it", "[cli][pub]") {
+  const std::string topic = unique_topic("rate");
+  BackgroundProcess pub({bin(), "pub", topic, "tick", "-r", "20"});
+  auto published = [&] {
+    auto snapshot = topic_snapshot(topic);
+    return snapshot.is_null() ? -1 : snapshot["published"].get<int>();
+  };
+  REQUIRE(eventually([&] { return published() >= 1; }));
+  const auto before = std::chrono::steady_clock::now();
+  const int first = published();
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  const int last = published();
+  const double window_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count();
+  INFO(last - first << " messages in at most " << window_s << " s");
+  // A pacer is never early: at most one message per period (and one for the edges).
+  CHECK(last - first <= static_cast<int>(20 * window_s) + 2);
+  // And not far late, with room for a loaded machine: 2 s at 20 Hz is 40.
+  CHECK(last - first >= 10);
+  pub.signal(SIGINT);
+  CHECK(pub.wait().exit_code == 130);
 }

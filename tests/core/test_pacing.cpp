@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 
 #include "cerulion/core/options.hpp"
 #include "cerulion/core/pacing.hpp"
@@ -34,4 +36,18 @@ TEST_CASE("spin_until returns at its deadline, not before", "[pacing]") {
   const std::uint64_t deadline = cerulion::monotonic_ns() + 300'000;
   cerulion::spin_until(deadline);
   CHECK(cerulion::monotonic_ns() >= deadline);
+}
+
+TEST_CASE("A pacer's long sleep ends when another thread sets its cancel flag", "[pacing]") {
+  // No signal interrupts this sleep: only the pacer's own looks at the flag can end it early.
+  cerulion::Pacer pacer;
+  std::atomic<bool> cancel{false};
+  const std::uint64_t deadline = cerulion::monotonic_ns() + 30'000'000'000;
+  std::thread setter([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    cancel.store(true);
+  });
+  CHECK_FALSE(pacer.sleep_until(deadline, &cancel));
+  CHECK(cerulion::monotonic_ns() < deadline);
+  setter.join();
 }

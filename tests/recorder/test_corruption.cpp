@@ -375,3 +375,23 @@ TEST_CASE("Seed files for the fuzz corpus are generated on request", "[.corpus]"
   write_all(std::string(out) + "/empty", "");
   write_all(std::string(out) + "/not-mcap", "not an mcap file at all");
 }
+
+TEST_CASE("A file the recorder cannot use is an error about that file, its path as the subject",
+          "[recorder][corruption]") {
+  const auto missing = temp_path("missing.mcap");
+  CHECK(Reader::open(missing).subject() == Subject::path(missing));
+  const auto fifo = temp_path("subject-fifo.mcap");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK(Reader::open(fifo).subject() == Subject::path(fifo));
+  CHECK(stream_records(fifo, [](const Record&) { return true; }).subject() == Subject::path(fifo));
+  const auto text = temp_path("subject-text.mcap");
+  write_all(text, "hello, this is not a recording\n");
+  CHECK(Reader::open(text).subject() == Subject::path(text));
+  CHECK(recover(text, temp_path("subject-out.mcap")).subject() == Subject::path(text));
+  // An output that exists already is refused as that file's problem too.
+  auto existing = Writer::create(text, WriterOptions{});
+  REQUIRE_FALSE(existing.ok());
+  CHECK(existing.subject() == Subject::path(text));
+  ::unlink(fifo.c_str());
+  ::unlink(text.c_str());
+}

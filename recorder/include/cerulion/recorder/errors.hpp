@@ -5,7 +5,8 @@
 //
 // Codes used here: InvalidArgument (a bad option or call order), NotFound (no such file),
 // PermissionDenied, Corrupted (the bytes are not a valid MCAP file, or a CRC does not match),
-// SystemError (an I/O call failed; the message carries errno's text).
+// SystemError (an I/O call failed; the message carries errno's text). An error about a file
+// carries its path as its subject (SubjectKind::Path).
 
 #include "cerulion/core/status.hpp"
 
@@ -14,5 +15,7 @@ namespace cerulion::recorder {
 using cerulion::ErrorCode;
 using cerulion::Result;
 using cerulion::Status;
+using cerulion::Subject;
+using cerulion::SubjectKind;
 
 }  // namespace cerulion::recorder
