@@ -84,18 +84,19 @@ bench::CampaignSettings settings_from(const BenchArgs& a) {
   return s;
 }
 
-// Lanes with their availability in this build and on this machine.
-std::vector<bench::Lane> available_lanes() {
+// Lanes with their availability in this build and on this machine. Where lanes are named, only
+// theirs are looked at: a peer lane's transport loads its library (Fast DDS, iceoryx).
+std::vector<bench::Lane> available_lanes(const std::vector<std::string>& wanted) {
   auto lanes = bench::known_lanes();
-  const auto transports = measurement::transports();
   for (auto& lane : lanes) {
-    auto it = std::find_if(transports.begin(), transports.end(), [&](const auto& t) { return t.name == lane.transport; });
-    if (it == transports.end()) {
+    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), lane.name) == wanted.end()) continue;
+    const auto transport = measurement::transport_info(lane.transport);
+    if (!transport) {
       lane.available = false;
       lane.reason = "this build has no " + lane.transport + " transport";
-    } else if (!it->available) {
+    } else if (!transport->available) {
       lane.available = false;
-      lane.reason = it->reason;
+      lane.reason = transport->reason;
     }
   }
   return lanes;
@@ -166,7 +167,7 @@ void render_saved(const BenchArgs& a, bool headline_given) {
 void run_bench(const BenchArgs& a) {
   auto settings = settings_from(a);
   auto wanted = split_list(a.lanes);
-  auto lanes = bench::resolve_lanes(wanted, available_lanes());
+  auto lanes = bench::resolve_lanes(wanted, available_lanes(wanted));
   if (!lanes) throw Exit{kExitUsage, "--lanes: " + lanes.message()};
   if (!wanted.empty()) {
     for (const auto& lane : *lanes) {
