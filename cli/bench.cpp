@@ -215,6 +215,14 @@ void run_bench(const BenchArgs& a) {
   }
   if (machine.load.busy) fmt::print(stderr, "bench: the machine was busy: {}\n", machine.load.why);
   if (baseline) check_baseline(a, result, baseline->result);
+  // A lane asked for that measured nothing is a failed campaign, whatever the tables show.
+  if (const auto empty = bench::lanes_without_results(result); !empty.empty()) {
+    std::string lanes;
+    for (const auto& cell : empty) lanes += (lanes.empty() ? "" : ", ") + cell.lane;
+    throw Exit{kExitFailure, fmt::format("bench: {} measured nothing: every cell failed ({} {}: {})",
+                                         empty.size() == 1 ? "lane " + lanes : "lanes " + lanes, empty.front().lane,
+                                         bench::size_label(empty.front().size), empty.front().reason)};
+  }
 }
 
 void add_bench_command(CLI::App& app) {
