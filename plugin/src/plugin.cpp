@@ -25,7 +25,8 @@ bool is_inside(const fs::path& path, const fs::path& root) {
 Result<const void*> open_table(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
-    return Status(ErrorCode::NotFound, "plugin '" + path + "' is missing", Subject::path(path));
+    return Status(ErrorCode::NotFound, "plugin '" + path + "' is missing (CERULION_PLUGIN_DIR names another place)",
+                  Subject::path(path));
   }
   // dlopen would block on a FIFO until someone writes to it.
   if (!S_ISREG(st.st_mode)) {
