@@ -236,7 +236,7 @@ complete -c cerulion -n '__fish_seen_subcommand_from bridge; and not __fish_seen
 complete -c cerulion -n '__fish_seen_subcommand_from bridge; and not __fish_seen_subcommand_from status' -l duration -r -d 'Stop after SEC seconds'
 complete -c cerulion -n '__fish_seen_subcommand_from bridge; and not __fish_seen_subcommand_from status' -a '(__cerulion_topics)'
 complete -c cerulion -n '__fish_seen_subcommand_from bridge; and __fish_seen_subcommand_from status' -s h -l help -d 'Print this help message and exit'
-complete -c cerulion -n '__fish_seen_subcommand_from bridge; and __fish_seen_subcommand_from status' -l json -d 'Print the bridges'\'' status as a JSON array'
+complete -c cerulion -n '__fish_seen_subcommand_from bridge; and __fish_seen_subcommand_from status' -l json -d 'Print one JSON object (docs/json.md): {domain, bridges: [...], problems: [...]}'
 complete -c cerulion -n '__fish_seen_subcommand_from completion' -s h -l help -d 'Print this help message and exit'
 complete -c cerulion -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'
 complete -c cerulion -n '__fish_seen_subcommand_from help' -s h -l help -d 'Print this help message and exit'
