@@ -76,7 +76,7 @@ complete -c cerulion -n '__fish_seen_subcommand_from echo' -s h -l help -d 'Prin
 complete -c cerulion -n '__fish_seen_subcommand_from echo' -s n -l count -r -d 'Exit after N messages'
 complete -c cerulion -n '__fish_seen_subcommand_from echo' -l timeout -r -d 'Stop after SEC without a message; exit 1 if nothing (or fewer than -n) arrived'
 complete -c cerulion -n '__fish_seen_subcommand_from echo' -s l -l truncate-length -r -d 'Text mode: show at most N bytes of a message (default 128, 0 = all)'
-complete -c cerulion -n '__fish_seen_subcommand_from echo' -l json -d 'One JSON object per line and message (docs/json.md): topic, seq, publish_monotonic_ns, receive_monotonic_ns, size, lost_before, and data (UTF-8) or data_base64; in a json topic data is the message'\''s JSON value (a message that does not parse: its text, and json_error says why)'
+complete -c cerulion -n '__fish_seen_subcommand_from echo' -l json -d 'One JSON object per line and message (docs/json.md): topic, seq, publish_monotonic_ns, publish_realtime_ns, receive_monotonic_ns, size, lost_before, and data (UTF-8) or data_base64; in a json topic data is the message'\''s JSON value (a message that does not parse: its text, and json_error says why)'
 complete -c cerulion -n '__fish_seen_subcommand_from echo' -l raw -d 'Write the exact message bytes and nothing else (no newline: see --separator)'
 complete -c cerulion -n '__fish_seen_subcommand_from echo' -l separator -r -d 'With --raw: written after every message, e.g. '\''\n'\'' for one message per line or '\''\0'\''; C escapes allowed'
 complete -c cerulion -n '__fish_seen_subcommand_from echo' -l lost -d 'Report messages lost in free run (and a total) on stderr'
