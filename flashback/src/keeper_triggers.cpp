@@ -205,6 +205,9 @@ void KeeperImpl::run_pending_dump() {
     say(recording::EventKind::Problem, path, fmt::format("dump failed ({}: {}): {}", p.kind, details, dumped.message()));
     return;
   }
+  for (const auto& line : dumped->skipped) {
+    say(recording::EventKind::Warning, dumped->path, "skipped (the store is damaged): " + line);
+  }
   dump_times_.push_back(steady_ns());
   {
     std::lock_guard lock(mutex_);
