@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include <unistd.h>
 
 #include "cerulion/recorder/profile.hpp"
 #include "cerulion/recorder/reader.hpp"
@@ -310,4 +311,54 @@ TEST_CASE("A playback warns once of what it cannot honour, and plays the message
   CHECK(warnings[0].message.find("'/odd'") != std::string::npos);
   CHECK(warnings[0].message.find(about) != std::string::npos);
   CHECK(drained(sub) == expected("/odd", 0, 3));
+}
+
+TEST_CASE("A playback into a topic with live publishers of its own warns once, naming their pids, and plays anyway",
+          "[recording][playback]") {
+  TestDomain domain("playback_interleave");
+  MemoryRecording recording({{"/imu"}}, 3);
+  PublisherOptions o;
+  o.topic.domain = domain.name;
+  std::vector<Publisher> holders;
+  const int publishers = GENERATE(1, 2);
+  for (int i = 0; i < publishers; ++i) {
+    auto holder = Publisher::create("/imu", o);
+    requireOk(holder.status());
+    holders.push_back(std::move(*holder));
+  }
+  auto sub = subscribed("/imu", domain.name);
+  EventQueue events;
+  auto options = played_in(domain.name);
+  options.events = &events;
+  auto playback = created(recording, options);
+  requireOk(playback.run());
+  const auto warnings = events.drain();
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].kind == EventKind::Warning);
+  CHECK(warnings[0].subject == "/imu");
+  const std::string pid = std::to_string(::getpid());
+  CHECK(warnings[0].message == (publishers == 1 ? "'/imu' already has a live publisher (pid " + pid + "): its"
+                                                : "'/imu' already has live publishers (pid " + pid + "): their") +
+                                   std::string(" messages and the played ones interleave"));
+  CHECK(drained(sub) == expected("/imu", 0, 3));
+}
+
+TEST_CASE("A playback into a topic whose publishers are gone, or that only subscribers use, says nothing of them",
+          "[recording][playback]") {
+  TestDomain domain("playback_no_interleave");
+  MemoryRecording recording({{"/imu"}}, 3);
+  {
+    PublisherOptions o;
+    o.topic.domain = domain.name;
+    auto gone = Publisher::create("/imu", o);
+    requireOk(gone.status());
+  }
+  auto sub = subscribed("/imu", domain.name);
+  EventQueue events;
+  auto options = played_in(domain.name);
+  options.events = &events;
+  auto playback = created(recording, options);
+  requireOk(playback.run());
+  CHECK(events.drain().empty());
+  CHECK(drained(sub) == expected("/imu", 0, 3));
 }
