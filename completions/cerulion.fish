@@ -68,7 +68,7 @@ complete -c cerulion -n '__fish_seen_subcommand_from pub' -l group -r -d 'Share 
 complete -c cerulion -n '__fish_seen_subcommand_from pub' -s v -l verbose -d 'Print '\''published #SEQ (N bytes)'\'' for every message'
 complete -c cerulion -n '__fish_seen_subcommand_from pub' -l encoding -r -a 'json protobuf cdr flatbuffer ros1 cbor' -d 'Declare the topic'\''s MCAP message encoding (or a custom x-... name); the topic'\''s first declaration wins, another is refused'
 complete -c cerulion -n '__fish_seen_subcommand_from pub' -l schema-file -r -F -d 'Declare a schema with the encoding, from this file (JSON Schema text, a .proto'\''s FileDescriptorSet, a .msg...)'
-complete -c cerulion -n '__fish_seen_subcommand_from pub' -l schema-name -r -d 'Name of the schema (default: the file'\''s name without its extension)'
+complete -c cerulion -n '__fish_seen_subcommand_from pub' -l schema-name -r -d 'Name of the schema (default: the file'\''s name without its extension; for protobuf, the one message type the descriptor set defines)'
 complete -c cerulion -n '__fish_seen_subcommand_from pub' -l schema-encoding -r -a 'jsonschema protobuf ros2msg ros2idl omgidl flatbuffer ros1msg' -d 'Encoding of the schema (default: the one MCAP pairs with --encoding: json jsonschema, protobuf protobuf, flatbuffer flatbuffer, ros1 ros1msg; cdr needs it: ros2msg, ros2idl or omgidl)'
 complete -c cerulion -n '__fish_seen_subcommand_from pub' -l skip-invalid -d 'In a json topic, warn about a message that is not JSON and go on without it (default: exit 1 at the first one; what came before it is published)'
 complete -c cerulion -n '__fish_seen_subcommand_from pub' -a '(__cerulion_topics)'
