@@ -15,6 +15,7 @@
 #include "cerulion/core/names.hpp"
 #include "cerulion/core/stop.hpp"
 #include "command.hpp"
+#include "errors.hpp"
 #include "suggest.hpp"
 #include "supervise.hpp"
 
@@ -28,16 +29,6 @@ struct Entry {
 std::vector<Entry>& registry() {
   static std::vector<Entry> entries;
   return entries;
-}
-
-// A word from the command line, fit for one line of an error message.
-std::string printable(const std::string& word) {
-  std::string out;
-  for (unsigned char c : word) {
-    if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
-    else out.push_back(static_cast<char>(c));
-  }
-  return out;
 }
 
 // A word that CLI11 reads as an option: "-x", "--name", "--name=value"; "-", "--" and negative
@@ -85,11 +76,20 @@ std::string unknown_option_line(const std::string& word, const CLI::App& command
 // CLI11's message as one line: "--timeout: must be ..." reads "--timeout must be ...", and a
 // missing subcommand names the ones there are. An unknown option is named first whatever CLI11
 // stopped at ("topic is required" after `echo --jsno`): it is the likelier mistake.
-std::string parse_error_line(const CLI::ParseError& error, const CLI::App& app, const CLI::App& command) {
+std::string parse_error_line(const CLI::ParseError& error, const CLI::App& app, const CLI::App& command,
+                             const std::vector<std::string>& args) {
   for (const auto& word : app.remaining(true)) {
     if (looks_like_option(word) && find_option(command, word) == nullptr) return unknown_option_line(word, command);
   }
   std::string what = error.what();
+  // The words CLI11 echoes are escaped as typed, before its own line breaks become spaces.
+  for (const auto& word : args) {
+    const std::string shown = printable(word);
+    if (shown == word) continue;
+    for (auto at = what.find(word); at != std::string::npos; at = what.find(word, at + shown.size())) {
+      what.replace(at, word.size(), shown);
+    }
+  }
   std::replace(what.begin(), what.end(), '\n', ' ');
   if (auto colon = what.find(": must be "); colon != std::string::npos && what.rfind(' ', colon) == std::string::npos) {
     what.erase(colon, 1);
@@ -204,7 +204,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    say(fmt::format("cerulion: {} (see '{} --help')", parse_error_line(e, app, *current), path));
+    say(fmt::format("cerulion: {} (see '{} --help')", parse_error_line(e, app, *current, args), path));
     return kExitUsage;
   } catch (const Exit& e) {
     if (!e.message.empty()) say("cerulion: " + e.message);

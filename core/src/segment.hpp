@@ -204,6 +204,9 @@ class TopicSegment {
   /// before `published`; no reader is ahead of `published`); otherwise one line saying what
   /// contradicts what. Only damage to the segment makes them disagree.
   std::string inconsistency() const;
+  /// Corrupted, naming the topic: what inconsistency() says, or else that the topic is damaged
+  /// because `otherwise` (what the caller found that contradicts the counters).
+  [[gnu::cold]] Status damage(const std::string& otherwise) const;
 
  private:
   TopicSegment() = default;
