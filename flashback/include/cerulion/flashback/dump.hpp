@@ -44,6 +44,10 @@ struct DumpSummary {
   /// Chunks evicted by the keeper while the dump copied them, or whose bytes failed their CRC:
   /// left out whole.
   std::uint64_t chunks_left_out = 0;
+  /// What was left out or changed because the store is damaged, one line each saying what and why
+  /// (e.g. "chunk 12: its bytes fail their CRC"); the dump's metadata says it too. Empty for a
+  /// sound store.
+  std::vector<std::string> skipped;
   std::vector<recorder::profile::TopicCount> topics;
 };
 
