@@ -91,21 +91,18 @@ std::optional<TopicType> type_argument(py::handle encoding, py::handle schema) {
 void register_arguments(py::module_& m) {
   py::enum_<Mode>(m, "Mode", "How a topic treats a subscriber slower than its publishers (as cerulion::Mode).")
       .value("Lockstep", Mode::Lockstep, "No slot is reused before every subscriber released it; publishers wait.")
-      .value("FreeRun", Mode::FreeRun, "Publishers never wait; a slow subscriber loses the oldest messages.")
-      .def("__str__", [](Mode mode) { return std::string(to_string(mode)); });
+      .value("FreeRun", Mode::FreeRun, "Publishers never wait; a slow subscriber loses the oldest messages.");
   py::enum_<WaitStrategy>(m, "WaitStrategy", "How a participant waits (as cerulion::WaitStrategy).")
       .value("Adaptive", WaitStrategy::Adaptive, "Learns the arrival period; near-spin latency at a few % CPU.")
       .value("Spin", WaitStrategy::Spin, "Busy-polls: lowest latency, one full core.")
-      .value("Block", WaitStrategy::Block, "Blocks in the kernel: no CPU.")
-      .def("__str__", [](WaitStrategy wait) { return std::string(to_string(wait)); });
+      .value("Block", WaitStrategy::Block, "Blocks in the kernel: no CPU.");
   py::enum_<StartAt>(m, "StartAt", "Where a new subscriber starts reading (as cerulion::StartAt).")
       .value("Next", StartAt::Next, "The first message published after it joined (the default).")
       .value("First", StartAt::First, "The oldest message the topic's ring still holds.");
   py::enum_<Role>(m, "Role", "What a participant is (as cerulion::Role).")
       .value("Publisher", Role::Publisher)
       .value("Subscriber", Role::Subscriber, "Counts for lockstep backpressure.")
-      .value("Tap", Role::Tap, "Never holds a publisher back; counts what it misses.")
-      .def("__str__", [](Role role) { return std::string(to_string(role)); });
+      .value("Tap", Role::Tap, "Never holds a publisher back; counts what it misses.");
 
   py::class_<Schema>(m, "Schema", "A message schema, as an MCAP Schema record carries it.")
       .def(py::init([](std::string name, std::string encoding, py::handle data) {

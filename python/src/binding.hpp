@@ -46,8 +46,10 @@ T take(Result<T>&& result) {
 void set_python_error(const StatusError& error);
 
 /// The longest one wait runs with the GIL released before Python's signal handlers run: how late
-/// Ctrl-C is seen.
-inline constexpr std::chrono::milliseconds kSignalCheckInterval{100};
+/// Ctrl-C is seen. A little over core's recheck interval: a core wait evicts dead participants (a
+/// killed subscriber holding a slot) only once it has lasted that long, so shorter slices would
+/// never evict them.
+inline constexpr std::chrono::nanoseconds kSignalCheckInterval{kWaitRecheckIntervalNs + 10'000'000};
 
 /// The end of a wait of `timeout` (nullopt: none) started now.
 class Deadline {
@@ -73,7 +75,7 @@ template <typename Attempt>
 auto wait_in_slices(const Deadline& deadline, Attempt&& attempt) {
   py::gil_scoped_release unlocked;
   for (;;) {
-    Timeout slice = std::chrono::nanoseconds(kSignalCheckInterval);
+    Timeout slice = kSignalCheckInterval;
     if (Timeout left = deadline.left(); left && *left < *slice) slice = left;
     auto result = attempt(slice);
     if (result.code() != ErrorCode::Timeout || deadline.passed()) return result;

@@ -79,8 +79,7 @@ void register_errors(py::module_& m) {
       .value("LoanLimit", ErrorCode::LoanLimit)
       .value("Timeout", ErrorCode::Timeout)
       .value("Interrupted", ErrorCode::Interrupted)
-      .value("SystemError", ErrorCode::SystemError)
-      .def("__str__", [](ErrorCode code) { return std::string(to_string(code)); });
+      .value("SystemError", ErrorCode::SystemError);
 
   py::class_<Subject>(m, "Subject",
                       "What an error is about, as data: kind ('topic', 'domain', 'option', 'size', 'path', "

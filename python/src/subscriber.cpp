@@ -284,8 +284,17 @@ void register_subscriber(py::module_& m) {
            "Leaves the topic (once samples it lent are released). Idempotent; a wait in another thread ends "
            "with Closed.")
       .def("__iter__", [](py::object self) { return self; })
-      .def("__next__", [](PySubscriber& s) { return s.receive(py::none()); },
-           "Waits for the next message: `for sample in sub:` runs until interrupted (Ctrl-C) or closed.")
+      .def("__next__",
+           [](PySubscriber& s) {
+             if (s.closed()) throw py::stop_iteration();
+             try {
+               return s.receive(py::none());
+             } catch (const StatusError& error) {
+               if (error.closed) throw py::stop_iteration();
+               throw;
+             }
+           },
+           "Waits for the next message: `for sample in sub:` runs until Ctrl-C (KeyboardInterrupt) or close().")
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](PySubscriber& s, py::args) { s.close(); return false; })
       .def_property_readonly("closed", &PySubscriber::closed)
