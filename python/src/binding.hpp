@@ -9,12 +9,15 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "cerulion/core/options.hpp"
+#include "cerulion/core/publisher.hpp"
 #include "cerulion/core/status.hpp"
 
 namespace cerulion::python {
@@ -89,8 +92,9 @@ auto wait_in_slices(const Deadline& deadline, Attempt&& attempt) {
 /// released. Core endpoints are not thread safe, so while one thread is in such a call (`busy`),
 /// a loan or sample another thread drops is parked here and given back by the busy thread once it
 /// holds the GIL again.
-template <typename Core, typename Held>
+template <typename CoreType, typename Held>
 struct Endpoint {
+  using Core = CoreType;
   /// The core waits' cancel flag: set by close(), so a wait in another thread ends.
   std::atomic<bool> cancel{false};
   std::optional<Core> core;
@@ -130,6 +134,91 @@ class BusyScope {
  private:
   E& endpoint_;
 };
+
+/// A Python Publisher's or Subscriber's hold on its endpoint: nothing once closed.
+template <typename E>
+class EndpointHandle {
+ public:
+  /// Joins `topic` (E::Core::create, with the GIL released); the core waits' cancel flag is the
+  /// endpoint's, so close() ends a wait in another thread.
+  template <typename Options>
+  EndpointHandle(const std::string& topic, Options options) {
+    auto endpoint = std::make_shared<E>();
+    options.wait.cancel = &endpoint->cancel;
+    endpoint->domain = options.topic.domain;
+    auto created = [&] {
+      py::gil_scoped_release unlocked;
+      return E::Core::create(topic, std::move(options));
+    }();
+    endpoint->core.emplace(take(std::move(created)));
+    endpoint_ = std::move(endpoint);
+  }
+
+  /// The endpoint, or cerulion.Closed saying that `use` needs an open one.
+  std::shared_ptr<E> open(const char* use) const {
+    if (!endpoint_) raise_closed(std::string("the ") + kind() + " was closed; " + use + " needs an open one", {});
+    return endpoint_;
+  }
+  /// Leaves the topic once the loans or samples it lent are done; a wait in another thread ends
+  /// at its next look at the cancel flag. Idempotent.
+  void close() {
+    if (!endpoint_) return;
+    endpoint_->cancel.store(true);
+    endpoint_.reset();
+  }
+  bool closed() const { return !endpoint_; }
+  const typename E::Core& core(const char* use) const { return *open(use)->core; }
+  const std::string& domain() const { return open("domain")->domain; }
+
+ private:
+  static const char* kind() { return std::is_same_v<typename E::Core, Publisher> ? "publisher" : "subscriber"; }
+  std::shared_ptr<E> endpoint_;
+};
+
+/// The buffer protocol of a loan or sample T (T::bytes(use) gives the bytes, or raises when there
+/// are none any more; view_taken() and view_dropped() count the views), by hand rather than
+/// pybind11's def_buffer: a view's end must be seen, to give the slot back once no view is left.
+template <typename T, bool kWritable>
+int get_buffer(PyObject* self, Py_buffer* view, int flags) {
+  view->obj = nullptr;
+  try {
+    T& owner = py::handle(self).cast<T&>();
+    auto bytes = owner.bytes("a view of its buffer");
+    static std::byte empty_buffer_byte{};
+    void* data = bytes.empty() ? &empty_buffer_byte : const_cast<std::byte*>(bytes.data());
+    if (PyBuffer_FillInfo(view, self, data, static_cast<Py_ssize_t>(bytes.size()), kWritable ? 0 : 1, flags) != 0) {
+      return -1;
+    }
+    owner.view_taken();
+    return 0;
+  } catch (const StatusError& error) {
+    set_python_error(error);
+  } catch (py::error_already_set& error) {
+    error.restore();
+  } catch (const std::exception& error) {
+    PyErr_SetString(PyExc_BufferError, error.what());
+  }
+  return -1;
+}
+
+template <typename T>
+void release_buffer(PyObject* self, Py_buffer*) {
+  try {
+    py::handle(self).cast<T&>().view_dropped();
+  } catch (...) {
+    PyErr_WriteUnraisable(self);
+  }
+}
+
+/// The type slots that give class T the buffer protocol above.
+template <typename T, bool kWritable>
+py::custom_type_setup buffer_protocol_of() {
+  return py::custom_type_setup([](PyHeapTypeObject* heap_type) {
+    heap_type->as_buffer.bf_getbuffer = get_buffer<T, kWritable>;
+    heap_type->as_buffer.bf_releasebuffer = release_buffer<T>;
+    heap_type->ht_type.tp_as_buffer = &heap_type->as_buffer;
+  });
+}
 
 void register_errors(py::module_& m);
 void register_arguments(py::module_& m);

@@ -39,16 +39,9 @@ class PyLoan {
     return loan_.data();
   }
 
-  std::uint64_t publish(py::handle timeout_seconds) {
+  std::uint64_t publish(py::object timeout_seconds) {
     bytes("publish()");
-    if (views_ > 0) {
-      raise(Status(ErrorCode::InvalidArgument,
-                   "a loan of '" + topic_ + "': " + std::to_string(views_) +
-                       " view(s) of its buffer (a memoryview, a numpy array) still alive at publish; nothing "
-                       "published: delete them first (del array), since a view left over would write into a "
-                       "message subscribers read",
-                   Subject::topic(topic_)));
-    }
+    if (views_ > 0) refuse_views("at publish", "delete them first (del array)");
     if (owner_->cancel.load()) {
       discard();
       raise_closed("the publisher of '" + topic_ + "' was closed; the loan was discarded", Subject::topic(topic_));
@@ -83,7 +76,7 @@ class PyLoan {
   }
 
   /// Publishes at the end of the block, discards on an exception.
-  bool exit(py::handle exception_type) {
+  bool exit(py::object exception_type) {
     release_entered();
     if (done_) return false;
     if (!exception_type.is_none()) {
@@ -92,12 +85,8 @@ class PyLoan {
     }
     if (views_ > 0) {
       discard();
-      raise(Status(ErrorCode::InvalidArgument,
-                   "a loan of '" + topic_ + "': " + std::to_string(views_) +
-                       " view(s) of its buffer (a numpy array made in the with block?) still alive at its end; "
-                       "nothing published: delete them in the block (del array), or write through a temporary "
-                       "(numpy.frombuffer(buf, dtype)[:] = ...)",
-                   Subject::topic(topic_)));
+      refuse_views("at the end of the with block",
+                   "delete them in the block (del array), or write through a temporary (numpy.frombuffer(buf, dtype)[:] = ...)");
     }
     publish(py::none());
     return false;
@@ -117,6 +106,13 @@ class PyLoan {
  private:
   void give_back() {
     if (loan_.valid()) owner_->give_back(std::move(loan_));
+  }
+  /// Nothing may write into a published slot, so a loan with views left is not published.
+  [[noreturn]] void refuse_views(const char* when, const char* advice) const {
+    raise(Status(ErrorCode::InvalidArgument,
+                 "a loan of '" + topic_ + "': " + std::to_string(views_) +
+                     " view(s) of its buffer (a memoryview, a numpy array) still alive " + when + "; nothing published: " + advice,
+                 Subject::topic(topic_)));
   }
   /// Ends the memoryview the with block was given (so it cannot write after the block); a view
   /// taken from that memoryview keeps it (and this loan) alive, and is counted in views_.
@@ -141,38 +137,10 @@ class PyLoan {
   int views_ = 0;
 };
 
-int loan_get_buffer(PyObject* self, Py_buffer* view, int flags) {
-  view->obj = nullptr;
-  try {
-    PyLoan& loan = py::handle(self).cast<PyLoan&>();
-    auto bytes = loan.bytes("a view of its buffer");
-    static std::byte empty_loan_byte{};
-    void* data = bytes.empty() ? &empty_loan_byte : bytes.data();
-    if (PyBuffer_FillInfo(view, self, data, static_cast<Py_ssize_t>(bytes.size()), 0, flags) != 0) return -1;
-    loan.view_taken();
-    return 0;
-  } catch (const StatusError& error) {
-    set_python_error(error);
-  } catch (py::error_already_set& error) {
-    error.restore();
-  } catch (const std::exception& error) {
-    PyErr_SetString(PyExc_BufferError, error.what());
-  }
-  return -1;
-}
-
-void loan_release_buffer(PyObject* self, Py_buffer*) {
-  try {
-    py::handle(self).cast<PyLoan&>().view_dropped();
-  } catch (...) {
-    PyErr_WriteUnraisable(self);
-  }
-}
-
 /// A C-contiguous buffer of a Python object, held for the copy into a slot.
 class ContiguousBuffer {
  public:
-  explicit ContiguousBuffer(py::handle object) {
+  explicit ContiguousBuffer(py::object object) {
     if (PyObject_GetBuffer(object.ptr(), &view_, PyBUF_C_CONTIGUOUS) != 0) {
       py::error_already_set why;
       raise(Status(ErrorCode::InvalidArgument,
@@ -191,30 +159,13 @@ class ContiguousBuffer {
   Py_buffer view_{};
 };
 
-class PyPublisher {
+class PyPublisher : public EndpointHandle<PublisherEndpoint> {
  public:
-  PyPublisher(const std::string& topic, py::handle mode, py::handle depth, const std::string& group,
-              py::handle encoding, py::handle schema, std::uint64_t max_payload, py::handle wait, py::handle domain) {
-    auto endpoint = std::make_shared<PublisherEndpoint>();
-    PublisherOptions options;
-    options.topic.domain = domain_argument(domain);
-    options.topic.mode = mode_argument(mode);
-    options.topic.depth = depth_argument(depth);
-    options.topic.group = group;
-    options.topic.type = type_argument(encoding, schema);
-    options.topic.max_payload = max_payload;
-    options.wait.strategy = wait_argument(wait);
-    options.wait.cancel = &endpoint->cancel;
-    endpoint->domain = options.topic.domain;
-    Result<Publisher> created = [&] {
-      py::gil_scoped_release unlocked;
-      return Publisher::create(topic, std::move(options));
-    }();
-    endpoint->core.emplace(take(std::move(created)));
-    endpoint_ = std::move(endpoint);
-  }
+  PyPublisher(const std::string& topic, py::object mode, py::object depth, const std::string& group,
+              py::object encoding, py::object schema, std::uint64_t max_payload, py::object wait, py::object domain)
+      : EndpointHandle(topic, options_of(mode, depth, group, encoding, schema, max_payload, wait, domain)) {}
 
-  PyLoan loan(std::int64_t size, py::handle timeout_seconds) {
+  PyLoan loan(std::int64_t size, py::object timeout_seconds) {
     std::shared_ptr<PublisherEndpoint> endpoint = open("loan()");
     if (size < 0) raise(Status(ErrorCode::InvalidArgument, "loan(): a size ≥ 0 is needed", Subject::option("nbytes")));
     const Timeout timeout = timeout_argument(timeout_seconds);
@@ -225,7 +176,7 @@ class PyPublisher {
     return PyLoan(endpoint, std::move(loan));
   }
 
-  std::uint64_t publish(py::handle data, py::handle timeout_seconds) {
+  std::uint64_t publish(py::object data, py::object timeout_seconds) {
     std::shared_ptr<PublisherEndpoint> endpoint = open("publish()");
     const ContiguousBuffer buffer(data);
     const Deadline deadline(timeout_argument(timeout_seconds));
@@ -239,13 +190,13 @@ class PyPublisher {
     return take(std::move(seq));
   }
 
-  std::uint64_t publish_json(py::handle value, py::handle timeout_seconds) {
+  std::uint64_t publish_json(py::object value, py::object timeout_seconds) {
     py::object text = py::module_::import("json").attr("dumps")(value, py::arg("separators") = py::make_tuple(",", ":"),
                                                                  py::arg("ensure_ascii") = false);
     return publish(text.attr("encode")("utf-8"), timeout_seconds);
   }
 
-  void wait_for_subscribers(std::uint32_t count, py::handle timeout_seconds) {
+  void wait_for_subscribers(std::uint32_t count, py::object timeout_seconds) {
     std::shared_ptr<PublisherEndpoint> endpoint = open("wait_for_subscribers()");
     const Timeout timeout = timeout_argument(timeout_seconds);
     BusyScope busy(*endpoint, "publisher");
@@ -261,23 +212,18 @@ class PyPublisher {
     check(std::move(waited));
   }
 
-  void close() {
-    if (!endpoint_) return;
-    endpoint_->cancel.store(true);
-    endpoint_.reset();
+  static PublisherOptions options_of(py::object mode, py::object depth, const std::string& group, py::object encoding,
+                                     py::object schema, std::uint64_t max_payload, py::object wait, py::object domain) {
+    PublisherOptions options;
+    options.topic.domain = domain_argument(domain);
+    options.topic.mode = mode_argument(mode);
+    options.topic.depth = depth_argument(depth);
+    options.topic.group = group;
+    options.topic.type = type_argument(encoding, schema);
+    options.topic.max_payload = max_payload;
+    options.wait.strategy = wait_argument(wait);
+    return options;
   }
-
-  bool closed() const { return !endpoint_; }
-  const Publisher& core(const char* use) const { return *open(use)->core; }
-  const std::string& domain() const { return open("domain")->domain; }
-
- private:
-  std::shared_ptr<PublisherEndpoint> open(const char* use) const {
-    if (!endpoint_) raise_closed(std::string("the publisher was closed; ") + use + " needs an open one", {});
-    return endpoint_;
-  }
-
-  std::shared_ptr<PublisherEndpoint> endpoint_;
 };
 
 }  // namespace
@@ -288,17 +234,13 @@ void register_publisher(py::module_& m) {
                      "buffer protocol. `with pub.loan(n) as buf:` gives a writable memoryview, publishes at the end "
                      "of the block and discards on an exception. A view still alive at publish (a numpy array made "
                      "from buf) refuses the publish (InvalidArgument): nothing may write into a published slot.",
-                     py::custom_type_setup([](PyHeapTypeObject* heap_type) {
-                       heap_type->as_buffer.bf_getbuffer = loan_get_buffer;
-                       heap_type->as_buffer.bf_releasebuffer = loan_release_buffer;
-                       heap_type->ht_type.tp_as_buffer = &heap_type->as_buffer;
-                     }))
+                     buffer_protocol_of<PyLoan, true>())
       .def("publish", &PyLoan::publish, py::arg("timeout") = py::none(),
            "Publishes the slot; returns the message's sequence number.")
       .def("discard", &PyLoan::discard, "Gives the slot back unpublished; nothing of it is delivered.")
       .def("shrink", &PyLoan::shrink, py::arg("nbytes"), "Publishes only the first nbytes (fewer than loaned).")
       .def("__enter__", [](py::object self) { return self.cast<PyLoan&>().enter(self); })
-      .def("__exit__", [](PyLoan& loan, py::handle type, py::handle, py::handle) { return loan.exit(type); })
+      .def("__exit__", [](PyLoan& loan, py::object type, py::object, py::object) { return loan.exit(type); })
       .def("__len__", &PyLoan::size)
       .def_property_readonly("address", &PyLoan::address, "Address of the slot in this process.")
       .def_property_readonly("seq", &PyLoan::seq, "Sequence number once published, else None.")
@@ -311,8 +253,8 @@ void register_publisher(py::module_& m) {
   py::class_<PyPublisher>(m, "Publisher",
                           "A publisher on one topic, as cerulion::Publisher: opens or creates the topic and joins it. "
                           "One thread at a time may use it. A context manager: closes at the end.")
-      .def(py::init<const std::string&, py::handle, py::handle, const std::string&, py::handle, py::handle,
-                    std::uint64_t, py::handle, py::handle>(),
+      .def(py::init<const std::string&, py::object, py::object, const std::string&, py::object, py::object,
+                    std::uint64_t, py::object, py::object>(),
            py::arg("topic"), py::kw_only(), py::arg("mode") = py::none(), py::arg("depth") = py::none(),
            py::arg("group") = "", py::arg("encoding") = py::none(), py::arg("schema") = py::none(),
            py::arg("max_payload") = kDefaultMaxPayload, py::arg("wait") = "adaptive", py::arg("domain") = py::none(),

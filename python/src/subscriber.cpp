@@ -81,61 +81,14 @@ class PySample {
   int views_ = 0;
 };
 
-// The buffer protocol by hand rather than pybind11's def_buffer: a view's end must be seen (to
-// give the slot back after release()), and a released sample must refuse new views.
-int sample_get_buffer(PyObject* self, Py_buffer* view, int flags) {
-  view->obj = nullptr;
-  try {
-    PySample& sample = py::handle(self).cast<PySample&>();
-    auto bytes = sample.bytes("a view of its buffer");
-    static const std::byte kEmpty{};
-    void* data = const_cast<std::byte*>(bytes.empty() ? &kEmpty : bytes.data());
-    if (PyBuffer_FillInfo(view, self, data, static_cast<Py_ssize_t>(bytes.size()), 1, flags) != 0) return -1;
-    sample.view_taken();
-    return 0;
-  } catch (const StatusError& error) {
-    set_python_error(error);
-  } catch (py::error_already_set& error) {
-    error.restore();
-  } catch (const std::exception& error) {
-    PyErr_SetString(PyExc_BufferError, error.what());
-  }
-  return -1;
-}
-
-void sample_release_buffer(PyObject* self, Py_buffer*) {
-  try {
-    py::handle(self).cast<PySample&>().view_dropped();
-  } catch (...) {
-    PyErr_WriteUnraisable(self);
-  }
-}
-
 /// A Python Subscriber: the shared endpoint, or nothing once closed.
-class PySubscriber {
+class PySubscriber : public EndpointHandle<SubscriberEndpoint> {
  public:
-  PySubscriber(const std::string& topic, py::handle wait, bool tap, py::handle start, py::handle domain,
-               py::handle mode, py::handle depth, const std::string& group) {
-    auto endpoint = std::make_shared<SubscriberEndpoint>();
-    SubscriberOptions options;
-    options.role = tap ? Role::Tap : Role::Subscriber;
-    options.start = start_argument(start);
-    options.topic.domain = domain_argument(domain);
-    options.topic.mode = mode_argument(mode);
-    options.topic.depth = depth_argument(depth);
-    options.topic.group = group;
-    options.wait.strategy = wait_argument(wait);
-    options.wait.cancel = &endpoint->cancel;
-    endpoint->domain = options.topic.domain;
-    Result<Subscriber> created = [&] {
-      py::gil_scoped_release unlocked;
-      return Subscriber::create(topic, std::move(options));
-    }();
-    endpoint->core.emplace(take(std::move(created)));
-    endpoint_ = std::move(endpoint);
-  }
+  PySubscriber(const std::string& topic, py::object wait, bool tap, py::object start, py::object domain,
+               py::object mode, py::object depth, const std::string& group)
+      : EndpointHandle(topic, options_of(wait, tap, start, domain, mode, depth, group)) {}
 
-  PySample receive(py::handle timeout_seconds) {
+  PySample receive(py::object timeout_seconds) {
     std::shared_ptr<SubscriberEndpoint> endpoint = open("receive()");
     const Timeout timeout = timeout_argument(timeout_seconds);
     BusyScope busy(*endpoint, "subscriber");
@@ -153,38 +106,28 @@ class PySubscriber {
 
   std::optional<PySample> try_receive() {
     std::shared_ptr<SubscriberEndpoint> endpoint = open("try_receive()");
-    if (endpoint->busy) receive_elsewhere(*endpoint);
+    BusyScope busy(*endpoint, "subscriber");
     std::optional<Sample> sample = take(endpoint->core->try_receive());
     if (!sample) return std::nullopt;
     return PySample(endpoint, std::move(*sample));
   }
 
-  void close() {
-    if (!endpoint_) return;
-    // A receive() in another thread ends (Closed) at its next look at the flag; the core
-    // subscriber leaves the topic once that thread and every sample it lent are done with it.
-    endpoint_->cancel.store(true);
-    endpoint_.reset();
-  }
-
-  bool closed() const { return !endpoint_; }
-  const Subscriber& core(const char* use) const { return *open(use)->core; }
-  const std::string& domain() const { return open("domain")->domain; }
-
  private:
-  std::shared_ptr<SubscriberEndpoint> open(const char* use) const {
-    if (!endpoint_) raise_closed(std::string("the subscriber was closed; ") + use + " needs an open one", {});
-    return endpoint_;
+  static SubscriberOptions options_of(py::object wait, bool tap, py::object start, py::object domain, py::object mode,
+                                      py::object depth, const std::string& group) {
+    SubscriberOptions options;
+    options.role = tap ? Role::Tap : Role::Subscriber;
+    options.start = start_argument(start);
+    options.topic.domain = domain_argument(domain);
+    options.topic.mode = mode_argument(mode);
+    options.topic.depth = depth_argument(depth);
+    options.topic.group = group;
+    options.wait.strategy = wait_argument(wait);
+    return options;
   }
-  [[noreturn]] static void receive_elsewhere(SubscriberEndpoint& endpoint) {
-    raise(Status(ErrorCode::InvalidArgument, "another thread is waiting on this subscriber; use one per thread",
-                 Subject::topic(endpoint.core->topic())));
-  }
-
-  std::shared_ptr<SubscriberEndpoint> endpoint_;
 };
 
-py::object as_array(py::object self, py::handle dtype, py::handle shape) {
+py::object as_array(py::object self, py::object dtype, py::object shape) {
   PySample& sample = self.cast<PySample&>();
   auto bytes = sample.bytes("as_array()");
   py::module_ numpy = py::module_::import("numpy");
@@ -219,11 +162,7 @@ void register_subscriber(py::module_& m) {
                        "Sample or any view of it lives; `with sub.receive() as sample:` releases it at the end "
                        "of the block (or once the last view made in it is gone). A released sample refuses "
                        "new views and data access (cerulion.Closed).",
-                       py::custom_type_setup([](PyHeapTypeObject* heap_type) {
-                         heap_type->as_buffer.bf_getbuffer = sample_get_buffer;
-                         heap_type->as_buffer.bf_releasebuffer = sample_release_buffer;
-                         heap_type->ht_type.tp_as_buffer = &heap_type->as_buffer;
-                       }))
+                       buffer_protocol_of<PySample, false>())
       .def_property_readonly("seq", &PySample::seq, "Per-topic sequence number, 0 for the topic's first message.")
       .def_property_readonly("publish_time_ns", &PySample::publish_time_ns, "CLOCK_MONOTONIC nanoseconds at publish.")
       .def_property_readonly("publish_realtime_ns", &PySample::publish_realtime_ns,
@@ -265,7 +204,7 @@ void register_subscriber(py::module_& m) {
                            "A subscriber (or tap) on one topic, as cerulion::Subscriber. It receives the messages "
                            "published after it attached (start='first': from the oldest the ring still holds). "
                            "One thread at a time may wait on it. A context manager: closes at the end.")
-      .def(py::init<const std::string&, py::handle, bool, py::handle, py::handle, py::handle, py::handle,
+      .def(py::init<const std::string&, py::object, bool, py::object, py::object, py::object, py::object,
                     const std::string&>(),
            py::arg("topic"), py::kw_only(), py::arg("wait") = "adaptive", py::arg("tap") = false,
            py::arg("start") = "next", py::arg("domain") = py::none(), py::arg("mode") = py::none(),
