@@ -92,9 +92,10 @@ auto wait_in_slices(const Deadline& deadline, Attempt&& attempt) {
 /// released. Core endpoints are not thread safe, so while one thread is in such a call (`busy`),
 /// a loan or sample another thread drops is parked here and given back by the busy thread once it
 /// holds the GIL again.
-template <typename CoreType, typename Held>
+template <typename CoreType, typename HeldType>
 struct Endpoint {
   using Core = CoreType;
+  using Held = HeldType;
   /// The core waits' cancel flag: set by close(), so a wait in another thread ends.
   std::atomic<bool> cancel{false};
   std::optional<Core> core;
@@ -133,6 +134,42 @@ class BusyScope {
 
  private:
   E& endpoint_;
+};
+
+/// A slot lent to Python, a loan or a sample: given back to its endpoint once Python is finished
+/// with it (published, discarded, released) and no view of its buffer is left, so no view ever
+/// reads or writes the slot after that.
+template <typename E>
+class LentSlot {
+ public:
+  LentSlot(std::shared_ptr<E> owner, typename E::Held held)
+      : owner_(std::move(owner)), held_(std::move(held)), topic_(owner_->core->topic()) {}
+  LentSlot(LentSlot&&) = default;
+  LentSlot(const LentSlot&) = delete;
+  LentSlot& operator=(const LentSlot&) = delete;
+  ~LentSlot() { give_back(); }
+
+  void view_taken() { ++views_; }
+  void view_dropped() {
+    if (--views_ == 0 && finished_) give_back();
+  }
+  const std::string& topic() const { return topic_; }
+
+ protected:
+  /// Ends Python's use: the slot goes back now, or with the last view.
+  void finish() {
+    finished_ = true;
+    if (views_ == 0) give_back();
+  }
+  void give_back() {
+    if (held_.valid()) owner_->give_back(std::move(held_));
+  }
+
+  std::shared_ptr<E> owner_;
+  typename E::Held held_;
+  std::string topic_;
+  bool finished_ = false;
+  int views_ = 0;
 };
 
 /// A Python Publisher's or Subscriber's hold on its endpoint: nothing once closed.

@@ -18,25 +18,18 @@ using PublisherEndpoint = Endpoint<Publisher, Loan>;
 /// A slot lent by a publisher, writable in place through the buffer protocol. A slot on which a
 /// view (a memoryview, a numpy array) is still alive is never published nor given back: a view
 /// left over could otherwise write into a message subscribers read, or into a reused slot.
-class PyLoan {
+class PyLoan : public LentSlot<PublisherEndpoint> {
  public:
   PyLoan(std::shared_ptr<PublisherEndpoint> owner, Loan loan)
-      : owner_(std::move(owner)),
-        loan_(std::move(loan)),
-        address_(reinterpret_cast<std::uintptr_t>(loan_.data().data())),
-        topic_(owner_->core->topic()) {}
-  PyLoan(PyLoan&&) = default;
-  PyLoan(const PyLoan&) = delete;
-  PyLoan& operator=(const PyLoan&) = delete;
-  ~PyLoan() { give_back(); }
+      : LentSlot(std::move(owner), std::move(loan)), address_(reinterpret_cast<std::uintptr_t>(held_.data().data())) {}
 
   std::span<std::byte> bytes(const char* use) const {
-    if (done_) {
+    if (finished_) {
       raise_closed("a loan of '" + topic_ + "' was " + (seq_ ? "published" : "discarded") + "; " + use +
                        " needs a loan not yet published",
                    Subject::topic(topic_));
     }
-    return loan_.data();
+    return held_.data();
   }
 
   std::uint64_t publish(py::object timeout_seconds) {
@@ -48,23 +41,20 @@ class PyLoan {
     }
     const Timeout timeout = timeout_argument(timeout_seconds);
     BusyScope busy(*owner_, "publisher");
-    done_ = true;
+    finished_ = true;
     Result<std::uint64_t> seq = [&] {
       py::gil_scoped_release unlocked;
-      return owner_->core->publish(std::move(loan_), timeout);
+      return owner_->core->publish(std::move(held_), timeout);
     }();
     seq_ = take(std::move(seq));
     return *seq_;
   }
 
-  void discard() {
-    done_ = true;
-    if (views_ == 0) give_back();
-  }
+  void discard() { finish(); }
 
   void shrink(std::size_t size) {
     bytes("shrink()");
-    loan_.shrink(size);
+    held_.shrink(size);
   }
 
   /// `with pub.loan(n) as buf:` gives a memoryview over the slot.
@@ -78,7 +68,7 @@ class PyLoan {
   /// Publishes at the end of the block, discards on an exception.
   bool exit(py::object exception_type) {
     release_entered();
-    if (done_) return false;
+    if (finished_) return false;
     if (!exception_type.is_none()) {
       discard();
       return false;
@@ -92,21 +82,12 @@ class PyLoan {
     return false;
   }
 
-  void view_taken() { ++views_; }
-  void view_dropped() {
-    if (--views_ == 0 && done_) give_back();
-  }
-
-  std::size_t size() const { return loan_.valid() ? loan_.size() : 0; }
+  std::size_t size() const { return held_.valid() ? held_.size() : 0; }
   std::uintptr_t address() const { return address_; }
   std::optional<std::uint64_t> seq() const { return seq_; }
-  bool done() const { return done_; }
-  const std::string& topic() const { return topic_; }
+  bool done() const { return finished_; }
 
  private:
-  void give_back() {
-    if (loan_.valid()) owner_->give_back(std::move(loan_));
-  }
   /// Nothing may write into a published slot, so a loan with views left is not published.
   [[noreturn]] void refuse_views(const char* when, const char* advice) const {
     raise(Status(ErrorCode::InvalidArgument,
@@ -127,14 +108,9 @@ class PyLoan {
     }
   }
 
-  std::shared_ptr<PublisherEndpoint> owner_;
-  Loan loan_;
   std::uintptr_t address_;
-  std::string topic_;
   std::optional<std::uint64_t> seq_;
   py::object entered_;
-  bool done_ = false;
-  int views_ = 0;
 };
 
 /// A C-contiguous buffer of a Python object, held for the copy into a slot.

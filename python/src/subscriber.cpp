@@ -17,43 +17,30 @@ using SubscriberEndpoint = Endpoint<Subscriber, Sample>;
 /// A received message. Its buffer (read-only) is the publisher's slot itself; the slot is held
 /// while the PySample or any view of it lives. release() ends the sample's own access at once and
 /// gives the slot back when the last view is gone, so no view ever reads a reused slot.
-class PySample {
+class PySample : public LentSlot<SubscriberEndpoint> {
  public:
   PySample(std::shared_ptr<SubscriberEndpoint> owner, Sample sample)
-      : owner_(std::move(owner)),
-        sample_(std::move(sample)),
-        size_(sample_.size()),
-        address_(reinterpret_cast<std::uintptr_t>(sample_.data().data())),
-        seq_(sample_.sequence()),
-        publish_time_ns_(sample_.publish_time_ns()),
-        publish_realtime_ns_(sample_.publish_realtime_ns()),
-        lost_before_(sample_.lost_before()),
-        publisher_pid_(sample_.publisher_pid()),
-        topic_(sample_topic()) {}
-  PySample(PySample&&) = default;
-  PySample(const PySample&) = delete;
-  PySample& operator=(const PySample&) = delete;
-  ~PySample() { give_back(); }
+      : LentSlot(std::move(owner), std::move(sample)),
+        size_(held_.size()),
+        address_(reinterpret_cast<std::uintptr_t>(held_.data().data())),
+        seq_(held_.sequence()),
+        publish_time_ns_(held_.publish_time_ns()),
+        publish_realtime_ns_(held_.publish_realtime_ns()),
+        lost_before_(held_.lost_before()),
+        publisher_pid_(held_.publisher_pid()) {}
 
   /// The payload, or cerulion.Closed once released.
   std::span<const std::byte> bytes(const char* use) const {
-    if (released_) {
+    if (finished_) {
       raise_closed("sample #" + std::to_string(seq_) + " of '" + topic_ + "' was released; " + use +
                        " needs an unreleased sample",
                    Subject::topic(topic_));
     }
-    return sample_.data();
+    return held_.data();
   }
-  void release() {
-    released_ = true;
-    if (views_ == 0) give_back();
-  }
-  void view_taken() { ++views_; }
-  void view_dropped() {
-    if (--views_ == 0 && released_) give_back();
-  }
+  void release() { finish(); }
 
-  bool released() const { return released_; }
+  bool released() const { return finished_; }
   std::size_t size() const { return size_; }
   std::uintptr_t address() const { return address_; }
   std::uint64_t seq() const { return seq_; }
@@ -61,24 +48,13 @@ class PySample {
   std::uint64_t publish_realtime_ns() const { return publish_realtime_ns_; }
   std::uint64_t lost_before() const { return lost_before_; }
   std::uint32_t publisher_pid() const { return publisher_pid_; }
-  const std::string& topic() const { return topic_; }
-  int views() const { return views_; }
 
  private:
-  std::string sample_topic() const { return owner_->core->topic(); }
-  void give_back() {
-    if (sample_.valid()) owner_->give_back(std::move(sample_));
-  }
-
-  std::shared_ptr<SubscriberEndpoint> owner_;
-  Sample sample_;
+  // What the sample was stays readable after release.
   std::size_t size_;
   std::uintptr_t address_;
   std::uint64_t seq_, publish_time_ns_, publish_realtime_ns_, lost_before_;
   std::uint32_t publisher_pid_;
-  std::string topic_;
-  bool released_ = false;
-  int views_ = 0;
 };
 
 /// A Python Subscriber: the shared endpoint, or nothing once closed.
