@@ -22,21 +22,6 @@ namespace cerulion::flashback {
 
 namespace {
 
-// The open chunk's messages from `cutoff` on (records are whole: the store guarantees it).
-std::vector<std::byte> records_since(const std::vector<std::byte>& records, std::uint64_t cutoff) {
-  if (cutoff == 0) return records;
-  std::vector<std::byte> out;
-  std::size_t at = 0;
-  while (at < records.size()) {
-    auto message = recorder::read_message_record(std::span(records).subspan(at));
-    if (!message) break;
-    const auto whole = static_cast<std::size_t>(message->record_size);
-    if (message->fields.log_time >= cutoff) out.insert(out.end(), records.begin() + at, records.begin() + at + whole);
-    at += whole;
-  }
-  return out;
-}
-
 // The type a channel's messages have: as the keeper kept it, or, when it did not fit the store, as
 // the topic says if it is still there.
 Result<TopicType> topic_type_of(const detail::StoreImpl& impl, const TopicStatus& channel, const std::string& domain) {
@@ -82,6 +67,13 @@ Result<DumpSummary> dump_into(const Store& store, std::unique_ptr<recorder::Byte
   // A channel is written just before the first chunk with its messages: a topic with nothing in
   // the window (one gone long ago) is left out rather than shown with no messages.
   std::map<std::uint16_t, std::uint64_t> counts;  // the channels written, with their messages
+  detail::LossTable losses;  // per channel: its lost counter at its first and last message written
+  auto add_losses = [&](const detail::LossTable& table) {
+    for (const auto& [id, loss] : table) {
+      auto [it, fresh] = losses.try_emplace(id, loss);
+      if (!fresh) it->second.last_lost = loss.last_lost;
+    }
+  };
   recorder::profile::SchemaIds schema_ids;
   auto declare = [&](std::uint16_t id) -> Status {
     if (counts.count(id)) return {};
@@ -135,9 +127,15 @@ Result<DumpSummary> dump_into(const Store& store, std::unique_ptr<recorder::Byte
       // A chunk that copied whole but does not frame as one: damage, not a torn copy.
       ++summary.chunks_left_out;
       if (st.code() != ErrorCode::Corrupted) return fail(st);
+    } else {
+      add_losses(chunk.losses);
     }
   }
-  if (auto records = records_since(open.records, cutoff); !records.empty()) {
+  std::vector<std::byte> records;
+  detail::LossTable staged_losses;
+  const bool whole = detail::unstage(open.staged, cutoff, records, staged_losses);
+  if (!whole) ++summary.chunks_left_out;  // damaged after what read: what read is kept
+  if (!records.empty()) {
     recorder::ChunkEncoder encoder;
     std::vector<std::byte> encoded;
     if (auto st = encoder.encode(records, encoded); !st) {
@@ -148,6 +146,8 @@ Result<DumpSummary> dump_into(const Store& store, std::unique_ptr<recorder::Byte
       if (auto st = take(encoded, described->message_start_time, described->message_end_time); !st) {
         ++summary.chunks_left_out;
         if (st.code() != ErrorCode::Corrupted) return fail(st);
+      } else {
+        add_losses(staged_losses);
       }
     }
   }
@@ -164,7 +164,11 @@ Result<DumpSummary> dump_into(const Store& store, std::unique_ptr<recorder::Byte
   for (const auto& c : status.topics) {
     auto it = counts.find(c.channel_id);
     if (it == counts.end()) continue;
-    recorder::profile::TopicCount count{c.topic, it->second, c.lost};
+    // Lost between its first and last message here, as the keeper counted them when it knew: the
+    // gaps in the dump's sequences, never losses from before its window.
+    const auto loss = losses.find(c.channel_id);
+    const std::uint64_t lost = loss == losses.end() ? 0 : loss->second.last_lost - std::min(loss->second.last_lost, loss->second.first_lost);
+    recorder::profile::TopicCount count{c.topic, it->second, lost};
     md.topics.push_back(count);
     summary.topics.push_back(std::move(count));
   }
