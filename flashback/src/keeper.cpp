@@ -35,9 +35,20 @@ void StoreSink::on_topic(const recording::TopicDescription& topic) {
 bool StoreSink::on_sample(const recording::TappedSample& sample) {
   if (sample.topic_index == trigger_index_.load(std::memory_order_acquire)) keeper_.trigger_on_topic(trigger_topic_, sample.data);
   std::optional<std::uint16_t> id;
+  std::uint64_t lost_before = sample.lost_before;
   {
     std::lock_guard lock(mutex_);
     if (sample.topic_index < channels_.size()) id = channels_[sample.topic_index];
+    if (seen_.size() <= sample.topic_index) seen_.resize(sample.topic_index + 1);
+    if (id && !seen_[sample.topic_index]) {
+      seen_[sample.topic_index] = true;
+      // What was published while no keeper ran (the one before was killed, say) is a gap in the
+      // store's history: counted lost with the first message after it. (The store keeps 32 bits
+      // of a sequence; a topic made anew starts again, and is no gap.)
+      const std::uint64_t next = store_.channel(*id).next_sequence.load(std::memory_order_relaxed);
+      const auto gap = static_cast<std::uint32_t>(static_cast<std::uint32_t>(sample.sequence) - static_cast<std::uint32_t>(next));
+      if (next != 0 && gap < (1u << 31)) lost_before += gap;
+    }
   }
   if (!id) {
     // More topics than the store's channel table holds: counted, never silently.
@@ -46,7 +57,7 @@ bool StoreSink::on_sample(const recording::TappedSample& sample) {
   }
   if (!keeper_.error().ok()) return false;
   auto taken = store_.take(*id, static_cast<std::uint32_t>(sample.sequence), sample.log_time, sample.publish_time,
-                           sample.data, sample.lost_before);
+                           sample.data, lost_before);
   if (!taken) {
     keeper_.fail(taken.status());
     return false;

@@ -37,6 +37,7 @@ class StoreSink final : public recording::SampleSink {
   std::atomic<std::size_t> trigger_index_{~std::size_t{0}};
   std::mutex mutex_;  // guards channels_ (taps of different topics register at once)
   std::vector<std::optional<std::uint16_t>> channels_;
+  std::vector<bool> seen_;  // a topic's first sample in this keeper was taken
   std::atomic<bool> dropping_{false};
 };
 

@@ -130,6 +130,7 @@ struct StoreHeader {
   std::atomic<std::uint64_t> pending_end;      // its buffer's length once its record is published
   std::atomic<std::uint64_t> pending_messages; // its channel's count once it is counted
   std::atomic<std::uint64_t> pending_lost;     // its channel's lost counter then
+  std::atomic<std::uint64_t> pending_next_sequence;
   StagingBuffer staging[kStagingBuffers];
   std::atomic<std::uint64_t> messages_dropped_staging;  // all channels: the staging area was full
 
@@ -186,6 +187,7 @@ struct ChannelEntry {
   std::atomic<std::uint64_t> last_realtime_ns;
   std::atomic<std::uint64_t> rate_millihertz;  // recent rate, as the keeper measured it
   std::atomic<std::uint64_t> type_ref;  // its type's record in the types area (see above)
+  std::atomic<std::uint64_t> next_sequence;  // the topic's sequence after the last one staged; 0: none
 };
 
 struct ChunkSlot {

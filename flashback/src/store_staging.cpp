@@ -118,11 +118,13 @@ Result<bool> StoreImpl::take(std::uint16_t channel_id, std::uint32_t sequence, s
     h.pending_end.store(h.head.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     h.pending_messages.store(counted, std::memory_order_relaxed);
     h.pending_lost.store(lost, std::memory_order_relaxed);
+    h.pending_next_sequence.store(std::uint64_t{sequence} + 1, std::memory_order_relaxed);
     h.pending_channel.store(channel_id + 1u, std::memory_order_release);
     begin_change(h);
     Status st = commit_chunk(encoded_, LossTable{{channel_id, {1, lost, lost}}}, log_time, log_time, 1, single_.size());
     end_change(h);
     c.lost.store(lost, std::memory_order_relaxed);
+    c.next_sequence.store(std::uint64_t{sequence} + 1, std::memory_order_relaxed);
     c.bytes.fetch_add(data.size(), std::memory_order_relaxed);
     c.last_realtime_ns.store(log_time, std::memory_order_relaxed);
     c.messages.store(counted, std::memory_order_release);
@@ -162,6 +164,7 @@ Result<bool> StoreImpl::take(std::uint16_t channel_id, std::uint32_t sequence, s
   h.pending_end.store(at + size, std::memory_order_relaxed);
   h.pending_messages.store(counted, std::memory_order_relaxed);
   h.pending_lost.store(lost, std::memory_order_relaxed);
+  h.pending_next_sequence.store(std::uint64_t{sequence} + 1, std::memory_order_relaxed);
   h.pending_channel.store(channel_id + 1u, std::memory_order_release);
   std::byte* p = staging_area(a) + at;
   std::memcpy(p, &lost, sizeof lost);
@@ -172,6 +175,7 @@ Result<bool> StoreImpl::take(std::uint16_t channel_id, std::uint32_t sequence, s
   b.messages.fetch_add(1, std::memory_order_relaxed);
   b.length.store(at + size, std::memory_order_release);
   c.lost.store(lost, std::memory_order_relaxed);
+  c.next_sequence.store(std::uint64_t{sequence} + 1, std::memory_order_relaxed);
   c.bytes.fetch_add(data.size(), std::memory_order_relaxed);
   c.last_realtime_ns.store(log_time, std::memory_order_relaxed);
   c.messages.store(counted, std::memory_order_release);
@@ -337,9 +341,12 @@ void StoreImpl::count_pending_locked() {
   auto& h = header();
   const std::uint32_t pending = h.pending_channel.load();
   if (pending != 0 && pending <= h.max_channels) {
-    const auto counts = channel_counts(pending - 1);
-    channel(pending - 1).lost.store(counts.lost);
-    channel(pending - 1).messages.store(counts.messages);
+    auto& c = channel(pending - 1);
+    if (pending_published(h) && c.messages.load() < h.pending_messages.load()) {
+      c.lost.store(std::max(c.lost.load(), h.pending_lost.load()));
+      c.next_sequence.store(h.pending_next_sequence.load());
+      c.messages.store(h.pending_messages.load());
+    }
   }
   h.pending_channel.store(0);
 }
