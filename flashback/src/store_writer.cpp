@@ -121,6 +121,8 @@ std::optional<std::uint16_t> StoreImpl::channel_for(const std::string& topic, co
                                                     std::uint32_t depth, std::uint64_t max_payload,
                                                     const TopicType& type) {
   auto& h = header();
+  // Taps of different topics register theirs at once.
+  std::lock_guard lock(staging_mutex_);
   const std::uint32_t count = h.channel_count.load();
   for (std::uint32_t id = 0; id < count; ++id) {
     auto& c = channel(id);
