@@ -47,7 +47,8 @@ bool StoreSink::on_sample(const recording::TappedSample& sample) {
       // of a sequence; a topic made anew starts again, and is no gap.)
       const std::uint64_t next = store_.channel(*id).next_sequence.load(std::memory_order_relaxed);
       const auto gap = static_cast<std::uint32_t>(static_cast<std::uint32_t>(sample.sequence) - static_cast<std::uint32_t>(next));
-      if (next != 0 && gap < (1u << 31)) lost_before += gap;
+      // The gap covers what this tap missed before its first sample too: counted once.
+      if (next != 0 && gap < (1u << 31)) lost_before = gap;
     }
   }
   if (!id) {
