@@ -21,6 +21,36 @@ void begin_change(StoreHeader& h) {
 
 void end_change(StoreHeader& h) { h.staging_seq.fetch_add(1, std::memory_order_release); }
 
+// A message about to be published, and its channel's counters once it is.
+struct CountedAppend {
+  std::uint16_t channel;
+  std::uint64_t messages;
+  std::uint64_t lost;
+  std::uint64_t next_sequence;
+  std::uint64_t bytes;
+  std::uint64_t log_time;
+};
+
+// Says the append before its record is published (store_layout.hpp): where it ends, and the counts.
+void announce_append(StoreHeader& h, const CountedAppend& taken, std::uint64_t buffer, std::uint64_t end) {
+  h.pending_buffer.store(buffer, std::memory_order_relaxed);
+  h.pending_end.store(end, std::memory_order_relaxed);
+  h.pending_messages.store(taken.messages, std::memory_order_relaxed);
+  h.pending_lost.store(taken.lost, std::memory_order_relaxed);
+  h.pending_next_sequence.store(taken.next_sequence, std::memory_order_relaxed);
+  h.pending_channel.store(taken.channel + 1u, std::memory_order_release);
+}
+
+// Counts a published append: `messages` last, so that a reader seeing it sees the rest.
+void count_appended(StoreHeader& h, ChannelEntry& c, const CountedAppend& taken) {
+  c.lost.store(taken.lost, std::memory_order_relaxed);
+  c.next_sequence.store(taken.next_sequence, std::memory_order_relaxed);
+  c.bytes.fetch_add(taken.bytes, std::memory_order_relaxed);
+  c.last_realtime_ns.store(taken.log_time, std::memory_order_relaxed);
+  c.messages.store(taken.messages, std::memory_order_release);
+  h.pending_channel.store(0, std::memory_order_release);
+}
+
 }  // namespace
 
 bool unstage(std::span<const std::byte> staged, std::uint64_t cutoff, std::vector<std::byte>& records,
@@ -114,21 +144,12 @@ Result<bool> StoreImpl::take(std::uint16_t channel_id, std::uint32_t sequence, s
     single_.resize(size - kStagedPrefix);
     recorder::encode_message_record(single_, channel_id, sequence, log_time, publish_time, data);
     if (auto st = encoder_.encode(single_, encoded_); !st) return st;
-    h.pending_buffer.store(kStagingBuffers, std::memory_order_relaxed);
-    h.pending_end.store(h.head.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    h.pending_messages.store(counted, std::memory_order_relaxed);
-    h.pending_lost.store(lost, std::memory_order_relaxed);
-    h.pending_next_sequence.store(std::uint64_t{sequence} + 1, std::memory_order_relaxed);
-    h.pending_channel.store(channel_id + 1u, std::memory_order_release);
+    const CountedAppend taken{channel_id, counted, lost, std::uint64_t{sequence} + 1, data.size(), log_time};
+    announce_append(h, taken, kStagingBuffers, h.head.load(std::memory_order_relaxed) + 1);
     begin_change(h);
     Status st = commit_chunk(encoded_, LossTable{{channel_id, {1, lost, lost}}}, log_time, log_time, 1, single_.size());
     end_change(h);
-    c.lost.store(lost, std::memory_order_relaxed);
-    c.next_sequence.store(std::uint64_t{sequence} + 1, std::memory_order_relaxed);
-    c.bytes.fetch_add(data.size(), std::memory_order_relaxed);
-    c.last_realtime_ns.store(log_time, std::memory_order_relaxed);
-    c.messages.store(counted, std::memory_order_release);
-    h.pending_channel.store(0, std::memory_order_release);
+    count_appended(h, c, taken);
     if (!st && st.code() != ErrorCode::OutOfMemory) return st;
     return true;
   }
@@ -160,12 +181,8 @@ Result<bool> StoreImpl::take(std::uint16_t channel_id, std::uint32_t sequence, s
   const std::uint32_t a = h.active.load(std::memory_order_relaxed) % kStagingBuffers;
   auto& b = h.staging[a];
   const std::uint64_t at = b.length.load(std::memory_order_relaxed);
-  h.pending_buffer.store(a, std::memory_order_relaxed);
-  h.pending_end.store(at + size, std::memory_order_relaxed);
-  h.pending_messages.store(counted, std::memory_order_relaxed);
-  h.pending_lost.store(lost, std::memory_order_relaxed);
-  h.pending_next_sequence.store(std::uint64_t{sequence} + 1, std::memory_order_relaxed);
-  h.pending_channel.store(channel_id + 1u, std::memory_order_release);
+  const CountedAppend taken{channel_id, counted, lost, std::uint64_t{sequence} + 1, data.size(), log_time};
+  announce_append(h, taken, a, at + size);
   std::byte* p = staging_area(a) + at;
   std::memcpy(p, &lost, sizeof lost);
   recorder::encode_message_record(std::span(p + kStagedPrefix, size - kStagedPrefix), channel_id, sequence, log_time,
@@ -174,12 +191,7 @@ Result<bool> StoreImpl::take(std::uint16_t channel_id, std::uint32_t sequence, s
   b.end_ns.store(log_time, std::memory_order_relaxed);
   b.messages.fetch_add(1, std::memory_order_relaxed);
   b.length.store(at + size, std::memory_order_release);
-  c.lost.store(lost, std::memory_order_relaxed);
-  c.next_sequence.store(std::uint64_t{sequence} + 1, std::memory_order_relaxed);
-  c.bytes.fetch_add(data.size(), std::memory_order_relaxed);
-  c.last_realtime_ns.store(log_time, std::memory_order_relaxed);
-  c.messages.store(counted, std::memory_order_release);
-  h.pending_channel.store(0, std::memory_order_release);
+  count_appended(h, c, taken);
   const std::uint32_t other = (a + 1) % kStagingBuffers;
   if (at + size >= h.chunk_size.load(std::memory_order_relaxed) &&
       h.staging[other].length.load(std::memory_order_relaxed) == 0) {
