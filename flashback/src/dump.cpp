@@ -12,6 +12,7 @@
 #include "cerulion/recorder/chunk.hpp"
 #include "cerulion/recorder/message_record.hpp"
 #include "cerulion/recorder/writer.hpp"
+#include "dump_catch_up.hpp"
 #include "store_impl.hpp"
 
 #ifndef CERULION_FLASHBACK_VERSION
@@ -58,6 +59,11 @@ Result<DumpSummary> dump_into(const Store& store, std::unique_ptr<recorder::Byte
     return st;
   };
 
+  // Where each channel's stored messages ended before the copy: where catching up from its ring
+  // starts for a channel with nothing in the dump (anything stored after this is in the copy).
+  std::map<std::uint16_t, std::uint64_t> next_before;
+  const std::uint32_t channel_count = std::min(impl.header().channel_count.load(std::memory_order_acquire), impl.header().max_channels);
+  for (std::uint16_t id = 0; id < channel_count; ++id) next_before[id] = impl.channel(id).next_sequence.load(std::memory_order_acquire);
   // The open chunk first: the chunks it follows are then all committed, and every channel its
   // messages use is registered (channels are registered before their first message).
   const detail::CopiedOpenChunk open = impl.copy_open_chunk();
@@ -135,6 +141,35 @@ Result<DumpSummary> dump_into(const Store& store, std::unique_ptr<recorder::Byte
   detail::LossTable staged_losses;
   const bool whole = detail::unstage(open.staged, cutoff, records, staged_losses);
   if (!whole) ++summary.chunks_left_out;  // damaged after what read: what read is kept
+  if (options.from_topics) {
+    // What the keeper has not stored yet, from the topics' rings, after what it has: in the same
+    // chunk as the open one, logged no earlier than anything before it.
+    std::uint64_t newest = summary.window_end_ns;
+    for (std::size_t at = 0; at < records.size();) {
+      auto message = recorder::read_message_record(std::span(records).subspan(at));
+      if (!message) break;
+      newest = std::max(newest, message->fields.log_time);
+      at += static_cast<std::size_t>(message->record_size);
+    }
+    std::vector<detail::CatchUpChannel> channels;
+    for (const auto& c : status.topics) {
+      detail::CatchUpChannel from{c.channel_id, c.topic, std::nullopt, 0};
+      const detail::ChannelLoss* stored = nullptr;  // its newest message in the dump
+      if (auto it = staged_losses.find(c.channel_id); it != staged_losses.end()) {
+        stored = &it->second;
+      } else if (auto older = losses.find(c.channel_id); older != losses.end()) {
+        stored = &older->second;
+      }
+      if (stored) {
+        from.next_sequence = stored->last_sequence + 1;
+        from.lost = stored->last_lost;
+      } else if (const std::uint64_t next = next_before[c.channel_id]; next != 0) {
+        from.next_sequence = static_cast<std::uint32_t>(next);
+      }
+      channels.push_back(std::move(from));
+    }
+    summary.from_topics = detail::catch_up(channels, status.domain, cutoff, newest, records, staged_losses);
+  }
   if (!records.empty()) {
     recorder::ChunkEncoder encoder;
     std::vector<std::byte> encoded;

@@ -20,11 +20,13 @@
 
 namespace cerulion::flashback::detail {
 
-/// A channel's lost counter as of its first and last message in some messages, and how many.
+/// A channel's lost counter as of its first and last message in some messages, how many, and the
+/// last one's sequence (where a dump catching up from the topic's ring goes on).
 struct ChannelLoss {
   std::uint64_t messages = 0;
   std::uint64_t first_lost = 0;
   std::uint64_t last_lost = 0;
+  std::uint32_t last_sequence = 0;
 };
 using LossTable = std::map<std::uint16_t, ChannelLoss>;
 

@@ -19,7 +19,7 @@
 // sealed: full or old enough, it waits there, immutable, for the keeper's compressing thread,
 // which turns it into chunk number `generation` (a Chunk record and MessageIndex records, then a
 // loss table: u32 entries, u32 pad, then per channel {u16 channel, u16 pad, u32 messages,
-// u64 first lost, u64 last lost}), commits it (head = generation + 1) and frees it. A seal flips
+// u64 first lost, u64 last lost, u32 last sequence, u32 pad}), commits it (head = generation + 1) and frees it. A seal flips
 // `active`; a commit advances head and frees the buffer; both happen with `staging_seq` odd, so a
 // reader that saw the same even value before and after copying has a consistent picture: chunks
 // [tail, head), then the sealed buffer, then the active one. A keeper killed mid-way leaves a

@@ -12,7 +12,7 @@ namespace cerulion::flashback::detail {
 
 namespace {
 
-constexpr std::uint64_t kLossEntrySize = 24;
+constexpr std::uint64_t kLossEntrySize = 32;
 
 void begin_change(StoreHeader& h) {
   h.staging_seq.fetch_add(1, std::memory_order_relaxed);  // odd: being changed
@@ -69,6 +69,7 @@ bool unstage(std::span<const std::byte> staged, std::uint64_t cutoff, std::vecto
       auto [it, fresh] = losses.try_emplace(message->fields.channel_id);
       if (fresh) it->second.first_lost = lost;
       it->second.last_lost = lost;
+      it->second.last_sequence = message->fields.sequence;
       ++it->second.messages;
     }
     at += kStagedPrefix + whole;
@@ -90,6 +91,7 @@ void append_loss_table(const LossTable& losses, std::vector<std::byte>& out) {
     std::memcpy(p + 4, &messages, sizeof messages);
     std::memcpy(p + 8, &loss.first_lost, 8);
     std::memcpy(p + 16, &loss.last_lost, 8);
+    std::memcpy(p + 24, &loss.last_sequence, 4);
     p += kLossEntrySize;
   }
 }
@@ -109,6 +111,7 @@ std::optional<LossTable> read_loss_table(std::span<const std::byte> bytes) {
     std::memcpy(&messages, p + 4, sizeof messages);
     std::memcpy(&loss.first_lost, p + 8, 8);
     std::memcpy(&loss.last_lost, p + 16, 8);
+    std::memcpy(&loss.last_sequence, p + 24, 4);
     loss.messages = messages;
     out[channel] = loss;
   }
@@ -147,7 +150,7 @@ Result<bool> StoreImpl::take(std::uint16_t channel_id, std::uint32_t sequence, s
     const CountedAppend taken{channel_id, counted, lost, std::uint64_t{sequence} + 1, data.size(), log_time};
     announce_append(h, taken, kStagingBuffers, h.head.load(std::memory_order_relaxed) + 1);
     begin_change(h);
-    Status st = commit_chunk(encoded_, LossTable{{channel_id, {1, lost, lost}}}, log_time, log_time, 1, single_.size());
+    Status st = commit_chunk(encoded_, LossTable{{channel_id, {1, lost, lost, sequence}}}, log_time, log_time, 1, single_.size());
     end_change(h);
     count_appended(h, c, taken);
     if (!st && st.code() != ErrorCode::OutOfMemory) return st;
