@@ -99,6 +99,8 @@ struct Result1 {
   std::uint64_t lost = 0;      // counted in the dump's metadata
   std::uint64_t gaps = 0;      // sequence gaps in its content
   std::uint64_t messages = 0;
+  std::uint64_t from_topics = 0;  // taken from the rings by the dump's catch-up
+  std::string mismatch;           // the topics whose counted losses are not their gaps
 };
 
 Result1 analyse(const flashback::Store& store, std::uint64_t t, const std::vector<Stream*>& streams,
@@ -125,9 +127,13 @@ Result1 analyse(const flashback::Store& store, std::uint64_t t, const std::vecto
     return true;
   });
   for (const auto& [topic, g] : gaps) r.gaps += g;
+  r.from_topics = dumped->from_topics;
   if (auto md = reader->read_metadata(); md && !md->empty()) {
     if (auto summary = recorder::profile::parse_flashback_metadata(md->front()); summary) {
-      for (const auto& c : summary->topics) r.lost += c.lost;
+      for (const auto& c : summary->topics) {
+        r.lost += c.lost;
+        if (c.lost != gaps[c.topic]) r.mismatch += fmt::format(" {} lost {} gaps {};", c.topic, c.lost, gaps[c.topic]);
+      }
     }
   }
   for (const Stream* s : streams) {
@@ -193,8 +199,9 @@ int main(int argc, char** argv) {
     }
     results.push_back(analyse(*store, t, streams, kill ? "kill -9" : "live"));
     const auto& r = results.back();
-    fmt::print("{:>2} {:<7} newest missing published {:7.1f} ms before; lost counted {:5} gaps {:5}; {} messages\n",
-               i + 1, r.kind, r.stale_ms, r.lost, r.gaps, r.messages);
+    fmt::print("{:>2} {:<7} newest missing published {:7.1f} ms before; lost counted {:5} gaps {:5}; {} messages, {} "
+               "from the rings{}\n",
+               i + 1, r.kind, r.stale_ms, r.lost, r.gaps, r.messages, r.from_topics, r.mismatch);
     std::fflush(stdout);
     if (kill) {
       keeper = start_keeper();

@@ -77,7 +77,10 @@ Result<DumpSummary> dump_into(const Store& store, std::unique_ptr<recorder::Byte
   auto add_losses = [&](const detail::LossTable& table) {
     for (const auto& [id, loss] : table) {
       auto [it, fresh] = losses.try_emplace(id, loss);
-      if (!fresh) it->second.last_lost = loss.last_lost;
+      if (!fresh) {
+        it->second.last_lost = loss.last_lost;
+        it->second.last_sequence = loss.last_sequence;
+      }
     }
   };
   recorder::profile::SchemaIds schema_ids;

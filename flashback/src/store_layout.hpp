@@ -187,7 +187,7 @@ struct ChannelEntry {
   std::atomic<std::uint64_t> last_realtime_ns;
   std::atomic<std::uint64_t> rate_millihertz;  // recent rate, as the keeper measured it
   std::atomic<std::uint64_t> type_ref;  // its type's record in the types area (see above)
-  std::atomic<std::uint64_t> next_sequence;  // the topic's sequence after the last one staged; 0: none
+  std::atomic<std::uint64_t> next_sequence;  // the topic's sequence after the last one staged or dropped; 0: none
 };
 
 struct ChunkSlot {

@@ -51,6 +51,16 @@ void count_appended(StoreHeader& h, ChannelEntry& c, const CountedAppend& taken)
   h.pending_channel.store(0, std::memory_order_release);
 }
 
+// Counts a message dropped as lost, and moves the channel's next sequence past it: a keeper taking
+// over counts the gap from there, so a drop is never counted twice. (Killed between the two stores,
+// it is: counted once more, rather than not at all.)
+void count_dropped(StoreHeader& h, ChannelEntry& c, std::uint64_t lost, std::uint32_t sequence) {
+  c.lost.store(lost + 1, std::memory_order_relaxed);
+  c.next_sequence.store(std::uint64_t{sequence} + 1, std::memory_order_relaxed);
+  h.pending_channel.store(0, std::memory_order_release);
+  h.messages_dropped_staging.fetch_add(1, std::memory_order_relaxed);
+}
+
 }  // namespace
 
 bool unstage(std::span<const std::byte> staged, std::uint64_t cutoff, std::vector<std::byte>& records,
@@ -152,9 +162,14 @@ Result<bool> StoreImpl::take(std::uint16_t channel_id, std::uint32_t sequence, s
     begin_change(h);
     Status st = commit_chunk(encoded_, LossTable{{channel_id, {1, lost, lost, sequence}}}, log_time, log_time, 1, single_.size());
     end_change(h);
-    count_appended(h, c, taken);
-    if (!st && st.code() != ErrorCode::OutOfMemory) return st;
-    return true;
+    if (st) {
+      count_appended(h, c, taken);
+      return true;
+    }
+    // Not committed (head did not move, so the announcement is void): dropped, and counted.
+    count_dropped(h, c, lost, sequence);
+    if (st.code() != ErrorCode::OutOfMemory) return st;
+    return false;
   }
   for (;;) {
     const std::uint32_t a = h.active.load(std::memory_order_relaxed) % kStagingBuffers;
@@ -177,8 +192,7 @@ Result<bool> StoreImpl::take(std::uint16_t channel_id, std::uint32_t sequence, s
       continue;
     }
     // Compression is behind: dropped, and counted at once.
-    c.lost.store(lost + 1, std::memory_order_relaxed);
-    h.messages_dropped_staging.fetch_add(1, std::memory_order_relaxed);
+    count_dropped(h, c, lost, sequence);
     return false;
   }
   const std::uint32_t a = h.active.load(std::memory_order_relaxed) % kStagingBuffers;

@@ -6,6 +6,8 @@
 #include <sys/mman.h>
 #include <thread>
 
+#include "cerulion/core/publisher.hpp"
+#include "cerulion/flashback/keeper.hpp"
 #include "child.hpp"
 #include "helpers.hpp"
 #include "store_impl.hpp"
@@ -185,4 +187,63 @@ TEST_CASE("A store whose keeper is killed at any moment has counters that agree 
       CHECK(topic_status(next->status(), topic).lost == dump_count(again, "lost", topic));
     }
   }
+}
+
+TEST_CASE("A keeper taking over counts what its predecessor dropped once, not again in the gap since its last "
+          "stored message",
+          "[flashback][staging]") {
+  TestDomain domain;
+  const std::string topic = "/staging/dropped";
+  const StoreLimits limits{.window_s = 3600, .memory_bytes = 1 << 20, .chunk_size = 16 << 10};
+  // The predecessor: its compression never runs, so it drops once both buffers are full; then dies.
+  cerulion::test::Child predecessor([&](cerulion::test::Child&) {
+    auto store = Store::open_for_keeper(domain.name, "default", limits);
+    if (!store) return 1;
+    auto& impl = impl_of(*store);
+    impl.compress_in_background(true);
+    auto channel = impl.channel_for(topic, "free-run", 64, 4096);
+    if (!channel) return 1;
+    std::uint64_t s = 0;
+    for (int dropped = 0; dropped < 5 && s < 100000; ++s) {
+      auto taken = impl.take(*channel, static_cast<std::uint32_t>(s), realtime_ns(), realtime_ns(), payload(s, 1000, true));
+      if (!taken) return 1;
+      dropped += *taken ? 0 : 1;
+    }
+    return 0;
+  });
+  REQUIRE(predecessor.join() == 0);
+  std::uint64_t taken_before = 0;
+  {
+    auto store = Store::open(domain.name, "default");
+    requireOk(store.status());
+    const auto before = topic_status(store->status(), topic);
+    REQUIRE(before.lost == 5);
+    taken_before = before.messages;
+  }
+  // The topic's own publisher has published those and more; a keeper takes it over from here.
+  PublisherOptions publisher_options;
+  publisher_options.topic.domain = domain.name;
+  publisher_options.topic.mode = Mode::FreeRun;
+  publisher_options.topic.depth = 64;
+  auto publisher = Publisher::create(topic, publisher_options);
+  requireOk(publisher.status());
+  std::uint64_t published = 0;
+  auto publish = [&](std::uint64_t n) {
+    for (std::uint64_t i = 0; i < n; ++i, ++published) requireOk(publisher->publish_copy(payload(published, 1000)).status());
+  };
+  publish(taken_before + 5 + 20);
+  cerulion::flashback::KeeperOptions options;
+  options.domain = domain.name;
+  options.selection.topics = {topic};
+  options.limits = limits;
+  auto keeper = cerulion::flashback::Keeper::start(options);
+  requireOk(keeper.status());
+  publish(10);
+  REQUIRE(cerulion::test::eventually([&] { return topic_status(keeper->status(), topic).messages == taken_before + 10; }));
+  cerulion::flashback::DumpOptions store_only;
+  store_only.from_topics = false;
+  auto dump = dump_and_read(keeper->store(), store_only);
+  CHECK(dump.problems.empty());
+  CHECK(dump_count(dump, "lost", topic) == sequence_gaps(dump)[topic]);
+  CHECK(topic_status(keeper->status(), topic).messages + topic_status(keeper->status(), topic).lost == published);
 }
