@@ -6,6 +6,7 @@
 
 #include <fmt/core.h>
 
+#include "cerulion/core/discovery.hpp"
 #include "cerulion/core/names.hpp"
 
 #include "keeper_impl.hpp"
@@ -96,6 +97,13 @@ Status KeeperImpl::start() {
   auto taps = recording::TapSet::create(tap_options, *sink_);
   if (!taps) return taps.status();
   taps_.emplace(std::move(*taps));
+  // The named topics are the store's channels from the start, typed as the topics declare: a dump
+  // catching up from their rings knows them before this keeper's tap (at idle priority, perhaps
+  // starved) has read anything. Topics found by patterns join as the tap finds them.
+  for (auto topic : taps_->topics()) {
+    if (auto info = inspect_topic(topic.topic, options.domain); info.ok()) topic.type = info->type;
+    sink_->on_topic(topic);
+  }
   compressor_ = std::thread([this] { compress_loop(); });
   taps_->start();
   control_ = std::thread([this] { control_loop(); });

@@ -177,6 +177,10 @@ void KeeperImpl::run_pending_dump() {
   dump_options.trigger = p.kind;
   dump_options.details = details;
   dump_options.note = join(p.notes, " | ");
+  // Its own dumps take what its store holds: catching up from the rings would run at the same
+  // (idle) priority as the tap that is behind, and would join its topics a second time from this
+  // process, which core does not yet survive while the tap reads (see test_keeper.cpp).
+  dump_options.from_topics = false;
   auto dumped = dump_to_file(store, path, dump_options);
   if (!dumped) {
     say(recording::EventKind::Problem, path, fmt::format("dump failed ({}: {}): {}", p.kind, details, dumped.message()));

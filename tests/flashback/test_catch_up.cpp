@@ -106,6 +106,29 @@ TEST_CASE("A dump takes from the topic's ring what a stopped keeper has not stor
   ::kill(child.pid(), SIGCONT);
 }
 
+TEST_CASE("A dump knows a keeper's named topics before its tap has read anything from them", "[flashback][catch-up]") {
+  TestDomain domain;
+  const std::string topic = "/catchup/unread";
+  PublisherOptions publisher_options;
+  publisher_options.topic.domain = domain.name;
+  publisher_options.topic.mode = Mode::FreeRun;
+  auto publisher = Publisher::create(topic, publisher_options);
+  requireOk(publisher.status());
+  auto child = keeper_child(domain.name, topic);
+  REQUIRE(child.wait_ready());
+  // Stopped before its tap reads: as a keeper that never got the CPU.
+  REQUIRE(::kill(child.pid(), SIGSTOP) == 0);
+  for (std::uint64_t s = 0; s < 5; ++s) requireOk(publisher->publish_copy(payload(s, 100)).status());
+  auto store = cerulion::flashback::Store::open(domain.name, "default");
+  requireOk(store.status());
+  auto dump = dump_and_read(*store);
+  CHECK(dump.problems.empty());
+  CHECK(dump.messages.size() == 5);
+  CHECK(dump.summary.from_topics == 5);
+  CHECK(dump_count(dump, "messages", topic) == 5);
+  ::kill(child.pid(), SIGCONT);
+}
+
 TEST_CASE("A dump after a kill -9 of the keeper holds what was published since, or counts it lost",
           "[flashback][catch-up]") {
   TestDomain domain;
