@@ -62,7 +62,7 @@ TEST_CASE("A dump takes from the topic's ring what a stopped keeper has not stor
   publish(1);
   REQUIRE(cerulion::test::eventually([&] { return topic_status(store->status(), topic).messages == 1; }));
   // The keeper gets no CPU from here on, as an idle-priority keeper under full load.
-  REQUIRE(::kill(child.pid(), SIGSTOP) == 0);
+  REQUIRE(child.stop());
   cerulion::flashback::DumpOptions store_only;
   store_only.from_topics = false;
 
@@ -93,17 +93,17 @@ TEST_CASE("A dump takes from the topic's ring what a stopped keeper has not stor
   }
   SECTION("what the keeper takes once it runs again is not taken twice") {
     publish(5);
-    REQUIRE(::kill(child.pid(), SIGCONT) == 0);
+    child.resume();
     REQUIRE(cerulion::test::eventually([&] { return topic_status(store->status(), topic).messages == 6; }));
     publish(3);
-    REQUIRE(::kill(child.pid(), SIGSTOP) == 0);
+    REQUIRE(child.stop());
     publish(2);
     auto dump = dump_and_read(*store);
     REQUIRE(dump.messages.size() == published);
     for (std::uint32_t i = 0; i < dump.messages.size(); ++i) CHECK(dump.messages[i].sequence == i);
     CHECK(dump_count(dump, "lost", topic) == 0);
   }
-  ::kill(child.pid(), SIGCONT);
+  child.resume();
 }
 
 TEST_CASE("A dump knows a keeper's named topics before its tap has read anything from them", "[flashback][catch-up]") {
@@ -117,7 +117,7 @@ TEST_CASE("A dump knows a keeper's named topics before its tap has read anything
   auto child = keeper_child(domain.name, topic);
   REQUIRE(child.wait_ready());
   // Stopped before its tap reads: as a keeper that never got the CPU.
-  REQUIRE(::kill(child.pid(), SIGSTOP) == 0);
+  REQUIRE(child.stop());
   for (std::uint64_t s = 0; s < 5; ++s) requireOk(publisher->publish_copy(payload(s, 100)).status());
   auto store = cerulion::flashback::Store::open(domain.name, "default");
   requireOk(store.status());
@@ -126,7 +126,7 @@ TEST_CASE("A dump knows a keeper's named topics before its tap has read anything
   CHECK(dump.messages.size() == 5);
   CHECK(dump.summary.from_topics == 5);
   CHECK(dump_count(dump, "messages", topic) == 5);
-  ::kill(child.pid(), SIGCONT);
+  child.resume();
 }
 
 TEST_CASE("A dump after a kill -9 of the keeper holds what was published since, or counts it lost",
