@@ -84,18 +84,19 @@ bench::CampaignSettings settings_from(const BenchArgs& a) {
   return s;
 }
 
-// Lanes with their availability in this build and on this machine.
-std::vector<bench::Lane> available_lanes() {
+// Lanes with their availability in this build and on this machine. Where lanes are named, only
+// theirs are looked at: a peer lane's transport loads its library (Fast DDS, iceoryx).
+std::vector<bench::Lane> available_lanes(const std::vector<std::string>& wanted) {
   auto lanes = bench::known_lanes();
-  const auto transports = measurement::transports();
   for (auto& lane : lanes) {
-    auto it = std::find_if(transports.begin(), transports.end(), [&](const auto& t) { return t.name == lane.transport; });
-    if (it == transports.end()) {
+    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), lane.name) == wanted.end()) continue;
+    const auto transport = measurement::transport_info(lane.transport);
+    if (!transport) {
       lane.available = false;
       lane.reason = "this build has no " + lane.transport + " transport";
-    } else if (!it->available) {
+    } else if (!transport->available) {
       lane.available = false;
-      lane.reason = it->reason;
+      lane.reason = transport->reason;
     }
   }
   return lanes;
@@ -166,7 +167,7 @@ void render_saved(const BenchArgs& a, bool headline_given) {
 void run_bench(const BenchArgs& a) {
   auto settings = settings_from(a);
   auto wanted = split_list(a.lanes);
-  auto lanes = bench::resolve_lanes(wanted, available_lanes());
+  auto lanes = bench::resolve_lanes(wanted, available_lanes(wanted));
   if (!lanes) throw Exit{kExitUsage, "--lanes: " + lanes.message()};
   if (!wanted.empty()) {
     for (const auto& lane : *lanes) {
@@ -214,6 +215,14 @@ void run_bench(const BenchArgs& a) {
   }
   if (machine.load.busy) fmt::print(stderr, "bench: the machine was busy: {}\n", machine.load.why);
   if (baseline) check_baseline(a, result, baseline->result);
+  // A lane asked for that measured nothing is a failed campaign, whatever the tables show.
+  if (const auto empty = bench::lanes_without_results(result); !empty.empty()) {
+    std::string lanes;
+    for (const auto& cell : empty) lanes += (lanes.empty() ? "" : ", ") + cell.lane;
+    throw Exit{kExitFailure, fmt::format("bench: {} measured nothing: every cell failed ({} {}: {})",
+                                         empty.size() == 1 ? "lane " + lanes : "lanes " + lanes, empty.front().lane,
+                                         bench::size_label(empty.front().size), empty.front().reason)};
+  }
 }
 
 void add_bench_command(CLI::App& app) {

@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include "bridge_status.hpp"
+#include "cerulion/core/names.hpp"
 #include "command.hpp"
 #include "record_util.hpp"
 #include "supervise.hpp"
@@ -37,6 +38,26 @@ std::string progress_line(const bridge::BridgeStatus& st) {
                      st.total_lost(), counted(st.remote_participants.size(), "remote participant"));
 }
 
+// What the bridge carries, which way, between which domains: "/a, topics matching '^/b/' of
+// domain 'default' both ways with DDS domain 0", so a mistyped topic shows at once.
+std::string bridged_text(const bridge::BridgeOptions& o) {
+  std::string what;
+  auto add = [&what](const std::string& part) { what += (what.empty() ? "" : ", ") + part; };
+  if (o.selection.all) add("every topic (new ones too)");
+  for (const auto& t : o.selection.all ? std::vector<std::string>{} : o.selection.topics) {
+    auto name = normalize_topic_name(t);
+    add(name ? *name : t);
+  }
+  for (const auto& e : o.selection.include) add(fmt::format("topics matching '{}'", e));
+  for (std::size_t i = 0; i < o.selection.exclude.size(); ++i) {
+    what += fmt::format("{} '{}'", i == 0 ? " except those matching" : " or", o.selection.exclude[i]);
+  }
+  const char* way = o.direction == bridge::Direction::Export   ? "out to"
+                    : o.direction == bridge::Direction::Import ? "in from"
+                                                                : "both ways with";
+  return fmt::format("{} of domain '{}' {} DDS domain {}", what, o.domain, way, o.dds_domain);
+}
+
 void run_bridge(const BridgeSettings& s) {
   if (s.topics.empty() && !s.all && s.regex.empty()) {
     throw Exit{kExitUsage, "bridge: name topics, or use -a/--all or -e/--regex"};
@@ -57,8 +78,8 @@ void run_bridge(const BridgeSettings& s) {
   o.events = &events;
   auto b = take(bridge::Bridge::create(o), "bridge");
   check(b.start(), "bridge");
-  say(fmt::format("bridging domain '{}' <-> DDS domain {} ({}, {}, keep last {}); Ctrl-C stops", o.domain,
-                  o.dds_domain, bridge::to_string(o.direction), o.reliable ? "reliable" : "best effort", o.depth));
+  say(fmt::format("bridging {} ({}, keep last {}); Ctrl-C stops", bridged_text(o), o.reliable ? "reliable" : "best effort",
+                  o.depth));
   Supervision supervision;
   supervision.events = &events;
   supervision.duration_s = s.duration_s;

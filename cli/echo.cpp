@@ -12,6 +12,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "cerulion/core/discovery.hpp"
 #include "cerulion/core/subscriber.hpp"
 #include "command.hpp"
 #include "message_format.hpp"
@@ -73,6 +74,7 @@ class MessagePrinter {
           {"topic", topic},
           {"seq", sample.sequence()},
           {"publish_monotonic_ns", sample.publish_time_ns()},
+          {"publish_realtime_ns", sample.publish_realtime_ns()},
           {"receive_monotonic_ns", monotonic_ns()},
           {"size", sample.size()},
           {"lost_before", sample.lost_before()},
@@ -115,6 +117,19 @@ void report_lost(const EchoSettings& settings, const Sample& sample, std::uint64
   }
 }
 
+/// The warning echo gives before it waits for a topic nothing was ever published on, "" when
+/// something was or a publisher is attached: a mistyped name would otherwise wait in silence.
+std::string unpublished_warning(const std::string& topic, const std::string& domain) {
+  auto info = inspect_topic(topic, domain);
+  if (info.code() == ErrorCode::NotFound) {
+    return fmt::format("topic '{}' does not exist yet; echo waits for it to be published (Ctrl-C stops)", topic);
+  }
+  if (info && info->published == 0 && info->count(Role::Publisher) == 0) {
+    return fmt::format("topic '{}' has no publisher yet; echo waits for one (Ctrl-C stops)", topic);
+  }
+  return {};
+}
+
 void run_echo(const EchoSettings& settings) {
   auto separator = unescape(settings.separator);
   if (!separator) throw Exit{kExitUsage, fmt::format("--separator '{}': malformed escape", settings.separator)};
@@ -128,7 +143,9 @@ void run_echo(const EchoSettings& settings) {
   if (settings.depth_option->count() > 0) options.topic.depth = settings.depth;
   options.topic.group = settings.group;
   options.wait.cancel = stop_flag();
+  const std::string warning = unpublished_warning(topic, globals().domain);
   Subscriber subscriber = take(Subscriber::create(topic, options), topic);
+  if (!warning.empty()) fmt::print(stderr, "cerulion: warning: {}\n", warning);
 
   Timeout timeout;
   if (settings.timeout_option->count() > 0) timeout = seconds_to_timeout(settings.timeout_s);
@@ -193,7 +210,8 @@ void add_echo_command(CLI::App& app) {
   auto settings = std::make_shared<EchoSettings>();
   auto* cmd = app.add_subcommand("echo", "Print the messages of a topic (text, JSON lines or raw bytes)");
   cmd->footer(
-      "Started before the first publisher, echo waits for it; started later, it prints messages from then on.\n"
+      "Started before the first publisher, echo says so on stderr and waits for it; started later, it prints\n"
+      "messages from then on.\n"
       "Text mode prints one line per message (newlines, tabs and backslashes as \\n \\t \\\\); --raw adds\n"
       "nothing to the bytes, not even a newline: give --separator '\\n' for lines, as `pub` reads them.\n"
       "A json topic's messages print as compact JSON; with --json each is a JSON value, not a string.\n"
@@ -215,7 +233,7 @@ void add_echo_command(CLI::App& app) {
       ->check(non_negative_count());
   auto* json = cmd->add_flag("--json", settings->json,
                              "One JSON object per line and message (docs/json.md): topic, seq, publish_monotonic_ns, "
-                             "receive_monotonic_ns, size, "
+                             "publish_realtime_ns, receive_monotonic_ns, size, "
                              "lost_before, and data (UTF-8) or data_base64; in a json topic data is the message's "
                              "JSON value (a message that does not parse: its text, and json_error says why)");
   auto* raw = cmd->add_flag("--raw", settings->raw, "Write the exact message bytes and nothing else (no newline: see --separator)");

@@ -11,6 +11,7 @@
 #include <fmt/core.h>
 #include <fmt/format.h>
 
+#include "cerulion/core/protobuf_schema.hpp"
 #include "command.hpp"
 #include "pub_input.hpp"
 
@@ -39,6 +40,24 @@ std::string one_of(const std::vector<std::string>& names) {
 
 [[noreturn]] void usage(const std::string& command, const std::string& problem) {
   throw Exit{kExitUsage, fmt::format("{} (see 'cerulion {} --help')", problem, command)};
+}
+
+/// A protobuf schema is named after the message type it is for, as its descriptor set spells it
+/// ("fb.Imu"): Foxglove finds no other. A given name must be one of the set's message types; without
+/// one, the set's only candidate is taken. A file that is no descriptor set exits 1, a name that
+/// cannot be decided exits 2.
+void name_protobuf_schema(Schema& schema, bool named, const std::string& file, const std::string& command) {
+  auto types = read_protobuf_message_types(schema.data);
+  if (!types) throw Exit{kExitFailure, fmt::format("schema file '{}': {}", file, types.message())};
+  if (named) {
+    if (Status st = check_message_type(*types, schema.name); !st.ok()) {
+      usage(command, fmt::format("--schema-name: schema file '{}': {}", file, st.message()));
+    }
+    return;
+  }
+  auto sole = sole_message_type(*types);
+  if (!sole) usage(command, fmt::format("schema file '{}' {}: name one with --schema-name", file, sole.message()));
+  schema.name = std::move(*sole);
 }
 
 }  // namespace
@@ -82,7 +101,8 @@ void add_encoding_options(CLI::App& cmd, EncodingOptions& options) {
           ->needs(options.encoding_option);
   options.schema_name_option =
       cmd.add_option("--schema-name", options.schema_name,
-                     "Name of the schema (default: the file's name without its extension)")
+                     "Name of the schema (default: the file's name without its extension; for protobuf, the one "
+                     "message type the descriptor set defines)")
           ->needs(options.schema_file_option);
   options.schema_encoding_option =
       cmd.add_option("--schema-encoding", options.schema_encoding,
@@ -100,10 +120,9 @@ std::optional<TopicType> type_from_options(const EncodingOptions& options, const
     if (Status st = check_topic_type(type); !st.ok()) usage(command, st.message());
     return type;
   }
-  type.schema.name = options.schema_name_option->count() > 0
-                         ? options.schema_name
-                         : std::filesystem::path(options.schema_file).stem().string();
-  if (type.schema.name.empty()) usage(command, "--schema-name: a schema needs a name");
+  const bool named = options.schema_name_option->count() > 0;
+  type.schema.name = named ? options.schema_name : std::filesystem::path(options.schema_file).stem().string();
+  if (named && type.schema.name.empty()) usage(command, "--schema-name: a schema needs a name");
   if (options.schema_encoding_option->count() > 0) {
     type.schema.encoding = options.schema_encoding;
   } else if (auto fitting = default_schema_encoding(type.message_encoding)) {
@@ -127,6 +146,8 @@ std::optional<TopicType> type_from_options(const EncodingOptions& options, const
   }
   auto bytes = read_whole_file(options.schema_file, kMaxSchemaBytes, "the largest schema a topic carries");
   type.schema.data.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  if (type.schema.encoding == "protobuf") name_protobuf_schema(type.schema, named, options.schema_file, command);
+  if (type.schema.name.empty()) usage(command, "--schema-name: a schema needs a name");
   if (Status st = check_topic_type(type); !st.ok()) {
     throw Exit{kExitFailure, fmt::format("schema file '{}': {}", options.schema_file, st.message())};
   }

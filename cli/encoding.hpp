@@ -28,9 +28,11 @@ struct EncodingOptions {
 void add_encoding_options(CLI::App& cmd, EncodingOptions& options);
 
 /// The type the options declare, nullopt without --encoding. The schema name defaults to the
-/// file's stem, its encoding to the one MCAP's registry pairs with the message encoding when
-/// there is exactly one. What the options get wrong exits 2 (naming `command`'s --help); a schema
-/// file that cannot be read, or does not hold a valid schema, exits 1.
+/// file's stem (for a protobuf schema, to the one message type its descriptor set defines), its
+/// encoding to the one MCAP's registry pairs with the message encoding when there is exactly one.
+/// What the options get wrong exits 2 (naming `command`'s --help), as does a protobuf schema name
+/// that is not a message type of its set, or cannot be derived from it; a schema file that cannot
+/// be read, or does not hold a valid schema, exits 1.
 std::optional<TopicType> type_from_options(const EncodingOptions& options, const std::string& command);
 
 /// The schema encoding MCAP's registry pairs with `message_encoding` when there is exactly one

@@ -17,6 +17,25 @@ bool sized_by_option(const Status& status, const ErrorContext& context) {
 
 }  // namespace
 
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    // C1 controls (U+0080..U+009F) are encoded as C2 80..C2 9F; a terminal may obey them.
+    const bool c1 = c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) < 0xA0 &&
+                    static_cast<unsigned char>(text[i + 1]) >= 0x80;
+    if (c < 0x20 || c == 0x7F) {
+      out += fmt::format("\\x{:02x}", c);
+    } else if (c1) {
+      out += fmt::format("\\xc2\\x{:02x}", static_cast<unsigned char>(text[++i]));
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  return out;
+}
+
 int stop_exit_code() {
   const int sig = cerulion::stop_signal();
   return sig != 0 ? 128 + sig : kExitInterrupted;
@@ -60,7 +79,7 @@ Exit failure(const Status& status, const ErrorContext& context) {
   if (!context.what.empty() && (subject.empty() || subject.name != context.what)) {
     line = fmt::format("{}: {}", context.what, line);
   }
-  return {code, std::move(line)};
+  return {code, printable(line)};
 }
 
 void check(const Status& status, const ErrorContext& context) {

@@ -40,6 +40,11 @@ int stop_exit_code();
 /// supervisor or a closed terminal still sees that it was stopped.
 int finished_exit_code();
 
+/// `text` fit for one line of a message: every control character (C0, DEL and C1) as \xHH, so
+/// nothing from the user or a file can break the line or reach the terminal as a command.
+/// Nothing else changes: text escaped once already stays as it is.
+std::string printable(std::string_view text);
+
 /// What a command was doing when a call failed, for the line that says so.
 struct ErrorContext {
   /// Said before the error's message ("ping: ...", "/x: ...") unless it is the error's subject,

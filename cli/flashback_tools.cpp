@@ -73,6 +73,7 @@ void run_dump(const DumpSettings& s) {
              counted(dumped->topics.size(), "topic"),
              seconds(dumped->window_end_ns - dumped->window_start_ns), format_bytes(static_cast<double>(dumped->file_bytes)),
              left_out);
+  for (const auto& line : dumped->skipped) fmt::print(stderr, "cerulion: warning: skipped (the store is damaged): {}\n", line);
 }
 
 void run_stop(const std::string& name, bool discard) {

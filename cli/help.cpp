@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include "command.hpp"
+#include "suggest.hpp"
 
 namespace cerulion::cli {
 namespace {
@@ -24,8 +25,10 @@ void add_help_command(CLI::App& app) {
     for (const auto& word : *words) {
       const auto found = target->get_subcommands([&](const CLI::App* sub) { return sub->check_name(word); });
       if (found.empty()) {
-        throw Exit{kExitUsage, fmt::format("no {}command '{}' (see '{} --help')",
-                                           target == &app ? "" : target->get_name() + " ", word, path)};
+        const std::string hint = did_you_mean(word, subcommand_names(*target));
+        throw Exit{kExitUsage, fmt::format("no {}command '{}'{}{} (see '{} --help')",
+                                           target == &app ? "" : target->get_name() + " ", word,
+                                           hint.empty() ? "" : ": ", hint, path)};
       }
       target = found.front();
       path += " " + target->get_name();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -14,6 +15,8 @@
 #include "cerulion/core/names.hpp"
 #include "cerulion/core/stop.hpp"
 #include "command.hpp"
+#include "errors.hpp"
+#include "suggest.hpp"
 #include "supervise.hpp"
 
 namespace cerulion::cli {
@@ -28,27 +31,72 @@ std::vector<Entry>& registry() {
   return entries;
 }
 
-// A word from the command line, fit for one line of an error message.
-std::string printable(const std::string& word) {
-  std::string out;
-  for (unsigned char c : word) {
-    if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
-    else out.push_back(static_cast<char>(c));
+// A word that CLI11 reads as an option: "-x", "--name", "--name=value"; "-", "--" and negative
+// numbers are values.
+bool looks_like_option(const std::string& word) {
+  if (word.size() < 2 || word[0] != '-' || word == "--") return false;
+  char* end = nullptr;
+  (void)std::strtod(word.c_str(), &end);
+  return *end != '\0';
+}
+
+// The option a word names: "--name=value" -> "--name", "-n5" and "-ab" (flags together) -> "-n", "-a".
+std::string option_name(const std::string& word) {
+  if (word.rfind("--", 0) == 0) return word.substr(0, word.find('='));
+  return word.substr(0, 2);
+}
+
+// The option a word names in `command` or a command above it (all fall through to their
+// parents: `cerulion topic list --domain x` is `--domain`), or nullptr.
+const CLI::Option* find_option(const CLI::App& command, const std::string& word) {
+  for (const CLI::App* app = &command; app != nullptr; app = app->get_parent()) {
+    if (const auto* option = app->get_option_no_throw(option_name(word))) return option;
   }
-  return out;
+  return nullptr;
+}
+
+// Every option name `command` accepts, as written on a command line ("--domain", "-n").
+std::vector<std::string> option_names(const CLI::App& command) {
+  std::vector<std::string> names;
+  for (const CLI::App* app = &command; app != nullptr; app = app->get_parent()) {
+    for (const auto* option : app->get_options()) {
+      for (const auto& name : option->get_lnames()) names.push_back("--" + name);
+      for (const auto& name : option->get_snames()) names.push_back("-" + name);
+    }
+  }
+  return names;
+}
+
+// "unknown option '--domian': did you mean '--domain'?"
+std::string unknown_option_line(const std::string& word, const CLI::App& command) {
+  const std::string hint = did_you_mean(option_name(word), option_names(command));
+  return fmt::format("unknown option '{}'{}{}", printable(option_name(word)), hint.empty() ? "" : ": ", hint);
 }
 
 // CLI11's message as one line: "--timeout: must be ..." reads "--timeout must be ...", and a
-// missing subcommand names the ones there are.
-std::string parse_error_line(const CLI::ParseError& error, const CLI::App& command) {
+// missing subcommand names the ones there are. An unknown option is named first whatever CLI11
+// stopped at ("topic is required" after `echo --jsno`): it is the likelier mistake.
+std::string parse_error_line(const CLI::ParseError& error, const CLI::App& app, const CLI::App& command,
+                             const std::vector<std::string>& args) {
+  for (const auto& word : app.remaining(true)) {
+    if (looks_like_option(word) && find_option(command, word) == nullptr) return unknown_option_line(word, command);
+  }
   std::string what = error.what();
+  // The words CLI11 echoes are escaped as typed, before its own line breaks become spaces.
+  for (const auto& word : args) {
+    const std::string shown = printable(word);
+    if (shown == word) continue;
+    for (auto at = what.find(word); at != std::string::npos; at = what.find(word, at + shown.size())) {
+      what.replace(at, word.size(), shown);
+    }
+  }
   std::replace(what.begin(), what.end(), '\n', ' ');
   if (auto colon = what.find(": must be "); colon != std::string::npos && what.rfind(' ', colon) == std::string::npos) {
     what.erase(colon, 1);
   }
   if (what == "A subcommand is required") {
     std::string names;
-    for (const auto* sub : command.get_subcommands({})) names += (names.empty() ? "" : ", ") + sub->get_name();
+    for (const auto& name : subcommand_names(command)) names += (names.empty() ? "" : ", ") + name;
     what = fmt::format("'{}' needs a command: {}", command.get_name(), names);
   }
   return what;
@@ -105,24 +153,40 @@ int main(int argc, char** argv) {
   for (const auto& e : entries) e.add(app);
 
   // The command path the words name ("cerulion topic hz"): errors point to its --help. An unknown
-  // command word is named here, since CLI11 would call it "A subcommand is required".
+  // command word or option on the way is named here, with the nearest known one, since CLI11 would
+  // call the first "A subcommand is required" and a word after the second an unknown command.
   std::string path = "cerulion";
   CLI::App* current = &app;
   for (std::size_t i = 1; i < args.size(); ++i) {
+    if (current->get_subcommands({}).empty()) break;  // a leaf's own words are CLI11's to parse
     const std::string& word = args[i];
-    if (current == &app && word == "--domain") {
-      ++i;
+    if (word == "--") break;
+    if (looks_like_option(word)) {
+      const auto* option = find_option(*current, word);
+      if (option == nullptr) {
+        say(fmt::format("cerulion: {} (see '{} --help')", unknown_option_line(word, *current), path));
+        return kExitUsage;
+      }
+      if (option->get_items_expected_max() > 0 && word == option_name(word)) ++i;  // its value
       continue;
     }
-    if (word == "--") break;
     if (word.empty() || word[0] == '-') continue;
-    if (current->get_subcommands({}).empty()) break;
     const auto known =
         current->get_subcommands([&](const CLI::App* sub) { return sub->check_name(word); });
     if (known.empty()) {
-      if (current != &app && current->get_require_subcommand_min() == 0) break;
-      say(fmt::format("cerulion: unknown {}command '{}' (see '{} --help')",
-                      current == &app ? "" : current->get_name() + " ", printable(word), path));
+      const std::string hint = did_you_mean(word, subcommand_names(*current));
+      if (current != &app && current->get_require_subcommand_min() == 0) {
+        // The command takes topics where a subcommand may stand (`bridge /x`). A bare word near a
+        // subcommand's name is likelier a typo than a topic (`bridge stat` would bridge /stat);
+        // the topic itself is written with its '/'.
+        if (hint.empty() || word[0] == '/') break;
+        say(fmt::format("cerulion: unknown {} command '{}': {} (a topic of that name is written '/{}')",
+                        current->get_name(), printable(word), hint, printable(word)));
+        return kExitUsage;
+      }
+      say(fmt::format("cerulion: unknown {}command '{}'{}{} (see '{} --help')",
+                      current == &app ? "" : current->get_name() + " ", printable(word), hint.empty() ? "" : ": ",
+                      hint, path));
       return kExitUsage;
     }
     current = known.front();
@@ -140,7 +204,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    say(fmt::format("cerulion: {} (see '{} --help')", parse_error_line(e, *current), path));
+    say(fmt::format("cerulion: {} (see '{} --help')", parse_error_line(e, app, *current, args), path));
     return kExitUsage;
   } catch (const Exit& e) {
     if (!e.message.empty()) say("cerulion: " + e.message);

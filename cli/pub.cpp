@@ -194,8 +194,10 @@ void run_pub(const PubSettings& settings) {
   double rate_hz = settings.rate_option->count() > 0 ? settings.rate_hz : (from_stdin ? 0.0 : 1.0);
 
   std::optional<TopicType> declared = type_from_options(settings.type, "pub");
-  std::vector<std::byte> file_bytes;
-  if (!settings.file.empty()) file_bytes = read_whole_file(settings.file, settings.max_payload);
+  // A bad file is refused before the topic is touched; its bytes are read once the topic's own
+  // ceiling is known, and no further.
+  std::optional<InputFile> file;
+  if (!settings.file.empty()) file.emplace(settings.file, settings.max_payload, "the payload ceiling");
 
   install_stop_handlers();
   PublisherOptions options;
@@ -222,7 +224,9 @@ void run_pub(const PubSettings& settings) {
 
   // Fixed messages are checked once, before anything goes out.
   std::vector<std::span<const std::byte>> fixed;
-  if (!settings.file.empty()) {
+  if (file) {
+    const auto file_bytes = file->read(out.publisher().max_payload(),
+                            fmt::format("the payload ceiling of topic '{}'", out.publisher().topic()));
     if (payloads.accept(file_bytes, fmt::format("file '{}'", settings.file), "nothing published")) fixed.push_back(file_bytes);
   } else {
     for (std::size_t i = 0; i < settings.messages.size(); ++i) {

@@ -3,10 +3,11 @@
 
 #include "pub_input.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,24 +17,75 @@
 
 namespace cerulion::cli {
 
+namespace {
+
+[[noreturn]] void refuse_longer(const std::string& path, std::uint64_t size, bool exact, std::uint64_t ceiling,
+                                const std::string& over_ceiling) {
+  const std::string how_long = exact ? fmt::format("is {}, over", counted(size, "byte")) : std::string("goes on past");
+  throw Exit{kExitFailure, fmt::format("'{}' {} {} ({}); nothing published", path, how_long, over_ceiling,
+                                       counted(ceiling, "byte"))};
+}
+
+}  // namespace
+
+InputFile::InputFile(std::string path, std::uint64_t ceiling, std::string over_ceiling) : path_(std::move(path)) {
+  // Opening a FIFO waits for its writer, as reading `--file <(command)` must.
+  fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st {};
+  if (fd_ < 0 || ::fstat(fd_, &st) != 0) {
+    throw Exit{kExitFailure, fmt::format("cannot read '{}': {}", path_, std::strerror(errno))};
+  }
+  if (S_ISDIR(st.st_mode)) throw Exit{kExitFailure, fmt::format("cannot read '{}': is a directory", path_)};
+  if (S_ISREG(st.st_mode)) {
+    known_size_ = static_cast<std::uint64_t>(st.st_size);
+    if (known_size_ > ceiling) refuse_longer(path_, known_size_, true, ceiling, over_ceiling);
+  }
+}
+
+InputFile::~InputFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void InputFile::Free::operator()(std::byte* bytes) const noexcept { std::free(bytes); }
+
+std::span<const std::byte> InputFile::read(std::uint64_t ceiling, const std::string& over_ceiling) {
+  constexpr std::uint64_t kFirstRead = 64 * 1024;
+  constexpr std::uint64_t kLargestRead = 1024 * 1024;
+  // One byte past the ceiling tells a file that ends there from one that goes on.
+  const std::uint64_t limit = ceiling + (ceiling < UINT64_MAX ? 1 : 0);
+  if (known_size_ > ceiling) refuse_longer(path_, known_size_, true, ceiling, over_ceiling);
+  std::uint64_t capacity = 0;
+  for (;;) {
+    if (size_ == capacity) {
+      if (capacity == limit) refuse_longer(path_, size_, false, ceiling, over_ceiling);
+      const std::uint64_t want = std::min(std::max({known_size_ + 1, 2 * capacity, kFirstRead}), limit);
+      auto* grown = static_cast<std::byte*>(std::realloc(data_.get(), want));
+      if (grown == nullptr) {
+        throw Exit{kExitFailure, fmt::format("cannot read '{}': no memory for more than {}", path_,
+                                             counted(size_, "byte"))};
+      }
+      (void)data_.release();
+      data_.reset(grown);
+      capacity = want;
+    }
+    const ssize_t n = ::read(fd_, data_.get() + size_, std::min(capacity - size_, kLargestRead));
+    if (n > 0) {
+      size_ += static_cast<std::size_t>(n);
+    } else if (n == 0) {
+      return {data_.get(), size_};
+    } else if (errno == EINTR) {
+      if (stop_requested()) throw Exit{stop_exit_code(), {}};
+    } else {
+      throw Exit{kExitFailure, fmt::format("cannot read '{}': {}", path_, std::strerror(errno))};
+    }
+  }
+}
+
 std::vector<std::byte> read_whole_file(const std::string& path, std::uint64_t ceiling,
                                        const std::string& over_ceiling) {
-  std::ifstream in(path, std::ios::binary);
-  struct stat st {};
-  if (!in || ::stat(path.c_str(), &st) != 0) {
-    throw Exit{kExitFailure, fmt::format("cannot read '{}': {}", path, std::strerror(errno))};
-  }
-  if (S_ISDIR(st.st_mode)) throw Exit{kExitFailure, fmt::format("cannot read '{}': is a directory", path)};
-  if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > ceiling) {
-    throw Exit{kExitFailure, fmt::format("'{}' is {}, over {} ({}); nothing published", path,
-                                         counted(static_cast<std::uint64_t>(st.st_size), "byte"), over_ceiling,
-                                         counted(ceiling, "byte"))};
-  }
-  std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw Exit{kExitFailure, fmt::format("cannot read '{}': {}", path, std::strerror(errno))};
-  std::vector<std::byte> bytes(chars.size());
-  std::memcpy(bytes.data(), chars.data(), chars.size());
-  return bytes;
+  InputFile file(path, ceiling, over_ceiling);
+  const auto bytes = file.read(ceiling, over_ceiling);
+  return {bytes.begin(), bytes.end()};
 }
 
 std::optional<std::span<const std::byte>> StdinMessages::next() {

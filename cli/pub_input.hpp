@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -15,8 +16,34 @@
 
 namespace cerulion::cli {
 
-/// The bytes of the file at `path`; Exit 1 with one line when it cannot be read, is a directory
-/// or is larger than `ceiling` (`what` names it in that message: "'a.bin' is ...").
+/// A file to send whole, opened and checked when made (Exit 1 with one line when it cannot be
+/// read, is a directory, or is a file larger than `ceiling`: "'a.bin' is N bytes, over
+/// `over_ceiling`"), so that a bad file is refused before a topic is touched.
+class InputFile {
+ public:
+  InputFile(std::string path, std::uint64_t ceiling, std::string over_ceiling);
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+  ~InputFile();
+
+  /// Its bytes, read once, up to one byte past `ceiling`: endless input (/dev/zero, a pipe that
+  /// does not end) is refused (Exit 1, one line) without being read through, having held at most
+  /// about `ceiling` bytes. They live as long as this object.
+  std::span<const std::byte> read(std::uint64_t ceiling, const std::string& over_ceiling);
+
+ private:
+  struct Free {
+    void operator()(std::byte* bytes) const noexcept;
+  };
+  std::string path_;
+  int fd_ = -1;
+  std::uint64_t known_size_ = 0;  ///< a regular file's size, else 0
+  /// Grown with realloc, which moves pages rather than copying them: never two copies at once.
+  std::unique_ptr<std::byte[], Free> data_;
+  std::size_t size_ = 0;
+};
+
+/// InputFile(path, ceiling, over_ceiling).read(ceiling, over_ceiling).
 std::vector<std::byte> read_whole_file(const std::string& path, std::uint64_t ceiling,
                                        const std::string& over_ceiling = "the payload ceiling");
 

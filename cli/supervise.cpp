@@ -99,7 +99,7 @@ void say(std::string_view line) {
   Stderr& err = stderr_state();
   std::lock_guard lock(err.mutex);
   err.end_progress();
-  (void)err.write(cut(line, kMaxLine - 1) + "\n", kLineWaitMs);
+  (void)err.write(cut(printable(line), kMaxLine - 1) + "\n", kLineWaitMs);
 }
 
 std::string event_line(const recording::Event& event) {

@@ -20,7 +20,8 @@
 
 namespace cerulion::cli {
 
-/// Writes `line` and a newline to stderr, best effort (see above). A progress line in place on a
+/// Writes `line`, its control characters escaped (printable()), and a newline to stderr, best
+/// effort (see above): whatever user text it quotes, it stays one line. A progress line in place on a
 /// terminal is ended first.
 void say(std::string_view line);
 

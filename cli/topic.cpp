@@ -123,6 +123,13 @@ json topic_json(const TopicInfo& info, bool detailed) {
     participants.push_back(entry);
   }
   out["participants"] = participants;
+  json deaths = json::array();
+  for (const auto& d : info.deaths) {
+    deaths.push_back({{"number", d.number}, {"role", to_string(d.role)}, {"pid", d.pid},
+                      {"noticed_realtime_ns", d.noticed_realtime_ns}, {"noticed_by", d.noticed_by}});
+  }
+  out["deaths"] = deaths;
+  out["deaths_total"] = info.deaths_total;
   return out;
 }
 
@@ -255,6 +262,17 @@ void run_info(const std::string& topic, bool as_json) {
                       std::to_string(p.messages)});
     }
     out.append("participants:\n");
+    print_table(out, rows);
+  }
+  if (!info.deaths.empty()) {
+    std::vector<std::vector<std::string>> rows{{"  ROLE", "PID", "EVICTED AT", "BY PID"}};
+    for (const auto& d : info.deaths) {
+      rows.push_back({std::string("  ") + to_string(d.role), std::to_string(d.pid), local_time(d.noticed_realtime_ns),
+                      std::to_string(d.noticed_by)});
+    }
+    out.append(info.deaths_total > info.deaths.size()
+                   ? fmt::format("recent deaths (the last {} of {}):\n", info.deaths.size(), info.deaths_total)
+                   : std::string("deaths:\n"));
     print_table(out, rows);
   }
   out.flush();

@@ -16,7 +16,7 @@ trap cleanup EXIT
 "$BIN" --domain "$B" bridge -a $MODE --dds-domain "$DDS" 2>/tmp/bridge-perf-b.log & pids+=($!)
 imported() {  # messages B's bridge imported on topic $1 so far
   "$BIN" --domain "$B" bridge status --json | python3 -c "import json,sys
-print(sum(t['messages'] for b in json.load(sys.stdin) for t in b['topics'] if t['topic']=='$1' and t['direction']=='import'))"
+print(sum(t['messages'] for b in json.load(sys.stdin)['bridges'] for t in b['topics'] if t['topic']=='$1' and t['direction']=='import'))"
 }
 if [ -z "${SKIP_PING:-}" ]; then
   "$BIN" --domain "$B" pong --topic /rtt & pids+=($!)

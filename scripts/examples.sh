@@ -257,6 +257,14 @@ for signal in INT TERM; do
   [ "$status" -eq 0 ] || fail "listener exited with status $status after SIG$signal (137: still running 3 s later)"
 done
 
+step "the installed cerulion finds its plugins where they were installed"
+# Outside the build tree, the program looks beside itself only: a bridge that runs found bridge.so there.
+if find "$tmp/prefix" -name bridge.so | grep -q .; then
+  env -u CERULION_PLUGIN_DIR timeout 20 "$cerulion" bridge /examples/plugin --export --no-shared-memory \
+    --dds-domain 231 --duration 1 >bridge.out 2>&1 || fail "the installed cerulion bridge exited with status $?"
+  expect bridge '^bridging /examples/plugin of domain'
+fi
+
 step "pkg-config alone"
 pc=$(find "$tmp/prefix" -name cerulion.pc | head -n 1)
 [ -n "$pc" ] || fail "no cerulion.pc installed"

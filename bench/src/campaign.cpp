@@ -154,6 +154,22 @@ std::string describe_plan(const CampaignPlan& p, const CampaignSettings& s, std:
   return out;
 }
 
+std::vector<Cell> lanes_without_results(const CampaignResult& result) {
+  std::vector<Cell> out;
+  for (const Lane& lane : result.lanes) {
+    if (!lane.available) continue;
+    const Cell* first_failed = nullptr;
+    bool measured = false;
+    for (const Cell& cell : result.cells) {
+      if (cell.lane != lane.name) continue;
+      measured = measured || cell.status == CellStatus::Ok;
+      if (cell.status == CellStatus::Failed && first_failed == nullptr) first_failed = &cell;
+    }
+    if (!measured && first_failed != nullptr) out.push_back(*first_failed);
+  }
+  return out;
+}
+
 std::string samples_file_name(const std::string& lane, std::uint64_t size, unsigned repetition) {
   return fmt::format("{}_{}B_rep{}.u64le", lane, size, repetition);
 }

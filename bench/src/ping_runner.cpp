@@ -3,6 +3,7 @@
 
 #include <csignal>
 #include <sstream>
+#include <string_view>
 #include <unistd.h>
 #include <vector>
 
@@ -31,6 +32,18 @@ std::string last_line(const std::string& text) {
   }
   if (last.rfind("cerulion: ", 0) == 0) last = last.substr(10);
   return last;
+}
+
+// What a pong that failed said, from ping's stderr (a pong process writes there, and ping reports
+// its pong thread's error there too): "pong: ... /dev/shm is full ...". Empty when it said nothing.
+std::string pong_said(const std::string& text) {
+  constexpr std::string_view kProgram = "cerulion: ";
+  std::string line, said;
+  std::stringstream in(text);
+  while (std::getline(in, line)) {
+    if (line.rfind("cerulion: pong: ", 0) == 0) said = line.substr(kProgram.size());
+  }
+  return said;
 }
 
 /// A descriptor closed on every way out.
@@ -95,7 +108,11 @@ Result<Repetition> PingRunner::run(const RepetitionRequest& q) {
     return Status(ErrorCode::SystemError,
                   said.empty() ? fmt::format("ping exited {} without a report", end->exit_code) : said);
   }
-  if (summary->pong_gone) return Status(ErrorCode::SystemError, "the pong went away");
+  if (summary->pong_gone) {
+    // A pong ends early because it failed (a full /dev/shm...) more often than by itself: the cause.
+    const std::string said = pong_said(end->err);
+    return Status(ErrorCode::SystemError, said.empty() ? "the pong went away" : said);
+  }
   Repetition rep;
   auto read = measurement::read_samples_le_u64(samples.fd >= 0 ? fmt::format("/proc/self/fd/{}", samples.fd) : samples_out);
   if (!read) return Status(ErrorCode::SystemError, "cannot read ping's samples: " + read.message());

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The bridge: a participant, a tap set (a thread per topic) feeding the exporter, the importer, and
-// one control thread that follows DDS discovery, computes rates and replaces the status file once a
-// second.
-
-#include "cerulion/bridge/bridge.hpp"
+// The bridge's Fast DDS engine (engine.hpp): a participant, a tap set (a thread per topic) feeding
+// the exporter, the importer, and one control thread that follows DDS discovery, computes rates and
+// replaces the status file once a second.
 
 #include <chrono>
 #include <condition_variable>
@@ -17,23 +15,13 @@
 
 #include "cerulion/recording/tap_set.hpp"
 #include "bridge_events.hpp"
+#include "engine.hpp"
 #include "exporter.hpp"
 #include "importer.hpp"
 #include "loop_guard.hpp"
 #include "participant.hpp"
 
-namespace cerulion::bridge {
-
-const char* to_string(Direction d) noexcept {
-  switch (d) {
-    case Direction::Export: return "export";
-    case Direction::Import: return "import";
-    case Direction::Both: return "both";
-  }
-  return "both";
-}
-
-namespace detail {
+namespace cerulion::bridge::detail {
 
 namespace {
 constexpr auto kDdsDiscoveryPoll = std::chrono::milliseconds(20);
@@ -42,9 +30,9 @@ constexpr auto kStatusPeriod = std::chrono::seconds(1);
 constexpr std::uint32_t kMaxHistoryDepth = 10000;
 }  // namespace
 
-class BridgeImpl {
+class DdsBridge final : public BridgeImpl {
  public:
-  BridgeImpl(BridgeOptions o, recording::TopicMatcher m)
+  DdsBridge(BridgeOptions o, recording::TopicMatcher m)
       : options(std::move(o)), matcher(std::move(m)), events(options.events), tap_events(events) {}
 
   BridgeOptions options;
@@ -132,7 +120,10 @@ class BridgeImpl {
     }
   }
 
-  void stop() {
+  Status start() override;
+  BridgeStatus status() const override;
+
+  void stop() override {
     {
       std::lock_guard lock(mutex);
       if (stopping || !started) {
@@ -150,17 +141,15 @@ class BridgeImpl {
   }
 };
 
-}  // namespace detail
-
-Result<Bridge> Bridge::create(BridgeOptions options) {
+Result<std::unique_ptr<BridgeImpl>> create_dds_bridge(BridgeOptions options) {
   if (options.dds_domain > kMaxDdsDomain) {
     return Status(ErrorCode::InvalidArgument, "DDS domain " + std::to_string(options.dds_domain) +
                                                   " is out of range (0 to " + std::to_string(kMaxDdsDomain) + ")");
   }
-  if (options.depth == 0 || options.depth > detail::kMaxHistoryDepth) {
+  if (options.depth == 0 || options.depth > kMaxHistoryDepth) {
     return Status(ErrorCode::InvalidArgument, "history depth " + std::to_string(options.depth) +
                                                   " is out of range (1 to " +
-                                                  std::to_string(detail::kMaxHistoryDepth) + ")");
+                                                  std::to_string(kMaxHistoryDepth) + ")");
   }
   if (Status st = validate_domain(options.domain); !st.ok()) return st;
   auto matcher = recording::TopicMatcher::compile(options.selection);
@@ -168,14 +157,14 @@ Result<Bridge> Bridge::create(BridgeOptions options) {
   if (matcher->empty()) {
     return Status(ErrorCode::InvalidArgument, "nothing to bridge: name topics, follow all, or give a pattern");
   }
-  auto impl = std::make_unique<detail::BridgeImpl>(std::move(options), std::move(*matcher));
+  auto impl = std::make_unique<DdsBridge>(std::move(options), std::move(*matcher));
   impl->status_path = status_file_path(impl->options.status_directory, impl->options.domain,
                                        static_cast<std::uint32_t>(::getpid()));
-  auto participant = detail::Participant::create(impl->options);
+  auto participant = Participant::create(impl->options);
   if (!participant) return participant.status();
   impl->participant = std::move(*participant);
   if (impl->exports()) {
-    impl->exporter = std::make_unique<detail::Exporter>(*impl->participant, impl->guard, impl->events);
+    impl->exporter = std::make_unique<Exporter>(*impl->participant, impl->guard, impl->events);
     // A thread per topic, waiting on it: a message goes out as soon as it is published. A topic
     // that appears while the bridge runs is read from its first message.
     recording::TapSetOptions taps;
@@ -189,37 +178,28 @@ Result<Bridge> Bridge::create(BridgeOptions options) {
     impl->taps.emplace(std::move(*created));
   }
   if (impl->imports()) {
-    impl->importer = std::make_unique<detail::Importer>(*impl->participant, impl->guard, impl->matcher,
+    impl->importer = std::make_unique<Importer>(*impl->participant, impl->guard, impl->matcher,
                                                         impl->options.domain, impl->options.lockstep, impl->events);
   }
-  return Bridge(std::move(impl));
+  return std::unique_ptr<BridgeImpl>(std::move(impl));
 }
 
-Bridge::Bridge(std::unique_ptr<detail::BridgeImpl> impl) : impl_(std::move(impl)) {}
-Bridge::Bridge(Bridge&&) noexcept = default;
-Bridge& Bridge::operator=(Bridge&&) noexcept = default;
-Bridge::~Bridge() {
-  if (impl_) stop();
-}
-
-Status Bridge::start() {
-  std::lock_guard lock(impl_->mutex);
-  if (impl_->started || impl_->stopping) return Status(ErrorCode::InvalidArgument, "the bridge was already started");
-  impl_->started = true;
-  if (impl_->taps) impl_->taps->start();
-  impl_->update_status();
-  impl_->control = std::thread([impl = impl_.get()] { impl->run(); });
+Status DdsBridge::start() {
+  std::lock_guard lock(mutex);
+  if (started || stopping) return Status(ErrorCode::InvalidArgument, "the bridge was already started");
+  started = true;
+  if (taps) taps->start();
+  update_status();
+  control = std::thread([this] { run(); });
   return {};
 }
 
-void Bridge::stop() { impl_->stop(); }
-
-BridgeStatus Bridge::status() const {
-  BridgeStatus s = impl_->snapshot();
-  std::lock_guard lock(impl_->status_mutex);
+BridgeStatus DdsBridge::status() const {
+  BridgeStatus s = snapshot();
+  std::lock_guard lock(status_mutex);
   // Rates are those of the last period; counters are live.
   for (auto& t : s.topics) {
-    for (const auto& p : impl_->last.topics) {
+    for (const auto& p : last.topics) {
       if (p.topic == t.topic && p.imported == t.imported) {
         t.rate_hz = p.rate_hz;
         t.bytes_per_s = p.bytes_per_s;
@@ -229,4 +209,4 @@ BridgeStatus Bridge::status() const {
   return s;
 }
 
-}  // namespace cerulion::bridge
+}  // namespace cerulion::bridge::detail

@@ -23,11 +23,12 @@ Exporter::Topic* Exporter::at(std::size_t index) const {
 bool Exporter::open_writer(Topic& t) {
   const WireType wire = wire_type_for(t.type);
   const std::string name = dds_topic_name(t.name);
+  const auto announcement = announce_type(t.type);
   auto topic = participant_.topic(name, wire);
   dds::DataWriter* writer = nullptr;
   std::string why;
   if (topic) {
-    writer = participant_.publisher()->create_datawriter(*topic, participant_.writer_qos(t.type.message_encoding));
+    writer = participant_.publisher()->create_datawriter(*topic, participant_.writer_qos(announcement));
     if (!writer) why = "Fast DDS cannot create a writer";
   } else {
     why = topic.message();
@@ -41,6 +42,14 @@ bool Exporter::open_writer(Topic& t) {
   t.opened = true;
   recording::report(&events_, recording::EventKind::Info, t.name,
                     "exporting " + t.name + " as " + name + " (" + std::string(dds_type_name(wire)) + ")");
+  if (read_type_announcement(announcement).type != t.type) {
+    // Said here and by each importing bridge, which says what it makes of the topic without it.
+    recording::report(&events_, recording::EventKind::Warning, t.name,
+                      t.name + ": schema " + t.type.schema.name + " (" + t.type.schema.encoding + ", " +
+                          std::to_string(t.type.schema.data.size()) + " B) does not fit the " +
+                          std::to_string(kMaxAnnouncementBytes) + " B a DDS writer's discovery carries: bridges "
+                          "that import " + t.name + " get it without the schema");
+  }
   return true;
 }
 

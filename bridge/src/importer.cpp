@@ -53,15 +53,39 @@ void Importer::Topic::on_data_available(dds::DataReader* r) {
   }
 }
 
-Status Importer::open_publisher(Topic& t, const std::string& encoding) {
+std::optional<TopicType> Importer::imported_type(const Topic& t, const TypeAnnouncement& announced) {
+  // A type that does not travel as this wire type is not what the writer sends: not a bridge's.
+  if (announced.type.raw() || wire_type_for(announced.type) != t.wire) return std::nullopt;
+  std::optional<TopicType> type;
+  std::string why;
+  if (Status st = check_topic_type(announced.type); st.ok()) {
+    type = announced.type;
+  } else if (check_topic_type(TopicType{announced.type.message_encoding, {}}).ok()) {
+    type = TopicType{announced.type.message_encoding, {}};
+    why = st.message();
+  } else {
+    why = st.message();
+  }
+  if (!announced.omitted.empty()) {
+    why = "the exporting bridge left out its schema " + announced.omitted.name + " (" + announced.omitted.encoding +
+          ", " + std::to_string(announced.omitted_bytes) + " B), larger than a DDS writer's discovery carries";
+  }
+  if (!why.empty()) {
+    recording::report(&events_, recording::EventKind::Warning, t.name,
+                      t.name + ": " + why + ": imported as " + (type ? describe(*type) : std::string("raw bytes")));
+  }
+  return type;
+}
+
+Status Importer::open_publisher(Topic& t, const TypeAnnouncement& announced) {
   // A topic the bridge creates runs free: a slow local reader loses messages (counted) rather than
   // holding DDS reception back; lockstep when asked, so that local readers lose nothing either.
-  // A JSON topic from another bridge stays JSON.
+  // A topic from another bridge keeps its type, schema included.
   PublisherOptions o;
   o.topic.domain = domain_;
   if (!lockstep_) o.topic.mode = Mode::FreeRun;
   t.publish_wait = lockstep_ ? std::chrono::milliseconds(kLockstepPublishWait) : kPublishWait;
-  if (t.wire == WireType::String && encoding == "json") o.topic.type = TopicType{"json", {}};
+  o.topic.type = imported_type(t, announced);
   auto pub = Publisher::create(t.name, o);
   if (!pub && pub.code() == ErrorCode::Incompatible) {
     // The topic exists with its own settings (lockstep, another type): join it as it is.
@@ -107,7 +131,7 @@ void Importer::discovered(const DiscoveredWriter& writer) {
     t->wire = *wire;
     t->participant = &participant_;
     t->guard = &guard_.entry(*name);
-    if (Status st = open_publisher(*t, writer.encoding); !st.ok()) {
+    if (Status st = open_publisher(*t, writer.announced); !st.ok()) {
       recording::report(&events_, recording::EventKind::Problem, *name, *name + ": cannot import: " + st.message());
       topics_[writer.dds_topic] = nullptr;
       return;

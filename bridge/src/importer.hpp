@@ -67,8 +67,11 @@ class Importer {
     std::uint32_t peers = 0;
     void on_data_available(eprosima::fastdds::dds::DataReader* reader) override;
   };
-  /// The local publisher of a new topic.
-  Status open_publisher(Topic& t, const std::string& encoding);
+  /// The local publisher of a new topic, of the type the exporting bridge announced (raw bytes for
+  /// writers that announce none). What it cannot take of that type is said as a warning.
+  Status open_publisher(Topic& t, const TypeAnnouncement& announced);
+  /// The type a new topic is created with.
+  std::optional<TopicType> imported_type(const Topic& t, const TypeAnnouncement& announced);
   /// The topic's reader of that kind.
   Status open_reader(Topic& t, bool durable);
 

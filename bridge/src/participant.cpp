@@ -24,7 +24,6 @@ namespace rtps = eprosima::fastrtps::rtps;
 
 namespace {
 
-constexpr std::string_view kEncodingKey = "cerulion.encoding=";
 /// How long a removed durable writer stays known: its last samples may still be in a reader's
 /// queue when the removal is reported.
 constexpr auto kRemovedWriterKept = std::chrono::seconds(10);
@@ -38,11 +37,6 @@ std::string peer_name(const rtps::ParticipantProxyData& data) {
 }
 
 }  // namespace
-
-std::vector<unsigned char> encoding_user_data(const std::string& encoding) {
-  std::string text = std::string(kEncodingKey) + encoding;
-  return {text.begin(), text.end()};
-}
 
 Result<std::unique_ptr<Participant>> Participant::create(const BridgeOptions& options) {
   auto self = std::unique_ptr<Participant>(new Participant(options));
@@ -108,7 +102,7 @@ Result<dds::Topic*> Participant::topic(const std::string& name, WireType type) {
   return t;
 }
 
-dds::DataWriterQos Participant::writer_qos(const std::string& encoding) const {
+dds::DataWriterQos Participant::writer_qos(const std::vector<unsigned char>& user_data) const {
   dds::DataWriterQos q = publisher_->get_default_datawriter_qos();
   q.reliability().kind = options_.reliable ? dds::RELIABLE_RELIABILITY_QOS : dds::BEST_EFFORT_RELIABILITY_QOS;
   q.history().kind = dds::KEEP_LAST_HISTORY_QOS;
@@ -117,7 +111,7 @@ dds::DataWriterQos Participant::writer_qos(const std::string& encoding) const {
   q.publish_mode().kind = dds::SYNCHRONOUS_PUBLISH_MODE;
   q.endpoint().history_memory_policy = rtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
   q.data_sharing().off();
-  if (!encoding.empty()) q.user_data().data_vec(encoding_user_data(encoding));
+  if (!user_data.empty()) q.user_data().data_vec(user_data);
   return q;
 }
 
@@ -174,9 +168,7 @@ void Participant::on_publisher_discovery(dds::DomainParticipant*, rtps::WriterDi
   w.dds_type = info.info.typeName().to_string();
   w.durable = info.info.m_qos.m_durability.kind != dds::VOLATILE_DURABILITY_QOS;
   w.removed = info.status == rtps::WriterDiscoveryInfo::REMOVED_WRITER;
-  const auto& data = info.info.m_qos.m_userData.data_vec();
-  const std::string text(data.begin(), data.end());
-  if (text.starts_with(kEncodingKey)) w.encoding = text.substr(kEncodingKey.size());
+  w.announced = read_type_announcement(info.info.m_qos.m_userData.data_vec());
   const auto now = std::chrono::steady_clock::now();
   std::lock_guard lock(mutex_);
   std::erase_if(durable_, [&](const auto& d) { return d.second && now - *d.second > kRemovedWriterKept; });

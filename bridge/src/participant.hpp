@@ -24,6 +24,7 @@
 
 #include "cerulion/bridge/bridge.hpp"
 #include "cerulion/bridge/ros_types.hpp"
+#include "cerulion/bridge/type_announcement.hpp"
 
 namespace cerulion::bridge::detail {
 
@@ -31,17 +32,14 @@ namespace cerulion::bridge::detail {
 struct DiscoveredWriter {
   std::string dds_topic;
   std::string dds_type;
-  /// The cerulion message encoding a remote bridge announced in the writer's user data ("json"),
-  /// "" when none (ROS 2 nodes, or raw bytes).
-  std::string encoding;
+  /// The topic's type a remote bridge announced in the writer's user data; raw bytes when none
+  /// (ROS 2 nodes, or raw topics).
+  TypeAnnouncement announced;
   /// The writer keeps history for late-joining readers (transient local or more): other bridges,
   /// and ROS 2 nodes that ask for it. A volatile writer (ROS 2's default) does not.
   bool durable = false;
   bool removed = false;
 };
-
-/// The writer user data that announces a cerulion topic's message encoding.
-std::vector<unsigned char> encoding_user_data(const std::string& encoding);
 
 class Participant final : public eprosima::fastdds::dds::DomainParticipantListener {
  public:
@@ -60,7 +58,8 @@ class Participant final : public eprosima::fastdds::dds::DomainParticipantListen
   /// Reliable (unless best effort was asked), keep last `depth`, transient local: a reader that
   /// matches late (a bridge, a ROS 2 node asking for transient local) gets the last `depth`
   /// samples; one with ROS 2's default volatile QoS matches too and gets only new ones.
-  eprosima::fastdds::dds::DataWriterQos writer_qos(const std::string& encoding) const;
+  /// `user_data`: the topic's type announcement (announce_type()).
+  eprosima::fastdds::dds::DataWriterQos writer_qos(const std::vector<unsigned char>& user_data) const;
   /// As the writers, durable (transient local: matches only durable writers, and gets their
   /// history) or volatile (matches every writer, and gets only new samples).
   eprosima::fastdds::dds::DataReaderQos reader_qos(bool durable) const;

@@ -79,6 +79,9 @@ RecentPublishes recent_publishes(TopicSegment& seg) {
   return {};  // publishing far faster than it can be read: no figure rather than a wrong one
 }
 
+/// A role as a damaged segment may hold it: anything unknown reads as a subscriber.
+Role role_of(std::uint32_t stored) { return stored <= 2 ? static_cast<Role>(stored) : Role::Subscriber; }
+
 TopicInfo describe(TopicSegment& seg, std::string_view domain) {
   TopicInfo info;
   const detail::Config& cfg = seg.config();
@@ -118,7 +121,7 @@ TopicInfo describe(TopicSegment& seg, std::string_view domain) {
     detail::Participant& p = seg.participant(i);
     if (p.state.load() != detail::kActive) continue;
     ParticipantInfo pi;
-    pi.role = p.role <= 2 ? static_cast<Role>(p.role) : Role::Subscriber;
+    pi.role = role_of(p.role);
     pi.pid = p.pid;
     pi.alive = detail::process_alive(static_cast<pid_t>(p.pid), p.start_time, p.pid_namespace);
     pi.position = p.cursor.load();
@@ -126,6 +129,10 @@ TopicInfo describe(TopicSegment& seg, std::string_view domain) {
     pi.messages = p.messages.load();
     info.participants.push_back(pi);
   }
+  for (const auto& d : seg.recent_deaths()) {
+    info.deaths.push_back({d.number, role_of(d.role), d.pid, d.noticed_realtime_ns, d.noticed_by});
+  }
+  info.deaths_total = seg.deaths_recorded();
   info.damage = seg.inconsistency();
   auto type = seg.declared_type();
   if (type) {
@@ -268,6 +275,12 @@ Result<std::vector<CleanedSegment>> clean_domain(std::string_view domain, bool d
         item.reason = info.abandoned() ? "forced" : "forced (live participants: " + pid_list(pids) + ")";
       } else {
         item.reason = pids.empty() ? "no participant" : "no live participant (dead: " + pid_list(pids) + ")";
+      }
+      // The deaths evicted earlier are the rest of the story: who left it abandoned.
+      if (!info.deaths.empty()) {
+        std::string died;
+        for (const auto& d : info.deaths) died += (died.empty() ? "" : ", ") + std::string(to_string(d.role)) + " " + std::to_string(d.pid);
+        item.reason += "; died earlier: " + died;
       }
       if (locked) s.control().unlinked.store(1);
       remove();

@@ -30,7 +30,7 @@
 namespace cerulion::detail {
 
 /// Bump whenever any struct below changes: a process of another version refuses the segment.
-inline constexpr std::uint32_t kLayoutVersion = 8;
+inline constexpr std::uint32_t kLayoutVersion = 9;
 inline constexpr std::size_t kTopicNameCapacity = 216;
 
 static_assert(kMaxParticipants <= 32, "participant bits must fit the 32-bit holder mask of a slot");
@@ -85,6 +85,29 @@ struct alignas(64) Participant {
   std::atomic<std::uint64_t> lost;      ///< samples this reader lost (free run, taps)
 };
 
+/// One eviction of a participant whose process died. `number` (1 for the topic's first death) is
+/// written last and cleared first, so a reader that finds it unchanged around its copy of the rest
+/// read a whole record.
+struct DeathRecord {
+  std::atomic<std::uint64_t> number;  ///< 0: empty, or being written
+  std::uint64_t noticed_realtime_ns;  ///< when it was evicted (the death itself is not observable)
+  std::uint64_t start_time;           ///< the dead process's start time (tells a reused pid apart)
+  std::uint32_t pid;
+  std::uint32_t role;                 ///< Role
+  std::uint32_t noticed_by;           ///< pid of the process that evicted it
+  std::uint32_t reserved;
+};
+
+/// Enough for every participant of a topic dying at once.
+inline constexpr std::uint32_t kDeathLogLength = kMaxParticipants;
+
+/// A ring of the topic's most recent deaths: record n lives at records[(n - 1) % kDeathLogLength].
+struct DeathLog {
+  std::atomic<std::uint64_t> count;  ///< deaths recorded so far
+  std::uint64_t reserved;
+  DeathRecord records[kDeathLogLength];
+};
+
 /// Mutable topic state shared by all participants.
 struct alignas(64) Control {
   // The publish line: everything a publish writes in Control, so that a publish dirties one line
@@ -124,6 +147,10 @@ struct alignas(64) Control {
   std::uint32_t type_crc;
   alignas(64) WakeChannel room;     ///< lockstep publishers sleep here for a subscriber to move on
   alignas(64) WakeChannel members;  ///< anyone waiting for participants to join
+  /// The most recent evictions of participants whose process died (death_log.cpp): whoever evicts
+  /// leaves the record, because the eviction erases the participant that watchers (a flashback
+  /// keeper, `topic info`) would otherwise have found dead. Written under the topic lock.
+  alignas(64) DeathLog deaths;
 };
 static_assert(offsetof(Control, mode) == 64, "the publish line (lock .. data channel) must fit one cache line");
 

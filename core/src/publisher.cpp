@@ -109,12 +109,8 @@ class alignas(64) PublisherImpl {
   }
 
   [[gnu::cold, gnu::noinline]] Status damage_report() const {
-    std::string why = segment_->inconsistency();
-    if (why.empty()) {
-      why = "topic '" + segment_->topic() + "' is damaged: a lockstep subscriber is further behind than its depth of " +
-            std::to_string(segment_->depth()) + " allows";
-    }
-    return Status(ErrorCode::Corrupted, why, Subject::topic(segment_->topic()));
+    return segment_->damage("a lockstep subscriber is further behind than its depth of " +
+                            std::to_string(segment_->depth()) + " allows");
   }
 
   /// Out of line: its wait loops stay out of the loan's and the publish's code and stack frames.

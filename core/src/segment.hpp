@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <sys/stat.h>
+#include <vector>
 
 #include "cerulion/core/options.hpp"
 #include "cerulion/core/status.hpp"
@@ -45,6 +46,16 @@ Config make_config(const LayoutPlan& plan, std::uint64_t max_payload, std::strin
 
 /// Ok if `config` describes a sane layout of a segment `file_bytes` long; Corrupted otherwise.
 Status validate_config(const Config& config, std::uint64_t file_bytes, std::string_view what);
+
+/// A death log record read out of the segment (layout.hpp, DeathRecord).
+struct DeathRecordCopy {
+  std::uint64_t number;
+  std::uint64_t noticed_realtime_ns;
+  std::uint64_t start_time;
+  std::uint32_t pid;
+  std::uint32_t role;
+  std::uint32_t noticed_by;
+};
 
 class TopicSegment {
  public:
@@ -173,6 +184,11 @@ class TopicSegment {
   /// each scan reads every participant's /proc entry.
   std::uint32_t evict_dead(bool force = false);
 
+  /// The deaths the log still holds, oldest first (death_log.cpp). Readable without the lock.
+  std::vector<DeathRecordCopy> recent_deaths() const;
+  /// Deaths recorded on the topic so far (more than recent_deaths() holds once the log wrapped).
+  std::uint64_t deaths_recorded() const { return control_->deaths.count.load(std::memory_order_acquire); }
+
   /// Live participants of a role (state active).
   std::uint32_t count(Role role) const;
 
@@ -188,6 +204,9 @@ class TopicSegment {
   /// before `published`; no reader is ahead of `published`); otherwise one line saying what
   /// contradicts what. Only damage to the segment makes them disagree.
   std::string inconsistency() const;
+  /// Corrupted, naming the topic: what inconsistency() says, or else that the topic is damaged
+  /// because `otherwise` (what the caller found that contradicts the counters).
+  [[gnu::cold]] Status damage(const std::string& otherwise) const;
 
  private:
   TopicSegment() = default;
@@ -199,6 +218,8 @@ class TopicSegment {
                                                         const OpenRequest& request,
                                                         const std::string& what);
   void evict_locked(std::uint32_t index);
+  /// Records participant `index`, whose process died, in the death log before its eviction.
+  void note_death_locked(std::uint32_t index);
   [[gnu::cold]] std::byte* payload_elsewhere(std::uint32_t generation, std::uint32_t index, std::uint64_t size);
   /// Maps `generation` if it is not yet (checking that the file holds it); false, with
   /// map_failure_ set, when it cannot.

@@ -144,4 +144,10 @@ std::string TopicSegment::inconsistency() const {
   return {};
 }
 
+Status TopicSegment::damage(const std::string& otherwise) const {
+  std::string why = inconsistency();
+  if (why.empty()) why = "topic '" + topic_ + "' is damaged: " + otherwise;
+  return Status(ErrorCode::Corrupted, why, Subject::topic(topic_));
+}
+
 }  // namespace cerulion::detail

@@ -118,6 +118,7 @@ void TopicSegment::detach(std::uint32_t index) {
     if (p.state.load() != kActive) continue;
     // Records of processes that died must not keep the segment alive for ever.
     if (!process_alive(static_cast<pid_t>(p.pid), p.start_time, p.pid_namespace)) {
+      note_death_locked(i);
       evict_locked(i);
       continue;
     }
@@ -150,6 +151,7 @@ std::uint32_t TopicSegment::evict_dead(bool force) {
     Participant& p = participants_[dead[j]];
     // Re-check under the lock: the record may have been freed and reused meanwhile.
     if (p.state.load() == kActive && !process_alive(static_cast<pid_t>(p.pid), p.start_time, p.pid_namespace)) {
+      note_death_locked(dead[j]);
       evict_locked(dead[j]);
       ++evicted;
     }

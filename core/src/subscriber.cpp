@@ -167,11 +167,37 @@ CERULION_HOT_PATH Result<Sample> SubscriberImpl::receive(Timeout timeout) {
 
 CERULION_HOT_PATH SubscriberImpl::Take SubscriberImpl::wait_and_take(Sample& out, Status& failure, Timeout timeout) {
   Take taken = Take::None;
-  auto ready = [&]() CERULION_HOT_PATH { return (taken = take(out, failure)) != Take::None; };
-  Status st = waiter_.wait(ready, segment_->control().data, timeout, [&] { segment_->evict_dead(); });
+  // Housekeeping that finds the ring damaged ends the wait as a failed take would.
+  auto ready = [&]() CERULION_HOT_PATH { return taken == Take::Failed || (taken = take(out, failure)) != Take::None; };
+  auto housekeeping = [&] {
+    if (Status damage = look_after_ring(); !damage.ok()) [[unlikely]] {
+      failure = std::move(damage);
+      taken = Take::Failed;
+    }
+  };
+  Status st = waiter_.wait(ready, segment_->control().data, timeout, housekeeping);
   if (taken != Take::None) return taken;
   failure = std::move(st);
   return Take::Failed;
+}
+
+Status SubscriberImpl::look_after_ring() {
+  segment_->evict_dead();
+  const std::uint64_t published = segment_->control().published.load(std::memory_order_acquire);
+  // Read after `published`: a publisher writes a message's ring entry before it counts the
+  // message, so every message counted has its entry, or a newer one, in the ring.
+  const std::uint64_t entry = cursor_entry_->seq_slot.load(std::memory_order_acquire);
+  if (published > cursor_ && !entry_holds(entry, cursor_)) {
+    return segment_->damage("its counter says " + std::to_string(published) + " messages were published, but the ring " +
+                            "lacks message " + std::to_string(cursor_));
+  }
+  // Publishes are one at a time, so a reader is at most the one message in flight ahead of the
+  // count (its publisher may be between the entry and the count, or have died there).
+  if (cursor_ > published + 1) {
+    return segment_->damage("a reader is at message " + std::to_string(cursor_) + " but only " +
+                            std::to_string(published) + " were published");
+  }
+  return Status::success();
 }
 
 CERULION_HOT_PATH void SubscriberImpl::release(Sample& sample) {

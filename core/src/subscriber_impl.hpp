@@ -104,7 +104,12 @@ class alignas(64) SubscriberImpl {
   std::atomic<std::uint64_t>& bell_id() { return segment_->participant(index_).bell_id; }
   /// What this subscriber's adaptive waiter has learnt of its publisher's rhythm.
   Waiter& waiter() { return waiter_; }
-  void evict_dead() { segment_->evict_dead(); }
+  /// What a wait does about every kHousekeepingNs: evicts dead participants, and checks that the
+  /// topic's counters agree with this reader's cursor. Damage that leaves no message at the
+  /// cursor would otherwise keep a reader waiting in silence while its publishers report it:
+  /// Corrupted then, as they are told, else Ok. Only a wait that lasts reads the counters: no
+  /// message's path does.
+  [[gnu::cold]] Status look_after_ring();
 
   Mode mode() const { return static_cast<Mode>(segment_->control().mode.load(std::memory_order_relaxed)); }
   Role role() const { return role_; }

@@ -43,7 +43,8 @@ CERULION_HOT_PATH Result<WaitSetReady> WaitSetImpl::wait(Timeout timeout) {
   bool members_ready = timers_.empty() && poll_members();
   std::uint64_t now = members_ready ? 0 : monotonic_ns();
   const std::uint64_t deadline = deadline_after(now, timeout);
-  MembersTarget target{*this};
+  Status damage;
+  MembersTarget target{*this, damage};
   for (bool first = true;; first = false) {
     if (members_ready && timers_.empty()) {
       ready_.timers_ = 0;
@@ -57,6 +58,7 @@ CERULION_HOT_PATH Result<WaitSetReady> WaitSetImpl::wait(Timeout timeout) {
         options_.strategy == WaitStrategy::Adaptive ? plan_wait(now, learner) : AdaptivePlanner::Plan{0, 0};
     WaitOutcome out = wait_with(options_.strategy, target, {deadline, next_timer_due_, options_.cancel}, plan, learner);
     if (!out.status.ok()) return std::move(out.status);
+    if (!damage.ok()) [[unlikely]] return damage;
     members_ready = out.ready;  // else a timer came due: the poll above says which
   }
 }

@@ -185,8 +185,13 @@ class WaitSetImpl {
   static constexpr std::size_t kWarmedMembers = 8;
   enum class SetLine : std::uint32_t { Self, SelfTail, Polled, PolledSecond, PolledThird };
 
-  void housekeeping() {
-    for (const auto& m : members_) m.impl->evict_dead();
+  /// Each member's look after its ring (SubscriberImpl::look_after_ring): the first member found
+  /// damaged ends the wait with its Status, as its own receive would.
+  Status housekeeping() {
+    for (const auto& m : members_) {
+      if (Status damage = m.impl->look_after_ring(); !damage.ok()) return damage;
+    }
+    return Status::success();
   }
 
   /// The bell that the members' publishers ring while the set sleeps, made when members changed;
@@ -212,9 +217,10 @@ class WaitSetImpl {
   /// The wait loop's target (wait_loop.hpp).
   struct MembersTarget {
     WaitSetImpl& set;
-    bool ready() { return set.poll_members(); }
-    bool sleep(std::uint64_t until) { return set.sleep_on_members(until); }
-    void housekeeping() { set.housekeeping(); }
+    Status& failure;  ///< a damaged member's, found by housekeeping: ends the wait
+    bool ready() { return !failure.ok() || set.poll_members(); }
+    bool sleep(std::uint64_t until) { return !failure.ok() || set.sleep_on_members(until); }
+    void housekeeping() { failure = set.housekeeping(); }
   };
 
   /// receive()'s target: ready when a member's message is taken (or taking it failed).
@@ -223,9 +229,19 @@ class WaitSetImpl {
     WaitSetEvent& event;
     Status& failure;
     SubscriberImpl::Take& taken;
-    bool ready() { return (taken = set.take_first_ready(event, failure)) != SubscriberImpl::Take::None; }
-    bool sleep(std::uint64_t until) { return set.sleep_on_members(until) && ready(); }
-    void housekeeping() { set.housekeeping(); }
+    bool ready() {
+      return taken == SubscriberImpl::Take::Failed ||
+             (taken = set.take_first_ready(event, failure)) != SubscriberImpl::Take::None;
+    }
+    bool sleep(std::uint64_t until) {
+      return taken == SubscriberImpl::Take::Failed || (set.sleep_on_members(until) && ready());
+    }
+    void housekeeping() {
+      if (Status damage = set.housekeeping(); !damage.ok()) [[unlikely]] {
+        failure = std::move(damage);
+        taken = SubscriberImpl::Take::Failed;
+      }
+    }
   };
 
   WaitOptions options_;

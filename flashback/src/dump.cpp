@@ -92,7 +92,13 @@ Result<DumpSummary> dump_into(const Store& store, std::unique_ptr<recorder::Byte
     }
     const TopicStatus& c = *it->second;
     auto type = topic_type_of(impl, c, status.domain);
-    if (!type) return type.status();
+    if (!type) {
+      // Its messages are still worth more than their schema: kept, as raw bytes.
+      if (type.code() != ErrorCode::Corrupted) return type.status();
+      summary.skipped.push_back(fmt::format("the type of {}: {}; its messages are dumped as raw bytes", c.topic,
+                                            type.message()));
+      type = TopicType{};
+    }
     const auto channel_type = recorder::profile::channel_type(*type);
     auto schema = recorder::profile::schema_id(*writer, schema_ids, channel_type.schema);
     if (!schema) return schema.status();
@@ -125,10 +131,23 @@ Result<DumpSummary> dump_into(const Store& store, std::unique_ptr<recorder::Byte
     return {};
   };
   detail::CopiedChunk chunk;
-  for (std::uint64_t n = impl.header().tail.load(); n < open.generation; ++n) {
+  // The ring holds at most chunk_slots chunks, whatever damaged counters claim.
+  std::uint64_t first = impl.header().tail.load();
+  if (const std::uint64_t slots = impl.header().chunk_slots; open.generation - std::min(first, open.generation) > slots) {
+    summary.skipped.push_back(fmt::format("chunks {} to {}: more than the store has slots for (its counters are damaged)",
+                                          first, open.generation - slots - 1));
+    first = open.generation - slots;
+  }
+  for (std::uint64_t n = first; n < open.generation; ++n) {
     if (!impl.copy_chunk(n, chunk)) {
-      // Evicted before or while we copied it (or damaged): left out whole.
+      // Evicted before or while we copied it, or damaged: left out whole. Still committed and
+      // not evicted afterwards, it was its bytes (or where the slot says they are) that failed.
       if (impl.slot(n).length.load() > 0) ++summary.chunks_left_out;
+      if (impl.header().tail.load() <= n) {
+        summary.skipped.push_back(impl.slot(n).state.load() == detail::committed_state(n)
+                                      ? fmt::format("chunk {}: its bytes fail their CRC or lie outside the store", n)
+                                      : fmt::format("chunk {}: its slot does not say it is committed (damaged)", n));
+      }
       continue;
     }
     if (chunk.end_ns < cutoff) continue;
@@ -136,6 +155,7 @@ Result<DumpSummary> dump_into(const Store& store, std::unique_ptr<recorder::Byte
       // A chunk that copied whole but does not frame as one: damage, not a torn copy.
       ++summary.chunks_left_out;
       if (st.code() != ErrorCode::Corrupted) return fail(st);
+      summary.skipped.push_back(fmt::format("chunk {}: {}", n, st.message()));
     } else {
       add_losses(chunk.losses);
     }
@@ -143,7 +163,10 @@ Result<DumpSummary> dump_into(const Store& store, std::unique_ptr<recorder::Byte
   std::vector<std::byte> records;
   detail::LossTable staged_losses;
   const bool whole = detail::unstage(open.staged, cutoff, records, staged_losses);
-  if (!whole) ++summary.chunks_left_out;  // damaged after what read: what read is kept
+  if (!whole) {
+    ++summary.chunks_left_out;  // damaged after what read: what read is kept
+    summary.skipped.push_back("the newest messages (not yet compressed): damaged after the first readable ones");
+  }
   if (options.from_topics) {
     // What the keeper has not stored yet, from the topics' rings, after what it has: in the same
     // chunk as the open one, logged no earlier than anything before it.
@@ -178,12 +201,14 @@ Result<DumpSummary> dump_into(const Store& store, std::unique_ptr<recorder::Byte
     std::vector<std::byte> encoded;
     if (auto st = encoder.encode(records, encoded); !st) {
       ++summary.chunks_left_out;
+      summary.skipped.push_back("the newest messages (not yet compressed): " + st.message());
     } else {
       auto described = recorder::describe_chunk(encoded);
       if (!described) return fail(described.status());
       if (auto st = take(encoded, described->message_start_time, described->message_end_time); !st) {
         ++summary.chunks_left_out;
         if (st.code() != ErrorCode::Corrupted) return fail(st);
+        summary.skipped.push_back("the newest messages (not yet compressed): " + st.message());
       } else {
         add_losses(staged_losses);
       }
@@ -210,7 +235,13 @@ Result<DumpSummary> dump_into(const Store& store, std::unique_ptr<recorder::Byte
     md.topics.push_back(count);
     summary.topics.push_back(std::move(count));
   }
-  if (auto st = writer->write_metadata(recorder::profile::flashback_metadata(md)); !st) return fail(st);
+  auto metadata = recorder::profile::flashback_metadata(md);
+  // What damage left out, for whoever reads the dump later.
+  if (!summary.skipped.empty()) {
+    std::string& skipped = metadata.metadata["skipped"];
+    for (const auto& line : summary.skipped) skipped += (skipped.empty() ? "" : "; ") + line;
+  }
+  if (auto st = writer->write_metadata(metadata); !st) return fail(st);
   if (auto st = writer->close(); !st) return st;
   summary.file_bytes = writer->counters().file_bytes;
   impl.record_dump({recorded_path.empty() ? summary.path : recorded_path, options.trigger, realtime_ns(), summary.messages});

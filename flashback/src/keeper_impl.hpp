@@ -96,6 +96,7 @@ class KeeperImpl {
   std::optional<DumpSummary> last_dump_;
   std::deque<std::uint64_t> dump_times_;   // monotonic ns of recent automatic dumps
   std::set<std::pair<std::uint32_t, std::string>> deaths_seen_;
+  const std::uint64_t started_realtime_ns_ = realtime_ns();  // deaths recorded before are not ours
   bool stopped_ = false;
 };
 

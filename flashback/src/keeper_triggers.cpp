@@ -103,11 +103,17 @@ void KeeperImpl::control_loop() {
 
 void KeeperImpl::watch_deaths() {
   // A publisher that left cleanly is gone from its topic's table; one that died is still listed,
-  // not alive, until another participant evicts it. So a clean exit (`pub -n 20`) is no death.
+  // not alive, until another participant evicts it, and whoever evicts it records the death in
+  // the topic's death log. A reader evicts within milliseconds, long before this look: the log,
+  // not the table, is where most deaths are found. A clean exit (`pub -n 20`) is in neither.
+  auto mourn = [&](std::uint32_t pid, const std::string& topic) {
+    if (!deaths_seen_.insert({pid, topic}).second) return;
+    trigger("death", fmt::format("publisher {} of {} died", pid, topic), "");
+  };
   for (const auto& topic : publishers_of(options.domain, impl_of(store).channels())) {
-    for (const auto pid : topic.dead) {
-      if (!deaths_seen_.insert({pid, topic.topic}).second) continue;
-      trigger("death", fmt::format("publisher {} of {} died", pid, topic.topic), "");
+    for (const auto pid : topic.dead) mourn(pid, topic.topic);
+    for (const auto& d : topic.died) {
+      if (d.noticed_realtime_ns >= started_realtime_ns_) mourn(d.pid, topic.topic);
     }
   }
 }
@@ -185,6 +191,9 @@ void KeeperImpl::run_pending_dump() {
   if (!dumped) {
     say(recording::EventKind::Problem, path, fmt::format("dump failed ({}: {}): {}", p.kind, details, dumped.message()));
     return;
+  }
+  for (const auto& line : dumped->skipped) {
+    say(recording::EventKind::Warning, dumped->path, "skipped (the store is damaged): " + line);
   }
   dump_times_.push_back(steady_ns());
   {

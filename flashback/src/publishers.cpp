@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // A store's topics as the domain lists them now: who publishes, and who died publishing (what
-// --on-death dumps on and what status shows).
+// --on-death dumps on and what status shows): still listed dead, or evicted and in the death log.
 
 #include <map>
 
@@ -29,6 +29,9 @@ std::vector<TopicPublishers> publishers_of(std::string_view domain, const std::v
     for (const auto& p : topic.participants) {
       if (p.role != Role::Publisher) continue;
       (p.alive ? entry.alive : entry.dead).push_back(p.pid);
+    }
+    for (const auto& d : topic.deaths) {
+      if (d.role == Role::Publisher) entry.died.push_back(d);
     }
   }
   return out;

@@ -34,6 +34,7 @@
 
 #include "cerulion/core/detail/shm_header.hpp"
 #include "cerulion/measurement/transport.hpp"
+#include "transport_plugin.hpp"
 
 namespace cerulion::measurement {
 namespace {
@@ -377,3 +378,7 @@ Result<std::unique_ptr<Responder>> make_fastdds_responder(const ResponderOptions
 }
 
 }  // namespace cerulion::measurement
+
+// The plugin transport-fastdds.so: only a process that uses this transport loads Fast DDS.
+CERULION_PLUGIN_TABLE(cerulion::measurement::TransportPlugin,
+                      {&cerulion::measurement::make_fastdds_requester, &cerulion::measurement::make_fastdds_responder})

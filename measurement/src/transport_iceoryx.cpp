@@ -29,6 +29,7 @@
 #include "iceoryx_posh/runtime/posh_runtime.hpp"
 
 #include "cerulion/measurement/transport.hpp"
+#include "transport_plugin.hpp"
 
 namespace cerulion::measurement {
 namespace {
@@ -334,3 +335,7 @@ Result<std::unique_ptr<Responder>> make_iceoryx_responder(const ResponderOptions
 }
 
 }  // namespace cerulion::measurement
+
+// The plugin transport-iceoryx.so: only a process that uses this transport loads iceoryx.
+CERULION_PLUGIN_TABLE(cerulion::measurement::TransportPlugin,
+                      {&cerulion::measurement::make_iceoryx_requester, &cerulion::measurement::make_iceoryx_responder})

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <map>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "cerulion/core/discovery.hpp"
@@ -51,12 +52,15 @@ class PlaybackImpl {
   recorder::profile::TopicSettings recorded_settings(const recorder::Channel& ch) const;
   std::optional<TopicType> recorded_type(const recorder::Channel& ch) const;
   Result<Publisher> open_publisher(const recorder::Channel& ch) const;
+  /// Says once per topic that it has live publishers besides the playback.
+  void warn_of_live_publishers(const TopicInfo& topic) const;
   Status play_pass(const recorder::ReadMessagesOptions& read);
 
   recorder::Reader reader_;
   PlaybackOptions options_;
   TopicMatcher matcher_;
   std::size_t problems_told_;
+  mutable std::set<std::string> interleaving_told_;
 };
 
 // A pacing sleep looks at the cancel flag this often.
@@ -106,7 +110,8 @@ Result<Publisher> PlaybackImpl::open_publisher(const recorder::Channel& ch) cons
       warn(ch.topic, "'" + ch.topic + "': recorded mode '" + recorded.mode + "' is unknown: the topic's own mode is used");
     }
   }
-  if (!inspect_topic(ch.topic, options_.domain).ok()) {
+  const auto existing = inspect_topic(ch.topic, options_.domain);
+  if (!existing.ok()) {
     if (options_.lockstep) {
       options.topic.depth = 1;  // room for one more = every subscriber released the previous message
     } else if (recorded.depth) {
@@ -125,12 +130,32 @@ Result<Publisher> PlaybackImpl::open_publisher(const recorder::Channel& ch) cons
     return Status(publisher.code(), "cannot publish on '" + ch.topic + "': " + publisher.message(),
                   Subject::topic(ch.topic));
   }
+  if (existing.ok()) warn_of_live_publishers(*existing);
   if (options_.lockstep && publisher->mode() != Mode::Lockstep) {
     // A topic's mode is fixed by whoever created it; silence would promise a replay it is not.
     warn(ch.topic, "'" + ch.topic + "' already runs in " + to_string(publisher->mode()) +
          " mode, which wins over lockstep playback: a slow subscriber may lose messages");
   }
   return publisher;
+}
+
+void PlaybackImpl::warn_of_live_publishers(const TopicInfo& topic) const {
+  std::set<std::uint32_t> pids;
+  std::uint32_t live = 0;
+  for (const auto& p : topic.participants) {
+    if (p.role != Role::Publisher || !p.alive) continue;
+    ++live;
+    pids.insert(p.pid);
+  }
+  // Two channels of a recording may name one topic: said once.
+  if (live == 0 || !interleaving_told_.insert(topic.name).second) return;
+  std::string listed;
+  for (auto pid : pids) listed += (listed.empty() ? "" : ", ") + std::to_string(pid);
+  const std::string pid_word = pids.size() == 1 ? "pid " : "pids ";
+  warn(topic.name, "'" + topic.name + "' already has " +
+                       (live == 1 ? "a live publisher (" + pid_word + listed + "): its"
+                                  : "live publishers (" + pid_word + listed + "): their") +
+                       " messages and the played ones interleave");
 }
 
 Status PlaybackImpl::play_pass(const recorder::ReadMessagesOptions& read) {

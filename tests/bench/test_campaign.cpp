@@ -116,6 +116,28 @@ TEST_CASE("A lane that fails fails its cell and the campaign goes on; unavailabl
   CHECK(std::count(ran.begin(), ran.end(), "fastdds-multi") == 0);
 }
 
+TEST_CASE("A lane whose every cell failed measured nothing; one with a cell measured, or unavailable, did", "[bench]") {
+  auto lanes = two_lanes();
+  lanes[1].available = false;
+  lanes[1].reason = "built without Fast DDS";
+  lanes.push_back(known_lanes()[2]);
+  auto result = run_campaign(small(), lanes, [&](const RepetitionRequest& q) -> Result<Repetition> {
+    if (q.lane->name == "native-single") return Status(ErrorCode::OutOfMemory, "pong: /dev/shm is full");
+    if (q.size == 64) return Status(ErrorCode::SystemError, "ping died of signal 11");
+    return scripted(1);
+  });
+  const auto empty = lanes_without_results(result);
+  REQUIRE(empty.size() == 1);
+  CHECK(empty[0].lane == "native-single");
+  CHECK(empty[0].size == 64);
+  CHECK(empty[0].reason == "pong: /dev/shm is full");
+
+  auto every_cell_fine = run_campaign(small(), two_lanes(), [&](const RepetitionRequest&) -> Result<Repetition> {
+    return scripted(1);
+  });
+  CHECK(lanes_without_results(every_cell_fine).empty());
+}
+
 TEST_CASE("A runner interrupted (Ctrl-C) ends the campaign at once, keeping the cells finished before", "[bench]") {
   unsigned calls = 0;
   auto result = run_campaign(small(), two_lanes(), [&](const RepetitionRequest& q) -> Result<Repetition> {

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <future>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <sys/file.h>
@@ -119,10 +120,12 @@ inline Publisher open_publisher(const std::string& domain, const std::string& to
   return std::move(*pub);
 }
 
-/// A subscriber of `topic` in `domain`.
-inline Subscriber open_subscriber(const std::string& domain, const std::string& topic) {
+/// A subscriber of `topic` in `domain` (creating the topic `depth` deep, if given, when it is new).
+inline Subscriber open_subscriber(const std::string& domain, const std::string& topic,
+                                  std::optional<std::uint32_t> depth = std::nullopt) {
   SubscriberOptions so;
   so.topic.domain = domain;
+  so.topic.depth = depth;
   auto sub = Subscriber::create(topic, so);
   REQUIRE(sub.ok());
   return std::move(*sub);

@@ -50,6 +50,32 @@ TEST_CASE("Unreadable file is refused before the topic is touched", "[cli][pub][
   CHECK(count_shm_entries(shm_file(topic)) == 0);
 }
 
+TEST_CASE("Endless input to pub --file or --schema-file is refused at the ceiling in one line, nothing published",
+          "[cli][pub][faults]") {
+  const std::string topic = unique_topic("endless");
+  auto own = run_cerulion({"pub", topic, "--file", "/dev/zero", "--max-payload", "1MiB", "--once"});
+  CHECK(own.exit_code == 1);
+  CHECK(own.err == "cerulion: '/dev/zero' goes on past the payload ceiling of topic '" + topic +
+                       "' (1048576 bytes); nothing published\n");
+  auto schema = run_cerulion({"pub", topic, "--encoding", "json", "--schema-file", "/dev/zero", "{}", "--once"});
+  CHECK(schema.exit_code == 1);
+  CHECK(schema.err == "cerulion: '/dev/zero' goes on past the largest schema a topic carries (16777216 bytes); "
+                      "nothing published\n");
+  CHECK(count_shm_entries(shm_file(topic)) == 0);
+
+  // A topic that exists has its own ceiling, which the file is held to.
+  BackgroundProcess holder({cerulion_binary(), "pub", topic, "x", "--max-payload", "16", "--wait-subscribers", "5",
+                            "--timeout", "60"});
+  REQUIRE(eventually([&] { return !topic_snapshot(topic).is_null(); }));
+  auto existing = run_cerulion({"pub", topic, "--file", "/dev/zero", "--once"});
+  CHECK(existing.exit_code == 1);
+  CHECK(existing.err == "cerulion: '/dev/zero' goes on past the payload ceiling of topic '" + topic +
+                            "' (16 bytes); nothing published\n");
+  CHECK(topic_snapshot(topic)["published"] == 0);
+  holder.signal(SIGINT);
+  holder.wait();
+}
+
 TEST_CASE("Stdin ending before the asked count exits one", "[cli][pub][faults]") {
   const std::string topic = unique_topic("stdin_short");
   auto result = run_cerulion({"pub", topic, "-n", "5"}, "a\nb\n");
@@ -70,6 +96,7 @@ TEST_CASE("Echo timeout with nothing arrived exits one", "[cli][echo][faults]") 
   const std::string topic = unique_topic("echo_timeout");
   auto result = run_cerulion({"echo", topic, "--timeout", "0.2"});
   CHECK(result.exit_code == 1);
-  CHECK(result.err == "cerulion: no message on '" + topic + "' within 0.2 s\n");
+  CHECK(result.err == "cerulion: warning: topic '" + topic + "' does not exist yet; echo waits for it to be published "
+                      "(Ctrl-C stops)\ncerulion: no message on '" + topic + "' within 0.2 s\n");
   CHECK(count_shm_entries(shm_file(topic)) == 0);
 }

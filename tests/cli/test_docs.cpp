@@ -238,7 +238,7 @@ TEST_CASE("cerulion(1) names every environment variable the program reads", "[do
   const std::string environment = page.substr(at, page.find("\n.SH ", at + 1) - at);
   const std::regex read(R"re(getenv\("(CERULION_[A-Z_]+)"\))re");
   std::size_t seen = 0;
-  for (const char* dir : {"cli", "core", "recorder", "recording", "flashback", "bridge", "measurement", "bench"}) {
+  for (const char* dir : {"cli", "core", "recorder", "recording", "flashback", "bridge", "measurement", "bench", "plugin"}) {
     if (!std::filesystem::exists(source(dir))) continue;
     for (const auto& entry : std::filesystem::recursive_directory_iterator(source(dir))) {
       const auto ext = entry.path().extension();

@@ -10,6 +10,7 @@ using namespace cerulion;
 using cerulion::cli::ErrorContext;
 using cerulion::cli::exit_code;
 using cerulion::cli::failure;
+using cerulion::cli::printable;
 
 TEST_CASE("A bad name, value, option or pattern exits 2; what is found wrong on the machine exits 1",
           "[cli][errors]") {
@@ -86,4 +87,14 @@ TEST_CASE("check() throws the adapter's Exit for an error and nothing for a succ
   }
   CHECK(cli::take(Result<int>(7), "/x") == 7);
   CHECK_THROWS_AS(cli::take(Result<int>(ErrorCode::NotFound, "gone"), "/x"), cli::Exit);
+}
+
+TEST_CASE("User text in an error line shows its control characters escaped and nothing else changed",
+          "[cli][errors]") {
+  CHECK(printable("a\x1b[31mb\rc\nd\x07" "e\x7f\tf") == "a\\x1b[31mb\\x0dc\\x0ad\\x07e\\x7f\\x09f");
+  // A C1 control in UTF-8 is one too; other characters, and text escaped once already, stay.
+  CHECK(printable("\xc2\x9b" "2J caf\xc3\xa9 \\x1b") == "\\xc2\\x9b2J caf\xc3\xa9 \\x1b");
+  // The adapter's line escapes the message and the context alike.
+  auto line = failure(Status(ErrorCode::NotFound, "/tmp/a\nb: no such file", Subject::path("/tmp/a\nb")), "dump\r");
+  CHECK(line.message == "dump\\x0d: /tmp/a\\x0ab: no such file");
 }

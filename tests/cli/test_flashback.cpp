@@ -502,6 +502,52 @@ TEST_CASE("A publisher killed with SIGKILL gives exactly one flashback dump nami
   CHECK(topic_count(info, "/victim") >= 10);
 }
 
+// A waiting reader evicts a dead publisher within moments, long before the keeper looks: the
+// keeper must learn of the death from the record the eviction leaves, whoever reads the topic.
+TEST_CASE("Each publisher killed with SIGKILL gives a flashback dump naming its pid, whatever else reads its topic",
+          "[cli][flashback]") {
+  bool lockstep_reader = false, tap = false;
+  SECTION("nobody else") {}
+  SECTION("a lockstep subscriber") { lockstep_reader = true; }
+  SECTION("a tap") { tap = true; }
+  SECTION("a lockstep subscriber and a tap") { lockstep_reader = tap = true; }
+  FlashbackDomain d("fb_deaths");
+  auto keeper = d.start_keeper({"/victim", "--on-death"});
+  REQUIRE(tap_attached("/victim", d.name));
+  std::unique_ptr<BackgroundProcess> echo, hz;
+  if (lockstep_reader) echo = std::make_unique<BackgroundProcess>(redirected(d.command({"echo", "/victim"}), ">/dev/null"));
+  if (tap) hz = std::make_unique<BackgroundProcess>(redirected(d.command({"topic", "hz", "/victim"}), ">/dev/null"));
+  REQUIRE(eventually([&] {
+    const auto snapshot = topic_snapshot("/victim", d.name);
+    return live_readers(snapshot, "subscriber") == (lockstep_reader ? 1 : 0) && live_readers(snapshot, "tap") == (tap ? 2 : 1);
+  }));
+  constexpr int kDeaths = 4;
+  for (int i = 0; i < kDeaths; ++i) {
+    const std::uint64_t before = d.kept("/victim");
+    BackgroundProcess pub(d.command({"pub", "/victim", "alive", "-r", "100"}));
+    REQUIRE(eventually([&] { return d.kept("/victim") >= before + 5; }, 20s));
+    pub.signal(SIGKILL);
+    REQUIRE(pub.wait().exit_code == 128 + SIGKILL);
+    INFO("death " << i + 1 << " of " << kDeaths << ", pid " << pub.pid());
+    REQUIRE(eventually([&] { return d.dumps().size() == static_cast<std::size_t>(i + 1); }, 20s));
+    auto md = flashback_metadata(info_json(d.dumps().back()));
+    REQUIRE(md.is_object());
+    CHECK(md["trigger"] == "death");
+    CHECK(md["details"].get<std::string>().find("publisher " + std::to_string(pub.pid()) + " of /victim died") !=
+          std::string::npos);
+  }
+  // Every death is in the topic's record, as `topic info` shows it, but for a last one that no
+  // reader has evicted yet (nobody else reads the topic: the keeper's tap only looks).
+  const auto snapshot = topic_snapshot("/victim", d.name);
+  REQUIRE(snapshot.is_object());
+  int unevicted = 0;
+  for (const auto& p : snapshot["participants"]) unevicted += p["role"] == "publisher" && p["alive"] == false;
+  CHECK(snapshot["deaths_total"].get<int>() + unevicted == kDeaths);
+  CHECK(snapshot["deaths"].size() == snapshot["deaths_total"].get<std::size_t>());
+  for (const auto& death : snapshot["deaths"]) CHECK(death["role"] == "publisher");
+  CHECK(d.dumps().size() == static_cast<std::size_t>(kDeaths));  // one dump per death, never two
+}
+
 // A publisher that finished and left its topic did not die: --on-death is about crashes.
 TEST_CASE("A publisher that exits normally gives no flashback death dump", "[cli][flashback]") {
   FlashbackDomain d("fb_normalexit");

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <ctime>
 #include <regex>
 #include <string>
 #include <vector>
@@ -100,4 +101,28 @@ TEST_CASE("A topic that never had a message says null for its last publish time"
   }));
   CHECK(info["published"] == 0);
   CHECK(info["last_publish_realtime_ns"].is_null());
+}
+
+TEST_CASE("Echo --json gives a message's publish time on both clocks, each key naming its own", "[json][echo]") {
+  const std::string domain = unique_domain("json_clocks");
+  const std::string topic = unique_topic("json_clocks");
+  auto now_ns = [](clockid_t clock) {
+    timespec ts{};
+    ::clock_gettime(clock, &ts);
+    return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+  };
+  const std::uint64_t real_before = now_ns(CLOCK_REALTIME), mono_before = now_ns(CLOCK_MONOTONIC);
+  BackgroundProcess echo({cerulion_binary(), "--domain", domain, "echo", topic, "--json", "-n", "1", "--timeout", "20"});
+  REQUIRE(run_cerulion({"--domain", domain, "pub", topic, "hi", "--once", "--wait-subscribers", "1", "--timeout", "20"})
+              .exit_code == 0);
+  auto echoed = echo.wait();
+  const std::uint64_t real_after = now_ns(CLOCK_REALTIME), mono_after = now_ns(CLOCK_MONOTONIC);
+  REQUIRE(echoed.exit_code == 0);
+  const json line = json::parse(echoed.out);
+  check_keys(line, "");
+  CHECK(line["publish_realtime_ns"].get<std::uint64_t>() >= real_before);
+  CHECK(line["publish_realtime_ns"].get<std::uint64_t>() <= real_after);
+  CHECK(line["publish_monotonic_ns"].get<std::uint64_t>() >= mono_before);
+  CHECK(line["publish_monotonic_ns"].get<std::uint64_t>() <= line["receive_monotonic_ns"].get<std::uint64_t>());
+  CHECK(line["receive_monotonic_ns"].get<std::uint64_t>() <= mono_after);
 }

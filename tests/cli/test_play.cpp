@@ -5,6 +5,8 @@
 
 #include <csignal>
 #include <map>
+#include <thread>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -188,4 +190,35 @@ TEST_CASE("play --lockstep into a topic that already runs free says the topic's 
   auto plain = run_cerulion({"play", file}, {}, 20s);
   CHECK(plain.exit_code == 0);
   CHECK(plain.err.find("wins over") == std::string::npos);
+}
+
+TEST_CASE("play into a topic with a live publisher of its own warns once naming its pid, and plays anyway",
+          "[cli][play]") {
+  auto topic = unique_topic("play_interleave");
+  auto file = record_temp_path("play-interleave.mcap");
+  REQUIRE(write_overlapping_chunks(file, {topic}, 1, 3, 1'700'000'000'000'000'000, 1'000'000).ok());
+  // One killed with -9 first: a dead publisher interleaves with nothing, and is not named.
+  BackgroundProcess dead({cerulion_binary(), "pub", topic, "x", "-r", "1"});
+  REQUIRE(eventually([&] { return !topic_snapshot(topic).is_null(); }));
+  const auto dead_pid = dead.pid();
+  dead.signal(SIGKILL);
+  (void)dead.wait();
+  auto quiet = run_cerulion({"play", file}, {}, 20s);
+  CHECK(quiet.exit_code == 0);
+  CHECK(quiet.err.find("already has") == std::string::npos);
+
+  auto live = cerulion::Publisher::create(topic, {});
+  REQUIRE(live.ok());
+  // Looping: the topic is opened once, and said once, however many passes there are.
+  BackgroundProcess looping({cerulion_binary(), "play", file, "--loop"});
+  std::this_thread::sleep_for(1s);
+  looping.signal(SIGINT);
+  const auto warned = looping.wait(20s);
+  CHECK(warned.exit_code == 0);
+  const std::string line = "cerulion: warning: '" + topic + "' already has a live publisher (pid " +
+                           std::to_string(::getpid()) + "): its messages and the played ones interleave\n";
+  INFO(warned.err);
+  CHECK(warned.err.find(line) != std::string::npos);
+  CHECK(warned.err.find(line) == warned.err.rfind(line));
+  CHECK(warned.err.find(std::to_string(dead_pid)) == std::string::npos);
 }

@@ -29,6 +29,11 @@ BackgroundProcess start_echo(const std::string& topic, std::vector<std::string> 
   return BackgroundProcess(argv);
 }
 
+/// What echo says once on stderr when it starts on a topic that does not exist yet.
+std::string not_published_yet(const std::string& topic) {
+  return "cerulion: warning: topic '" + topic + "' does not exist yet; echo waits for it to be published (Ctrl-C stops)\n";
+}
+
 std::string temp_path(const std::string& stem) {
   return "/tmp/cerulion-" + stem + "-" + std::to_string(getpid()) + "-" + std::to_string(std::random_device{}());
 }
@@ -192,6 +197,14 @@ TEST_CASE("Echo started after the publisher gets messages from then on", "[cli][
 TEST_CASE("Echo piped into head ends quietly", "[cli][echo]") {
   const std::string topic = unique_topic("head");
   BackgroundProcess pub({bin(), "pub", topic, "tick", "-r", "200", "--wait-subscribers", "1", "--timeout", "20"});
+  // Attached first, so that echo has nothing to warn of either.
+  REQUIRE(eventually([&] {
+    auto snapshot = topic_snapshot(topic);
+    if (snapshot.is_null()) return false;
+    for (const auto& p : snapshot["participants"])
+      if (p["role"] == "publisher" && p["alive"] == true) return true;
+    return false;
+  }));
   auto piped = run_process({"bash", "-c", "set -o pipefail; '" + bin() + "' echo " + topic + " | head -n 3"});
   CHECK(piped.exit_code == 0);
   CHECK(piped.err.empty());
@@ -207,8 +220,27 @@ TEST_CASE("Ctrl-C ends echo with exit code 130", "[cli][echo]") {
   echo.signal(SIGINT);
   auto echoed = echo.wait();
   CHECK(echoed.exit_code == 130);
-  CHECK(echoed.err.empty());
+  CHECK(echoed.err == not_published_yet(topic));  // and nothing about the signal
   CHECK(count_shm_entries(shm_file(topic)) == 0);
+}
+
+TEST_CASE("Echo on a topic nothing was published on says so once, waits, and prints its first message",
+          "[cli][echo]") {
+  const std::string topic = unique_topic("typo");
+  auto first = start_echo(topic, {"-n", "1"});
+  REQUIRE(eventually([&] { return live_readers(topic_snapshot(topic), "subscriber") == 1; }));
+  // A second reader finds the topic the first one made, still without a publisher.
+  auto second = start_echo(topic, {"-n", "1"});
+  REQUIRE(eventually([&] { return live_readers(topic_snapshot(topic), "subscriber") == 2; }));
+  REQUIRE(run_cerulion({"pub", topic, "hi", "--once", "--wait-subscribers", "2", "--timeout", "20"}).exit_code == 0);
+  auto made = first.wait();
+  CHECK(made.exit_code == 0);
+  CHECK(made.out == "hi\n");
+  CHECK(made.err == not_published_yet(topic));
+  auto joined = second.wait();
+  CHECK(joined.exit_code == 0);
+  CHECK(joined.out == "hi\n");
+  CHECK(joined.err == "cerulion: warning: topic '" + topic + "' has no publisher yet; echo waits for one (Ctrl-C stops)\n");
 }
 
 TEST_CASE("Killing a publisher mid stream leaves echo running and the next pub works", "[cli][pub][echo]") {

@@ -150,3 +150,27 @@ TEST_CASE("Help is a command as well as an option", "[cli][usage]") {
   CHECK(unknown.out.empty());
   CHECK(unknown.err == "cerulion: no command 'frobnicate' (see 'cerulion --help')\n");
 }
+
+TEST_CASE("Control characters in a topic name or an option value or a file name are shown escaped on one line",
+          "[cli][usage]") {
+  const std::string odd = "a\x1b[31m\r\n\x07" "b";
+  const std::vector<std::vector<std::string>> commands = {
+      {"echo", "/" + odd},                                // a topic name (core's words)
+      {"pub", "/x", "m", "--rate", odd},                  // an option value (CLI11's words)
+      {"pub", "/x", "--file", "/nonexistent/" + odd},     // a file name (a command's words)
+      {"info", "/nonexistent/" + odd + ".mcap"},          // a file name (a library's words)
+      {"echo", "/x", "--domain", odd},                    // a global option's own check
+  };
+  for (const auto& args : commands) {
+    auto r = run_cerulion(args);
+    INFO(r.err);
+    CHECK(r.exit_code != 0);
+    REQUIRE_FALSE(r.err.empty());
+    CHECK(r.err.find('\n') == r.err.size() - 1);  // one line
+    for (char c : {'\x1b', '\r', '\x07'}) CHECK(r.err.find(c) == std::string::npos);
+    CHECK(r.err.find("\\x1b[31m") != std::string::npos);
+    CHECK(r.err.find("\\x0d") != std::string::npos);
+    CHECK(r.err.find("\\x0a") != std::string::npos);
+    CHECK(r.err.find("\\x07") != std::string::npos);
+  }
+}

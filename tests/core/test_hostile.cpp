@@ -237,6 +237,59 @@ TEST_CASE("A damaged published counter is reported as corruption not as a slow s
   scribble(topic, published_offset() + 5, std::string(1, '\0'));
 }
 
+TEST_CASE("Readers waiting on a topic whose counter was damaged are told as its publishers are", "[hostile]") {
+  const std::string topic = unique_topic("wedged_readers");
+  auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep, 4));
+  REQUIRE(pub.ok());
+  // Each strategy, a tap and a wait set's member: every way of waiting looks after its ring.
+  auto sub = Subscriber::create(topic, subscriber_options(Role::Subscriber, WaitStrategy::Block));
+  auto spinner = Subscriber::create(topic, subscriber_options(Role::Subscriber, WaitStrategy::Spin));
+  auto tap = Subscriber::create(topic, subscriber_options(Role::Tap));
+  auto member = Subscriber::create(topic, subscriber_options());
+  REQUIRE(sub.ok());
+  REQUIRE(spinner.ok());
+  REQUIRE(tap.ok());
+  REQUIRE(member.ok());
+  WaitSet set(wait_options(WaitStrategy::Block));
+  auto other = Subscriber::create(unique_topic("wedged_neighbour"), subscriber_options());
+  REQUIRE(other.ok());
+  REQUIRE(set.add(*member).ok());
+  REQUIRE(set.add(*other).ok());
+  for (int i = 0; i < 2; ++i) REQUIRE(pub->publish_copy(bytes_of("m"), 1s).ok());
+  for (Subscriber* reader : {&*sub, &*spinner, &*tap}) {
+    for (int i = 0; i < 2; ++i) REQUIRE(reader->receive(1s).ok());
+  }
+  for (int i = 0; i < 2; ++i) REQUIRE(set.receive(1s).ok());
+  // Undamaged, a wait that outlasts several looks after the ring is only a wait.
+  CHECK(sub->receive(300ms).code() == ErrorCode::Timeout);
+  CHECK(set.receive(300ms).code() == ErrorCode::Timeout);
+
+  auto check_told = [&](const char* what) {
+    for (Subscriber* reader : {&*sub, &*spinner, &*tap}) {
+      auto got = reader->receive(10s);
+      REQUIRE_FALSE(got.ok());
+      CHECK(got.code() == ErrorCode::Corrupted);
+      CHECK_THAT(got.message(), Catch::Contains("damaged") && Catch::Contains(what));
+    }
+    auto event = set.receive(10s);
+    REQUIRE_FALSE(event.ok());
+    CHECK(event.code() == ErrorCode::Corrupted);
+    auto woken = set.wait(10s);
+    REQUIRE_FALSE(woken.ok());
+    CHECK(woken.code() == ErrorCode::Corrupted);
+  };
+  SECTION("counted past what the ring holds") {
+    scribble(topic, published_offset() + 5, "\xff");
+    check_told("published");
+    scribble(topic, published_offset() + 5, std::string(1, '\0'));
+  }
+  SECTION("counted back behind the readers") {
+    scribble(topic, published_offset(), std::string(1, '\0'));
+    check_told("reader is at message");
+    scribble(topic, published_offset(), "\x02");
+  }
+}
+
 TEST_CASE("A reader starting at the first message gets what the ring holds and counts the rest as lost", "[hostile]") {
   const std::string topic = unique_topic("first");
   auto pub = Publisher::create(topic, publisher_options(Mode::FreeRun, 4));

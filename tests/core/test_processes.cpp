@@ -212,3 +212,78 @@ TEST_CASE("Participant of another pid namespace is never evicted", "[process]") 
   CHECK(info->count(Role::Subscriber, false) == 0);
   ::munmap(base, 65536);
 }
+
+TEST_CASE("Whoever evicts a dead participant leaves a record of who died, in what role, and who noticed",
+          "[process]") {
+  const std::string topic = unique_topic("death_log");
+  auto sub = Subscriber::create(topic, subscriber_options());
+  REQUIRE(sub.ok());
+  auto member = [&](Role role) {
+    return std::make_unique<Child>([&, role](Child& self) {
+      if (role == Role::Publisher) {
+        auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep, std::nullopt));
+        if (!pub.ok()) return 1;
+        self.signal_ready();
+        pause();
+      } else {
+        SubscriberOptions options = subscriber_options();
+        options.role = role;
+        auto reader = Subscriber::create(topic, options);
+        if (!reader.ok()) return 1;
+        self.signal_ready();
+        pause();
+      }
+      return 0;
+    });
+  };
+  std::vector<std::pair<Role, std::uint32_t>> died;
+  for (Role role : {Role::Publisher, Role::Tap, Role::Subscriber, Role::Publisher}) {
+    auto child = member(role);
+    REQUIRE(child->wait_ready());
+    died.emplace_back(role, static_cast<std::uint32_t>(child->pid()));
+    child->kill9();
+    // Joining sweeps the dead out: the eviction this test makes happen (a waiting reader's would do).
+    auto joined = Publisher::create(topic, publisher_options(Mode::Lockstep, std::nullopt));
+    REQUIRE(joined.ok());
+  }
+  auto info = inspect_topic(topic);
+  REQUIRE(info.ok());
+  CHECK(info->deaths_total == died.size());
+  REQUIRE(info->deaths.size() == died.size());
+  for (std::size_t i = 0; i < died.size(); ++i) {
+    CHECK(info->deaths[i].number == i + 1);
+    CHECK(info->deaths[i].role == died[i].first);
+    CHECK(info->deaths[i].pid == died[i].second);
+    CHECK(info->deaths[i].noticed_by == static_cast<std::uint32_t>(getpid()));
+    CHECK(info->deaths[i].noticed_realtime_ns > 0);
+  }
+  CHECK(info->count(Role::Publisher, false) == 0);  // evicted: in the record, no longer a participant
+}
+
+TEST_CASE("The death record keeps the most recent deaths when more die than it holds", "[process]") {
+  const std::string topic = unique_topic("death_log_wraps");
+  auto sub = Subscriber::create(topic, subscriber_options());
+  REQUIRE(sub.ok());
+  const std::size_t deaths = kMaxParticipants + 3;
+  std::vector<std::uint32_t> pids;
+  for (std::size_t i = 0; i < deaths; ++i) {
+    Child child([&](Child& self) {
+      auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep, std::nullopt));
+      if (!pub.ok()) return 1;
+      self.signal_ready();
+      pause();
+      return 0;
+    });
+    REQUIRE(child.wait_ready());
+    pids.push_back(static_cast<std::uint32_t>(child.pid()));
+    child.kill9();
+    REQUIRE(Publisher::create(topic, publisher_options(Mode::Lockstep, std::nullopt)).ok());
+  }
+  auto info = inspect_topic(topic);
+  REQUIRE(info.ok());
+  CHECK(info->deaths_total == deaths);
+  REQUIRE(info->deaths.size() == kMaxParticipants);
+  CHECK(info->deaths.front().pid == pids[deaths - kMaxParticipants]);
+  CHECK(info->deaths.back().pid == pids.back());
+  CHECK(info->deaths.back().number == deaths);
+}

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include <unistd.h>
 
 #include "cerulion/recorder/profile.hpp"
 #include "cerulion/recorder/reader.hpp"
@@ -104,6 +105,24 @@ Playback created(const MemoryRecording& recording, PlaybackOptions options) {
   auto playback = Playback::create(recording.reader(), std::move(options));
   requireOk(playback.status());
   return std::move(*playback);
+}
+
+/// The message of the one event said, a warning about `topic`.
+std::string only_warning_about(const std::vector<Event>& events, const std::string& topic) {
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].kind == EventKind::Warning);
+  CHECK(events[0].subject == topic);
+  return events[0].message;
+}
+
+/// Plays `recording` into `domain` to its end; what the playback said.
+std::vector<Event> played_saying(const MemoryRecording& recording, const std::string& domain) {
+  EventQueue events;
+  auto options = played_in(domain);
+  options.events = &events;
+  auto playback = created(recording, options);
+  requireOk(playback.run());
+  return events.drain();
 }
 
 }  // namespace
@@ -298,16 +317,38 @@ TEST_CASE("A playback warns once of what it cannot honour, and plays the message
   }
   MemoryRecording recording(topics, 3);
   auto sub = subscribed("/odd", domain.name);
-  EventQueue events;
-  auto options = played_in(domain.name);
-  options.events = &events;
-  auto playback = created(recording, options);
-  requireOk(playback.run());
-  const auto warnings = events.drain();
-  REQUIRE(warnings.size() == 1);
-  CHECK(warnings[0].kind == EventKind::Warning);
-  CHECK(warnings[0].subject == "/odd");
-  CHECK(warnings[0].message.find("'/odd'") != std::string::npos);
-  CHECK(warnings[0].message.find(about) != std::string::npos);
+  const auto warning = only_warning_about(played_saying(recording, domain.name), "/odd");
+  CHECK(warning.find("'/odd'") != std::string::npos);
+  CHECK(warning.find(about) != std::string::npos);
   CHECK(drained(sub) == expected("/odd", 0, 3));
+}
+
+TEST_CASE("A playback into a topic with live publishers of its own warns once, naming their pids, and plays anyway",
+          "[recording][playback]") {
+  TestDomain domain("playback_interleave");
+  MemoryRecording recording({{"/imu"}}, 3);
+  std::vector<Publisher> holders;
+  const int publishers = GENERATE(1, 2);
+  for (int i = 0; i < publishers; ++i) {
+    auto holder = Publisher::create("/imu", publisher_in(domain.name));
+    REQUIRE(holder.ok());
+    holders.push_back(std::move(*holder));
+  }
+  auto sub = subscribed("/imu", domain.name);
+  const auto warning = only_warning_about(played_saying(recording, domain.name), "/imu");
+  const std::string pid = std::to_string(::getpid());
+  CHECK(warning == (publishers == 1 ? "'/imu' already has a live publisher (pid " + pid + "): its"
+                                 : "'/imu' already has live publishers (pid " + pid + "): their") +
+                        std::string(" messages and the played ones interleave"));
+  CHECK(drained(sub) == expected("/imu", 0, 3));
+}
+
+TEST_CASE("A playback into a topic whose publishers are gone, or that only subscribers use, says nothing of them",
+          "[recording][playback]") {
+  TestDomain domain("playback_no_interleave");
+  MemoryRecording recording({{"/imu"}}, 3);
+  REQUIRE(Publisher::create("/imu", publisher_in(domain.name)).ok());  // made and closed
+  auto sub = subscribed("/imu", domain.name);
+  CHECK(played_saying(recording, domain.name).empty());
+  CHECK(drained(sub) == expected("/imu", 0, 3));
 }

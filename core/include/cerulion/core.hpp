@@ -7,6 +7,7 @@
 #include "cerulion/core/names.hpp"
 #include "cerulion/core/options.hpp"
 #include "cerulion/core/pacing.hpp"
+#include "cerulion/core/protobuf_schema.hpp"
 #include "cerulion/core/publisher.hpp"
 #include "cerulion/core/status.hpp"
 #include "cerulion/core/stop.hpp"

@@ -150,6 +150,10 @@ Result<std::vector<Lane>> resolve_lanes(const std::vector<std::string>& wanted, 
 CampaignResult run_campaign(const CampaignSettings& settings, const std::vector<Lane>& lanes,
                             const RepetitionRunner& runner, const std::function<void(const Progress&)>& progress = {});
 
+/// The lanes that were available and measured nothing: every cell failed. Each is the lane's
+/// first failed cell (its reason says why). What a campaign was asked for and did not give.
+std::vector<Cell> lanes_without_results(const CampaignResult& result);
+
 /// Raw samples file name of a cell's repetition: "<lane>_<size>B_rep<k>.u64le".
 std::string samples_file_name(const std::string& lane, std::uint64_t size, unsigned repetition);
 

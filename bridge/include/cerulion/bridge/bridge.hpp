@@ -10,7 +10,8 @@
 //           local topics, published by the bridge, that any local subscriber reads as usual.
 //
 // A bridge never sends back what it imported, and ignores DDS samples of its own participant, so
-// two bridges following everything on two machines carry each message once.
+// two bridges following everything on two machines carry each message once. A topic's type
+// (message encoding and schema) goes with it from bridge to bridge (type_announcement.hpp).
 //
 //   cerulion::bridge::BridgeOptions options;
 //   options.selection.all = true;
@@ -73,8 +74,9 @@ struct BridgeOptions {
   bool status_file = true;
   std::string status_directory = std::string(kDefaultStatusDirectory);
   /// Where the bridge says what it does, each once: a topic it starts exporting or importing
-  /// (info, the local topic as subject), what it cannot bridge (problem). Null: nowhere (the
-  /// status keeps the problems either way). Outlives the bridge.
+  /// (info, the local topic as subject), a topic whose schema is too large to go with it
+  /// (warning), what it cannot bridge (problem). Null: nowhere (the status keeps the problems
+  /// either way). Outlives the bridge.
   recording::EventSink* events = nullptr;
 };
 

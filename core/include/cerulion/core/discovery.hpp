@@ -24,6 +24,17 @@ struct ParticipantInfo {
   std::uint64_t messages = 0;   ///< Received (readers) or published (publishers).
 };
 
+/// A participant whose process died, as whoever evicted it from the topic recorded it. Readers
+/// evict the dead within moments, so this record, not the participant list, is where a watcher
+/// that looks now and then learns of a death.
+struct DeathInfo {
+  std::uint64_t number = 0;     ///< the topic's 1st, 2nd, ... death
+  Role role = Role::Publisher;
+  std::uint32_t pid = 0;
+  std::uint64_t noticed_realtime_ns = 0;  ///< when it was evicted (soon after it died)
+  std::uint32_t noticed_by = 0;           ///< the pid of the process that evicted it
+};
+
 /// A snapshot of one topic.
 struct TopicInfo {
   std::string name;              ///< e.g. "/robot/camera"
@@ -55,6 +66,10 @@ struct TopicInfo {
   /// segment is damaged: publishers report it as an error rather than wait for ever).
   std::string damage;
   std::vector<ParticipantInfo> participants;
+  /// The most recent deaths (participants evicted because their process died), oldest first;
+  /// the topic keeps the last kMaxParticipants of them.
+  std::vector<DeathInfo> deaths;
+  std::uint64_t deaths_total = 0;  ///< deaths since the topic was created (deaths holds the last ones)
 
   std::uint32_t count(Role role, bool alive_only = true) const noexcept;
   /// True when no live process takes part (what `clean` removes).

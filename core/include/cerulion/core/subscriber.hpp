@@ -119,7 +119,9 @@ class Subscriber {
   /// The next message, waiting per the wait strategy up to `timeout` (Timeout error), or until
   /// cancelled (Interrupted). LoanLimit if kMaxHeldPerParticipant samples are still held.
   /// Corrupted if the ring contradicts the topic's mode (a lockstep message overwritten before
-  /// this subscriber took it): the segment is damaged, and nothing is skipped silently.
+  /// this subscriber took it): the segment is damaged, and nothing is skipped silently. Corrupted
+  /// too, within about kWaitRecheckIntervalNs of waiting, if the topic's counters contradict the
+  /// ring or this subscriber's place in it (publishers and inspect_topic report the same damage).
   Result<Sample> receive(Timeout timeout = std::nullopt);
 
   /// The next message if one is ready now; nullopt if none.

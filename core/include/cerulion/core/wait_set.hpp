@@ -98,7 +98,8 @@ class WaitSet {
   Result<std::size_t> add_timer(std::chrono::nanoseconds period);
 
   /// Waits until at least one member has a message or a timer is due, up to `timeout` (Timeout)
-  /// or until cancelled (Interrupted). Returns at once when something is ready already.
+  /// or until cancelled (Interrupted). Returns at once when something is ready already. Corrupted
+  /// when a member's topic is damaged, as that member's receive would say.
   Result<WaitSetReady> wait(Timeout timeout = std::nullopt);
 
   /// Waits until a member has a message and takes it, or until a timer is due, up to `timeout`

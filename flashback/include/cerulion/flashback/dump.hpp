@@ -51,6 +51,10 @@ struct DumpSummary {
   std::uint64_t chunks_left_out = 0;
   /// Messages taken from the topics' rings (DumpOptions::from_topics), included in `messages`.
   std::uint64_t from_topics = 0;
+  /// What was left out or changed because the store is damaged, one line each saying what and why
+  /// (e.g. "chunk 12: its bytes fail their CRC"); the dump's metadata says it too. Empty for a
+  /// sound store.
+  std::vector<std::string> skipped;
   std::vector<recorder::profile::TopicCount> topics;
 };
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "cerulion/core/discovery.hpp"
 #include "cerulion/core/status.hpp"
 
 namespace cerulion::flashback {
@@ -174,11 +175,15 @@ struct TopicPublishers {
   std::string topic;
   bool listed = false;               ///< false: the topic is gone from the domain
   std::vector<std::uint32_t> alive;
-  std::vector<std::uint32_t> dead;   ///< died without leaving it (killed, crashed)
+  std::vector<std::uint32_t> dead;   ///< died without leaving it (killed, crashed), not yet evicted
+  /// Publishers that died and were evicted since, as the topic's death log recorded them (the
+  /// last kMaxParticipants deaths), oldest first.
+  std::vector<DeathInfo> died;
 };
 
 /// The publishers of each of `topics` (a store's), in their order. A publisher that left cleanly
-/// is in neither list; one that died stays in `dead` until another participant clears it.
+/// is in no list; one that died stays in `dead` until another participant evicts it, and is in
+/// `died` from then on.
 std::vector<TopicPublishers> publishers_of(std::string_view domain, const std::vector<TopicStatus>& topics);
 
 }  // namespace cerulion::flashback

@@ -26,8 +26,10 @@
 // names no command-line flag.
 //
 // Adding a transport: implement Requester and Responder in measurement/src/transport_<name>.cpp
-// (compiled only when its library is found), add its two make_ functions to the table in
-// measurement/src/transport.cpp under the matching #if, and it shows in transports().
+// with its two make_ functions in a plugin table (transport_plugin.hpp), built as the plugin
+// transport-<name> only when its library is found (measurement/CMakeLists.txt), add its entry to
+// measurement/src/transport.cpp under the matching #if, and it shows in transports(). A process
+// loads a transport's library only when it asks for that transport.
 
 #include <atomic>
 #include <chrono>
@@ -166,8 +168,16 @@ struct TransportInfo {
   std::string reason;     ///< why not, when !available ("built without Fast DDS")
 };
 
-/// Every transport this build knows, available or not, native first.
+/// Every transport this build knows, available or not, native first. Loads every plugin transport.
 [[nodiscard]] std::vector<TransportInfo> transports();
+
+/// The named transport, available or not, loading its plugin and no other's; nullopt for a name
+/// this build does not know.
+[[nodiscard]] std::optional<TransportInfo> transport_info(std::string_view name);
+
+/// Whether the named transport can be used here, loading its plugin and no other: NotFound for an
+/// unknown name (the message lists the known ones), InvalidArgument saying why it is unavailable.
+[[nodiscard]] Status check_transport(std::string_view transport);
 
 /// The requester side of the named transport. NotFound for an unknown name, InvalidArgument for
 /// one that is not available (the message says why), or the transport's own error.

@@ -56,7 +56,8 @@ struct PlaybackOptions {
   const std::atomic<bool>* cancel = nullptr;
   /// Where the playback says what it cannot honour, as warnings: a damaged chunk the reader
   /// skipped, recorded settings that do not read back, an encoding a topic cannot declare (its
-  /// messages then go out as raw bytes). Null: nowhere. Outlives the playback.
+  /// messages then go out as raw bytes), a topic that already has a live publisher (naming its
+  /// pids: its messages and the played ones interleave). Null: nowhere. Outlives the playback.
   EventSink* events = nullptr;
 };
 
