@@ -90,6 +90,7 @@ Json status_json(const std::string& name, const std::string& domain, const flash
   }
   j["chunks_evicted"] = or_null(have, have ? st->chunks_evicted : 0);
   j["chunks_dropped"] = or_null(have, have ? st->chunks_dropped : 0);
+  j["messages_dropped"] = or_null(have, have ? st->messages_dropped : 0);
   Json topics = Json::array();
   for (std::size_t i = 0; have && i < st->topics.size(); ++i) {
     const auto& t = st->topics[i];

@@ -262,7 +262,7 @@ step "the installed cerulion finds its plugins where they were installed"
 if find "$tmp/prefix" -name bridge.so | grep -q .; then
   env -u CERULION_PLUGIN_DIR timeout 20 "$cerulion" bridge /examples/plugin --export --no-shared-memory \
     --dds-domain 231 --duration 1 >bridge.out 2>&1 || fail "the installed cerulion bridge exited with status $?"
-  expect bridge '^bridging domain'
+  expect bridge '^bridging /examples/plugin of domain'
 fi
 
 step "pkg-config alone"

@@ -12,6 +12,7 @@
 #include "cerulion/recorder/chunk.hpp"
 #include "cerulion/recorder/message_record.hpp"
 #include "cerulion/recorder/writer.hpp"
+#include "dump_catch_up.hpp"
 #include "store_impl.hpp"
 
 #ifndef CERULION_FLASHBACK_VERSION
@@ -21,21 +22,6 @@
 namespace cerulion::flashback {
 
 namespace {
-
-// The open chunk's messages from `cutoff` on (records are whole: the store guarantees it).
-std::vector<std::byte> records_since(const std::vector<std::byte>& records, std::uint64_t cutoff) {
-  if (cutoff == 0) return records;
-  std::vector<std::byte> out;
-  std::size_t at = 0;
-  while (at < records.size()) {
-    auto message = recorder::read_message_record(std::span(records).subspan(at));
-    if (!message) break;
-    const auto whole = static_cast<std::size_t>(message->record_size);
-    if (message->fields.log_time >= cutoff) out.insert(out.end(), records.begin() + at, records.begin() + at + whole);
-    at += whole;
-  }
-  return out;
-}
 
 // The type a channel's messages have: as the keeper kept it, or, when it did not fit the store, as
 // the topic says if it is still there.
@@ -73,6 +59,11 @@ Result<DumpSummary> dump_into(const Store& store, std::unique_ptr<recorder::Byte
     return st;
   };
 
+  // Where each channel's stored messages ended before the copy: where catching up from its ring
+  // starts for a channel with nothing in the dump (anything stored after this is in the copy).
+  std::map<std::uint16_t, std::uint64_t> next_before;
+  const std::uint32_t channel_count = std::min(impl.header().channel_count.load(std::memory_order_acquire), impl.header().max_channels);
+  for (std::uint16_t id = 0; id < channel_count; ++id) next_before[id] = impl.channel(id).next_sequence.load(std::memory_order_acquire);
   // The open chunk first: the chunks it follows are then all committed, and every channel its
   // messages use is registered (channels are registered before their first message).
   const detail::CopiedOpenChunk open = impl.copy_open_chunk();
@@ -82,6 +73,16 @@ Result<DumpSummary> dump_into(const Store& store, std::unique_ptr<recorder::Byte
   // A channel is written just before the first chunk with its messages: a topic with nothing in
   // the window (one gone long ago) is left out rather than shown with no messages.
   std::map<std::uint16_t, std::uint64_t> counts;  // the channels written, with their messages
+  detail::LossTable losses;  // per channel: its lost counter at its first and last message written
+  auto add_losses = [&](const detail::LossTable& table) {
+    for (const auto& [id, loss] : table) {
+      auto [it, fresh] = losses.try_emplace(id, loss);
+      if (!fresh) {
+        it->second.last_lost = loss.last_lost;
+        it->second.last_sequence = loss.last_sequence;
+      }
+    }
+  };
   recorder::profile::SchemaIds schema_ids;
   auto declare = [&](std::uint16_t id) -> Status {
     if (counts.count(id)) return {};
@@ -155,9 +156,47 @@ Result<DumpSummary> dump_into(const Store& store, std::unique_ptr<recorder::Byte
       ++summary.chunks_left_out;
       if (st.code() != ErrorCode::Corrupted) return fail(st);
       summary.skipped.push_back(fmt::format("chunk {}: {}", n, st.message()));
+    } else {
+      add_losses(chunk.losses);
     }
   }
-  if (auto records = records_since(open.records, cutoff); !records.empty()) {
+  std::vector<std::byte> records;
+  detail::LossTable staged_losses;
+  const bool whole = detail::unstage(open.staged, cutoff, records, staged_losses);
+  if (!whole) {
+    ++summary.chunks_left_out;  // damaged after what read: what read is kept
+    summary.skipped.push_back("the newest messages (not yet compressed): damaged after the first readable ones");
+  }
+  if (options.from_topics) {
+    // What the keeper has not stored yet, from the topics' rings, after what it has: in the same
+    // chunk as the open one, logged no earlier than anything before it.
+    std::uint64_t newest = summary.window_end_ns;
+    for (std::size_t at = 0; at < records.size();) {
+      auto message = recorder::read_message_record(std::span(records).subspan(at));
+      if (!message) break;
+      newest = std::max(newest, message->fields.log_time);
+      at += static_cast<std::size_t>(message->record_size);
+    }
+    std::vector<detail::CatchUpChannel> channels;
+    for (const auto& c : status.topics) {
+      detail::CatchUpChannel from{c.channel_id, c.topic, std::nullopt, 0};
+      const detail::ChannelLoss* stored = nullptr;  // its newest message in the dump
+      if (auto it = staged_losses.find(c.channel_id); it != staged_losses.end()) {
+        stored = &it->second;
+      } else if (auto older = losses.find(c.channel_id); older != losses.end()) {
+        stored = &older->second;
+      }
+      if (stored) {
+        from.next_sequence = stored->last_sequence + 1;
+        from.lost = stored->last_lost;
+      } else if (const std::uint64_t next = next_before[c.channel_id]; next != 0) {
+        from.next_sequence = static_cast<std::uint32_t>(next);
+      }
+      channels.push_back(std::move(from));
+    }
+    summary.from_topics = detail::catch_up(channels, status.domain, cutoff, newest, records, staged_losses);
+  }
+  if (!records.empty()) {
     recorder::ChunkEncoder encoder;
     std::vector<std::byte> encoded;
     if (auto st = encoder.encode(records, encoded); !st) {
@@ -170,6 +209,8 @@ Result<DumpSummary> dump_into(const Store& store, std::unique_ptr<recorder::Byte
         ++summary.chunks_left_out;
         if (st.code() != ErrorCode::Corrupted) return fail(st);
         summary.skipped.push_back("the newest messages (not yet compressed): " + st.message());
+      } else {
+        add_losses(staged_losses);
       }
     }
   }
@@ -186,7 +227,11 @@ Result<DumpSummary> dump_into(const Store& store, std::unique_ptr<recorder::Byte
   for (const auto& c : status.topics) {
     auto it = counts.find(c.channel_id);
     if (it == counts.end()) continue;
-    recorder::profile::TopicCount count{c.topic, it->second, c.lost};
+    // Lost between its first and last message here, as the keeper counted them when it knew: the
+    // gaps in the dump's sequences, never losses from before its window.
+    const auto loss = losses.find(c.channel_id);
+    const std::uint64_t lost = loss == losses.end() ? 0 : loss->second.last_lost - std::min(loss->second.last_lost, loss->second.first_lost);
+    recorder::profile::TopicCount count{c.topic, it->second, lost};
     md.topics.push_back(count);
     summary.topics.push_back(std::move(count));
   }

@@ -6,6 +6,7 @@
 
 #include <fmt/core.h>
 
+#include "cerulion/core/discovery.hpp"
 #include "cerulion/core/names.hpp"
 
 #include "keeper_impl.hpp"
@@ -18,100 +19,142 @@ namespace {
 // The open chunk is closed at least this often, so eviction by window is fine-grained and a quiet
 // topic's messages are compressed rather than held raw.
 constexpr std::uint64_t kChunkIntervalNs = 1'000'000'000ull;
+// The compressing thread looks at the clock at least this often when nothing is sealed.
+constexpr auto kCompressIdle = std::chrono::milliseconds(100);
 }  // namespace
 
-Status StoreConsumer::on_topic(const recording::TopicDescription& topic) {
+void StoreSink::on_topic(const recording::TopicDescription& topic) {
   auto id = store_.channel_for(topic.topic, to_string(topic.mode), topic.depth, topic.max_payload, topic.type);
-  std::lock_guard lock(mutex_);
-  if (channels_.size() <= topic.index) channels_.resize(topic.index + 1);
-  channels_[topic.index] = id;
-  return {};
+  {
+    std::lock_guard lock(mutex_);
+    if (channels_.size() <= topic.index) channels_.resize(topic.index + 1);
+    channels_[topic.index] = id;
+  }
+  if (!trigger_topic_.empty() && topic.topic == trigger_topic_) trigger_index_.store(topic.index, std::memory_order_release);
 }
 
-std::optional<std::uint16_t> StoreConsumer::channel_of(std::size_t topic_index) const {
-  std::lock_guard lock(mutex_);
-  return topic_index < channels_.size() ? channels_[topic_index] : std::nullopt;
-}
-
-Status StoreConsumer::consume(recording::QueuedSample& sample) {
-  const auto id = channel_of(sample.topic_index);
+bool StoreSink::on_sample(const recording::TappedSample& sample) {
+  if (sample.topic_index == trigger_index_.load(std::memory_order_acquire)) keeper_.trigger_on_topic(trigger_topic_, sample.data);
+  std::optional<std::uint16_t> id;
+  std::uint64_t lost_before = sample.lost_before;
+  {
+    std::lock_guard lock(mutex_);
+    if (sample.topic_index < channels_.size()) id = channels_[sample.topic_index];
+    if (seen_.size() <= sample.topic_index) seen_.resize(sample.topic_index + 1);
+    if (id && !seen_[sample.topic_index]) {
+      seen_[sample.topic_index] = true;
+      // What was published while no keeper ran (the one before was killed, say) is a gap in the
+      // store's history: counted lost with the first message after it. (The store keeps 32 bits
+      // of a sequence; a topic made anew starts again, and is no gap.)
+      const std::uint64_t next = store_.channel(*id).next_sequence.load(std::memory_order_relaxed);
+      const auto gap = static_cast<std::uint32_t>(static_cast<std::uint32_t>(sample.sequence) - static_cast<std::uint32_t>(next));
+      // The gap covers what this tap missed before its first sample too: counted once.
+      if (next != 0 && gap < (1u << 31)) lost_before = gap;
+    }
+  }
   if (!id) {
     // More topics than the store's channel table holds: counted, never silently.
     store_.header().messages_dropped.fetch_add(1, std::memory_order_relaxed);
-    return {};
+    return false;
   }
-  if (auto st = store_.append(*id, static_cast<std::uint32_t>(sample.sequence), sample.log_time, sample.publish_time,
-                              sample.data);
-      !st && st.code() != ErrorCode::OutOfMemory) {
-    return st;
+  if (!keeper_.error().ok()) return false;
+  auto taken = store_.take(*id, static_cast<std::uint32_t>(sample.sequence), sample.log_time, sample.publish_time,
+                           sample.data, lost_before);
+  if (!taken) {
+    keeper_.fail(taken.status());
+    return false;
   }
-  auto& channel = store_.channel(*id);
-  channel.messages.fetch_add(1, std::memory_order_relaxed);
-  channel.bytes.fetch_add(sample.data.size(), std::memory_order_relaxed);
-  channel.last_realtime_ns.store(sample.log_time, std::memory_order_relaxed);
-  return {};
-}
-
-Status StoreConsumer::on_idle(std::uint64_t now) {
-  auto& h = store_.header();
-  if (h.open_length.load(std::memory_order_relaxed) > 0 &&
-      now - std::min(now, h.open_start_ns.load(std::memory_order_relaxed)) >= kChunkIntervalNs) {
-    if (auto st = store_.close_open_chunk(); !st && st.code() != ErrorCode::OutOfMemory) return st;
-  }
-  store_.evict_expired(now);
-  if (now - last_rate_ns_ >= 1'000'000'000ull) {
-    const double dt = last_rate_ns_ ? static_cast<double>(now - last_rate_ns_) / 1e9 : 0;
-    const std::uint32_t count = h.channel_count.load(std::memory_order_acquire);
-    for (std::uint16_t id = 0; id < count; ++id) {
-      auto& c = store_.channel(id);
-      const std::uint64_t messages = c.messages.load(std::memory_order_relaxed);
-      if (dt > 0) {
-        const double rate = static_cast<double>(messages - messages_at_last_rate_[id]) / dt;
-        c.rate_millihertz.store(static_cast<std::uint64_t>(rate * 1000.0), std::memory_order_relaxed);
-      }
-      messages_at_last_rate_[id] = messages;
+  if (*taken) {
+    if (dropping_.exchange(false, std::memory_order_relaxed)) {
+      keeper_.say(recording::EventKind::Info, store_.path(), "keeping up again: messages are stored");
     }
-    last_rate_ns_ = now;
+    return true;
   }
-  return {};
+  if (!dropping_.exchange(true, std::memory_order_relaxed)) {
+    keeper_.say(recording::EventKind::Warning, store_.path(),
+                "cannot keep up: compression is behind the input and the staging area is full; dropping messages "
+                "(counted in their topics' lost)");
+  }
+  return false;
 }
 
-void TriggerTap::on_topic(const recording::TopicDescription& topic) {
-  if (!topic_.empty() && topic.topic == topic_) index_.store(topic.index, std::memory_order_release);
-  next_.on_topic(topic);
-}
-
-bool TriggerTap::on_sample(const recording::TappedSample& sample) {
-  if (sample.topic_index == index_.load(std::memory_order_acquire)) keeper_.trigger_on_topic(topic_, sample.data);
-  return next_.on_sample(sample);
-}
-
-KeeperImpl::KeeperImpl(KeeperOptions o, Store s)
-    : options(std::move(o)), store(std::move(s)), consumer_(impl_of(store)) {}
+KeeperImpl::KeeperImpl(KeeperOptions o, Store s) : options(std::move(o)), store(std::move(s)) {}
 
 KeeperImpl::~KeeperImpl() { stop(); }
 
 Status KeeperImpl::start() {
-  recording::SampleQueueOptions queue_options;
-  queue_options.wait_for_room = options.lockstep;
-  queue_options.max_bytes = std::min<std::uint64_t>(256ull << 20, std::max<std::uint64_t>(64ull << 20, store.status().memory_limit_bytes / 2));
-  queue_ = std::make_unique<recording::SampleQueue>(consumer_, queue_options);
+  auto& impl = impl_of(store);
+  // The taps stage into shared memory; this keeper's own thread compresses.
+  impl.compress_in_background(true, options.lockstep);
   recording::TapSetOptions tap_options;
   tap_options.selection = options.selection;
   tap_options.domain = options.domain;
   tap_options.lockstep = options.lockstep;
   tap_options.events = options.events;
-  for (const auto& topic : impl_of(store).channels()) lost_before_start_[topic.topic] = topic.lost;
   // The trigger topic is read by the one tap set, as a topic named: tapped once, and kept.
   if (!options.trigger_topic.empty()) tap_options.selection.topics.push_back(options.trigger_topic);
-  trigger_tap_ = std::make_unique<TriggerTap>(*this, *queue_, options.trigger_topic);
-  auto taps = recording::TapSet::create(tap_options, *trigger_tap_);
+  sink_ = std::make_unique<StoreSink>(*this, impl, options.trigger_topic);
+  auto taps = recording::TapSet::create(tap_options, *sink_);
   if (!taps) return taps.status();
   taps_.emplace(std::move(*taps));
-  queue_->start();
+  // The named topics are the store's channels from the start, typed as the topics declare: a dump
+  // catching up from their rings knows them before this keeper's tap (at idle priority, perhaps
+  // starved) has read anything. Topics found by patterns join as the tap finds them.
+  for (auto topic : taps_->topics()) {
+    if (auto info = inspect_topic(topic.topic, options.domain); info.ok()) topic.type = info->type;
+    sink_->on_topic(topic);
+  }
+  compressor_ = std::thread([this] { compress_loop(); });
   taps_->start();
   control_ = std::thread([this] { control_loop(); });
   return {};
+}
+
+void KeeperImpl::compress_loop() {
+  auto& impl = impl_of(store);
+  while (!stop_compressing_.load()) {
+    auto compressed = impl.compress_sealed();
+    if (!compressed) {
+      fail(compressed.status());
+      return;
+    }
+    const std::uint64_t now = realtime_ns();
+    impl.seal_if_older(now, kChunkIntervalNs);
+    impl.evict_expired(now);
+    measure_rates(now);
+    if (!*compressed) impl.wait_for_sealed(kCompressIdle);
+  }
+}
+
+void KeeperImpl::measure_rates(std::uint64_t now) {
+  if (now - last_rate_ns_ < 1'000'000'000ull) return;
+  auto& impl = impl_of(store);
+  const double dt = last_rate_ns_ ? static_cast<double>(now - last_rate_ns_) / 1e9 : 0;
+  const std::uint32_t count = std::min(impl.header().channel_count.load(std::memory_order_acquire), kMaxChannels);
+  for (std::uint16_t id = 0; id < count; ++id) {
+    auto& c = impl.channel(id);
+    const std::uint64_t messages = c.messages.load(std::memory_order_relaxed);
+    if (dt > 0) {
+      const double rate = static_cast<double>(messages - messages_at_last_rate_[id]) / dt;
+      c.rate_millihertz.store(static_cast<std::uint64_t>(rate * 1000.0), std::memory_order_relaxed);
+    }
+    messages_at_last_rate_[id] = messages;
+  }
+  last_rate_ns_ = now;
+}
+
+void KeeperImpl::fail(Status status) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!error_.ok()) return;
+    error_ = status;
+  }
+  say(recording::EventKind::Problem, store.path(), "stopped storing: " + status.message());
+}
+
+Status KeeperImpl::error() const {
+  std::lock_guard lock(mutex_);
+  return error_;
 }
 
 void KeeperImpl::stop() {
@@ -119,10 +162,12 @@ void KeeperImpl::stop() {
   stopped_ = true;
   stop_.store(true);
   if (control_.joinable()) control_.join();
+  // The taps first, while the compressor still frees room for a lockstep tap waiting for it.
   if (taps_) taps_->stop();
-  if (queue_) queue_->finish();
-  update_losses();
-  // What the taps took is in the store (the open chunk compressed and committed), and the store is
+  stop_compressing_.store(true);
+  impl_of(store).wake();
+  if (compressor_.joinable()) compressor_.join();
+  // What the taps took is in the store (what was staged compressed and committed), and the store is
   // free for whoever comes next.
   impl_of(store).release();
 }

@@ -72,13 +72,16 @@ Result<std::unique_ptr<StoreImpl>> open_existing(const std::string& file_name, c
 
 Result<std::unique_ptr<StoreImpl>> create_store(std::string_view domain, std::string_view name,
                                                 const StoreLimits& limits, const std::string& what) {
-  const std::uint64_t open_capacity = round_to_page(2 * limits.chunk_size);
+  // Each staging buffer holds two chunks, or more where memory allows: room for what comes while
+  // the other is compressed, on a busy machine.
+  const std::uint64_t staging_capacity =
+      round_to_page(std::max(2 * limits.chunk_size, std::min(kStagingRoom, limits.memory_bytes / 4)));
   const std::uint64_t keeper_record_offset = kStorePage;
   const std::uint64_t dump_records_offset = round_to_page(keeper_record_offset + sizeof(KeeperRecord));
   const std::uint64_t channels_offset = round_to_page(dump_records_offset + kDumpRecords * sizeof(DumpRecord));
   const std::uint64_t slots_offset = round_to_page(channels_offset + kMaxChannels * sizeof(ChannelEntry));
-  const std::uint64_t open_offset = round_to_page(slots_offset + kChunkSlots * sizeof(ChunkSlot));
-  const std::uint64_t data_offset = open_offset + open_capacity;
+  const std::uint64_t staging_offset = round_to_page(slots_offset + kChunkSlots * sizeof(ChunkSlot));
+  const std::uint64_t data_offset = staging_offset + kStagingBuffers * staging_capacity;
   const std::uint64_t data_capacity = round_to_page(limits.memory_bytes);
   const std::uint64_t types_offset = data_offset + data_capacity;
   const std::uint64_t total = types_offset + kTypesCapacity;
@@ -98,8 +101,8 @@ Result<std::unique_ptr<StoreImpl>> create_store(std::string_view domain, std::st
   h->dump_records_offset = dump_records_offset;
   h->channels_offset = channels_offset;
   h->slots_offset = slots_offset;
-  h->open_offset = open_offset;
-  h->open_capacity = open_capacity;
+  h->staging_offset = staging_offset;
+  h->staging_capacity = staging_capacity;
   h->data_offset = data_offset;
   h->data_capacity = data_capacity;
   h->types_offset = types_offset;
@@ -147,8 +150,9 @@ std::string detail::check_layout(const StoreHeader& h, std::uint64_t file_size) 
       h.keeper_record_offset < kStorePage || h.dump_records_offset < h.keeper_record_offset + sizeof(KeeperRecord) ||
       h.channels_offset < h.dump_records_offset + std::uint64_t(kDumpRecords) * sizeof(DumpRecord) ||
       h.slots_offset < h.channels_offset + std::uint64_t(h.max_channels) * sizeof(ChannelEntry) ||
-      h.open_offset < h.slots_offset + std::uint64_t(h.chunk_slots) * sizeof(ChunkSlot) ||
-      h.data_offset < h.open_offset + h.open_capacity || h.types_offset != h.data_offset + h.data_capacity ||
+      h.staging_offset < h.slots_offset + std::uint64_t(h.chunk_slots) * sizeof(ChunkSlot) ||
+      h.staging_capacity > h.total_bytes ||
+      h.data_offset < h.staging_offset + kStagingBuffers * h.staging_capacity || h.types_offset != h.data_offset + h.data_capacity ||
       h.types_offset + h.types_capacity != h.total_bytes) {
     return "its areas overlap or run past the end";
   }
@@ -159,11 +163,12 @@ std::string detail::check_layout(const StoreHeader& h, std::uint64_t file_size) 
       h.write_offset.load() > h.data_capacity) {
     return "its data positions run past the data area";
   }
-  if (h.open_length.load() > h.open_capacity) return "its open chunk runs past its area";
+  for (const auto& b : h.staging) {
+    if (b.length.load() > h.staging_capacity) return "its staging area runs past its end";
+  }
   if (h.types_length.load() > h.types_reserved.load() || h.types_reserved.load() > h.types_capacity) {
     return "its topic types run past their area";
   }
-  if (h.open_generation.load() > head + 1) return "its open chunk is ahead of the chunks";
   if (h.channel_count.load() > h.max_channels) return "more channels than the table holds";
   return "";
 }
@@ -217,7 +222,7 @@ Result<Store> Store::open_for_keeper(std::string_view domain, std::string_view n
                     Subject::process(std::to_string(pid)));
     }
     if (auto st = (*impl)->recover_after_keeper(); !st) return st;
-    (*impl)->taken_over = (*impl)->header().head.load() > 0 || (*impl)->header().open_length.load() > 0;
+    (*impl)->taken_over = (*impl)->header().head.load() > 0;
     (*impl)->claim(limits);
     return Store(std::move(*impl));
   }

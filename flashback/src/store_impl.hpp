@@ -2,7 +2,11 @@
 #pragma once
 // The mapped store and what its keeper and its readers do with it.
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -16,20 +20,44 @@
 
 namespace cerulion::flashback::detail {
 
+/// A channel's lost counter as of its first and last message in some messages, how many, and the
+/// last one's sequence (where a dump catching up from the topic's ring goes on).
+struct ChannelLoss {
+  std::uint64_t messages = 0;
+  std::uint64_t first_lost = 0;
+  std::uint64_t last_lost = 0;
+  std::uint32_t last_sequence = 0;
+};
+using LossTable = std::map<std::uint16_t, ChannelLoss>;
+
+/// A channel's messages taken and lost.
+struct ChannelCounts {
+  std::uint64_t messages = 0;
+  std::uint64_t lost = 0;
+};
+
 /// A committed chunk copied out of the store.
 struct CopiedChunk {
   std::uint64_t number = 0;
   std::uint64_t start_ns = 0;
   std::uint64_t end_ns = 0;
   std::uint64_t messages = 0;
-  std::vector<std::byte> bytes;
+  std::vector<std::byte> bytes;   ///< the encoded chunk
+  LossTable losses;
 };
 
-/// The open chunk as copied out of the store, consistent with the chunks before it.
+/// The staging area as copied out of the store, consistent with the chunks before it.
 struct CopiedOpenChunk {
   std::uint64_t generation = 0;   ///< chunks [tail, generation) come before it
-  std::vector<std::byte> records;
+  std::vector<std::byte> staged;  ///< staged records (store_layout.hpp), oldest first
 };
+
+/// Splits staged records into Message records (those logged at `cutoff` or later) and their loss
+/// table; false when they do not read as whole staged records (what read is kept).
+bool unstage(std::span<const std::byte> staged, std::uint64_t cutoff, std::vector<std::byte>& records, LossTable& losses);
+/// A chunk's loss table (store_layout.hpp), appended to `out`, and read back (nullopt: damaged).
+void append_loss_table(const LossTable& losses, std::vector<std::byte>& out);
+std::optional<LossTable> read_loss_table(std::span<const std::byte> bytes);
 
 class StoreImpl {
  public:
@@ -50,7 +78,9 @@ class StoreImpl {
   ChunkSlot& slot(std::uint64_t number) const {
     return reinterpret_cast<ChunkSlot*>(base() + header().slots_offset)[number % header().chunk_slots];
   }
-  std::byte* open_area() const { return base() + header().open_offset; }
+  std::byte* staging_area(std::uint64_t buffer) const {
+    return base() + header().staging_offset + (buffer % kStagingBuffers) * header().staging_capacity;
+  }
   std::byte* data_area() const { return base() + header().data_offset; }
   std::byte* types_area() const { return base() + header().types_offset; }
   std::byte* base() const { return static_cast<std::byte*>(map_.address()); }
@@ -58,8 +88,11 @@ class StoreImpl {
   // Reading (any process).
   /// The channels registered so far (ready ones, in id order).
   std::vector<TopicStatus> channels() const;
-  /// A consistent copy of the open chunk; its generation tells which chunks precede it.
+  /// A consistent copy of the staging area; its generation tells which chunks precede it.
   CopiedOpenChunk copy_open_chunk() const;
+  /// A channel's counters as a reader should take them: what `channel(id)` says, plus an append
+  /// a dead keeper published but had not counted yet.
+  ChannelCounts channel_counts(std::uint32_t id) const;
   /// Copies committed chunk `number`; false when it was evicted (before or during the copy) or its
   /// bytes do not match their CRC.
   bool copy_chunk(std::uint64_t number, CopiedChunk& out) const;
@@ -75,14 +108,34 @@ class StoreImpl {
   /// types area (store_layout.hpp), Corrupted when its record is damaged.
   Result<std::optional<TopicType>> channel_type(std::uint16_t id) const;
 
-  // Writing (the keeper only).
+  // Writing (the keeper only; any thread of its process).
   /// The channel id of a topic, registering it on first use; nullopt when the table is full.
   std::optional<std::uint16_t> channel_for(const std::string& topic, const std::string& mode, std::uint32_t depth,
                                            std::uint64_t max_payload, const TopicType& type = {});
-  /// Appends one message to the open chunk (closing it first when full).
+  /// Takes one message into the staging area, counting first the `lost_before` it missed before
+  /// it. False: the staging area was full (compression is behind), and the message was dropped
+  /// and counted lost. A message larger than a staging buffer is compressed here, as a chunk of
+  /// its own, after what was staged before it. With compression in the background, a sealed
+  /// buffer waits for compress_sealed(); without, it is compressed here.
+  [[nodiscard]] Result<bool> take(std::uint16_t channel, std::uint32_t sequence, std::uint64_t log_time,
+                                  std::uint64_t publish_time, std::span<const std::byte> data,
+                                  std::uint64_t lost_before = 0);
+  /// take() for callers that need every message kept (tests, no background compression).
   [[nodiscard]] Status append(std::uint16_t channel, std::uint32_t sequence, std::uint64_t log_time,
                               std::uint64_t publish_time, std::span<const std::byte> data);
-  /// Compresses and commits the open chunk (nothing when empty).
+  /// Who compresses sealed buffers: a thread of the keeper calling compress_sealed() (true), or
+  /// take() itself. `wait_for_room`: take() waits for that thread rather than dropping
+  /// (lockstep: the publishers wait for the keeper).
+  void compress_in_background(bool background, bool wait_for_room = false);
+  /// Compresses and commits the sealed buffer, if any (the compressing thread); false when none.
+  [[nodiscard]] Result<bool> compress_sealed();
+  /// Blocks until a buffer is sealed, `timeout` passes, or wake() is called.
+  void wait_for_sealed(std::chrono::milliseconds timeout);
+  void wake();
+  /// Seals the active buffer when it holds a message logged `interval_ns` before `now` or more,
+  /// and the other buffer is free.
+  void seal_if_older(std::uint64_t now_realtime_ns, std::uint64_t interval_ns);
+  /// Compresses and commits everything staged (nothing when empty).
   [[nodiscard]] Status close_open_chunk();
   /// Evicts chunks whose newest message is older than the window.
   void evict_expired(std::uint64_t now_realtime_ns);
@@ -102,21 +155,38 @@ class StoreImpl {
   bool taken_over = false;
 
  private:
-  Status commit_chunk(std::span<const std::byte> encoded, std::uint64_t start_ns, std::uint64_t end_ns,
-                      std::uint64_t messages, std::uint64_t uncompressed);
+  Status commit_chunk(std::span<const std::byte> encoded, const LossTable& losses, std::uint64_t start_ns,
+                      std::uint64_t end_ns, std::uint64_t messages, std::uint64_t uncompressed);
   bool make_room(std::uint64_t offset, std::uint64_t length);
   /// The type_ref of `type`, appending its record unless an identical one is kept already;
   /// kTypeNotKept when the types area (or /dev/shm) is full.
   std::uint64_t keep_type(const TopicType& type);
   Result<TopicType> type_at(std::uint64_t offset) const;
+  // Staging, with staging_mutex_ held (and compress_mutex_ where they compress).
+  void seal_locked();
+  Status compress_buffer_locked(std::uint64_t buffer);
+  Status publish_locked(std::uint64_t buffer, Status encoded, const LossTable& losses);
+  Status flush_locked();
+  Status encode_staged(std::uint64_t buffer, LossTable& losses);
+  void count_pending_locked();
 
   cerulion::detail::ShmFile file_;
   cerulion::detail::MappedRegion map_;
   std::string path_;
   bool keeper_ = false;
-  // Keeper-side state.
+  // Keeper-side state. compress_mutex_ (taken first) is held by whoever compresses; staging_mutex_
+  // by whoever changes the staging area or the chunk ring.
+  std::mutex compress_mutex_;
+  std::mutex staging_mutex_;
+  std::condition_variable sealed_cv_;
+  std::condition_variable freed_cv_;
+  bool background_ = false;
+  bool wait_for_room_ = false;
+  bool woken_ = false;
+  std::uint64_t last_log_time_ = 0;
   recorder::ChunkEncoder encoder_;
   std::vector<std::byte> encoded_;
+  std::vector<std::byte> records_;
   std::vector<std::byte> single_;
 };
 

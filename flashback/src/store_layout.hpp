@@ -12,10 +12,24 @@
 // so a reader that copied chunk n checks afterwards that its slot still says 2n+2 and that tail is
 // not past n: a chunk evicted during the copy is left out, never written torn.
 //
-// The open chunk holds uncompressed Message records; `open_length` covers whole records only. It
-// becomes chunk number `open_generation` when it closes: the keeper commits it (head = g+1), then
-// empties it, then moves the generation to g+1. A reader that saw the same generation before and
-// after copying it, and no head beyond it, has a consistent picture: chunks [tail, g) + the copy.
+// What a tap has taken goes at once into shared memory: the staging area, two buffers of staged
+// records, each [u64 lost | Message record], `lost` being the channel's lost counter as of that
+// message (its gap before it included). One buffer is `active` (taps append to it, `length`
+// covering whole records only, published after their bytes); the other is free (length 0) or
+// sealed: full or old enough, it waits there, immutable, for the keeper's compressing thread,
+// which turns it into chunk number `generation` (a Chunk record and MessageIndex records, then a
+// loss table: u32 entries, u32 pad, then per channel {u16 channel, u16 pad, u32 messages,
+// u64 first lost, u64 last lost, u32 last sequence, u32 pad}), commits it (head = generation + 1) and frees it. A seal flips
+// `active`; a commit advances head and frees the buffer; both happen with `staging_seq` odd, so a
+// reader that saw the same even value before and after copying has a consistent picture: chunks
+// [tail, head), then the sealed buffer, then the active one. A keeper killed mid-way leaves a
+// sealed buffer whose generation is below head (committed already: dropped) or not (committed by
+// the next keeper). When both buffers are taken the tap drops the message and counts it lost at
+// once; a dump's loss for a topic is the difference of the `lost` of its last and first message.
+//
+// Counters follow the content: a message dropped is counted lost at once; a message staged moves
+// `lost` (by what the tap missed before it) and `messages` after its record is published, the
+// append said first in `pending_*`, so that a reader of a keeper killed in between counts it.
 //
 // The keeper's record says where its dumps go and what triggers them; its keeper writes it once,
 // when it starts, with `version` odd meanwhile, and a reader that saw the same even version before
@@ -39,8 +53,14 @@
 namespace cerulion::flashback::detail {
 
 // 2: topic types; 3: core's header stamp and checksum; 4: the keeper's record, dump records, and
-// the newest chunk evicted for room.
-inline constexpr std::uint32_t kStoreVersion = 4;
+// the newest chunk evicted for room; 5: the staging area in place of one open chunk, loss tables.
+inline constexpr std::uint32_t kStoreVersion = 5;
+/// Buffers of the staging area.
+inline constexpr std::uint32_t kStagingBuffers = 2;
+/// Room of a staging buffer beyond two chunks, when the memory limit is four times as large.
+inline constexpr std::uint64_t kStagingRoom = 8ull << 20;
+/// Bytes before each staged Message record: the channel's lost counter.
+inline constexpr std::uint64_t kStagedPrefix = 8;
 inline constexpr std::uint32_t kMaxChannels = 1024;
 inline constexpr std::uint32_t kChunkSlots = 16384;
 inline constexpr std::size_t kTopicCapacity = 256;   // topic names are at most 200 characters
@@ -56,6 +76,14 @@ inline constexpr std::uint64_t kTypeNotKept = ~0ull;
 
 constexpr std::uint64_t round_to_page(std::uint64_t n) { return (n + kStorePage - 1) / kStorePage * kStorePage; }
 
+struct StagingBuffer {
+  std::atomic<std::uint64_t> generation;  // the chunk it becomes (set when sealed)
+  std::atomic<std::uint64_t> length;
+  std::atomic<std::uint64_t> messages;
+  std::atomic<std::uint64_t> start_ns;
+  std::atomic<std::uint64_t> end_ns;
+};
+
 struct StoreHeader {
   // Fixed at creation, covered by `layout_checksum`.
   cerulion::detail::ShmStamp stamp;  // kStoreRule's
@@ -64,8 +92,8 @@ struct StoreHeader {
   std::uint64_t dump_records_offset;
   std::uint64_t channels_offset;
   std::uint64_t slots_offset;
-  std::uint64_t open_offset;
-  std::uint64_t open_capacity;
+  std::uint64_t staging_offset;
+  std::uint64_t staging_capacity;  // of each buffer
   std::uint64_t data_offset;
   std::uint64_t data_capacity;
   std::uint64_t types_offset;
@@ -94,12 +122,17 @@ struct StoreHeader {
   std::atomic<std::uint64_t> reserved_bytes;  // of the data area committed in /dev/shm
   std::atomic<std::uint64_t> usable_bytes;    // of the data area usable (less when /dev/shm ran out)
 
-  // The open chunk.
-  std::atomic<std::uint64_t> open_generation;
-  std::atomic<std::uint64_t> open_length;
-  std::atomic<std::uint64_t> open_messages;
-  std::atomic<std::uint64_t> open_start_ns;
-  std::atomic<std::uint64_t> open_end_ns;
+  // The staging area (see above).
+  std::atomic<std::uint64_t> staging_seq;
+  std::atomic<std::uint32_t> active;
+  std::atomic<std::uint32_t> pending_channel;  // id + 1 of the append under way; 0: none
+  std::atomic<std::uint64_t> pending_buffer;
+  std::atomic<std::uint64_t> pending_end;      // its buffer's length once its record is published
+  std::atomic<std::uint64_t> pending_messages; // its channel's count once it is counted
+  std::atomic<std::uint64_t> pending_lost;     // its channel's lost counter then
+  std::atomic<std::uint64_t> pending_next_sequence;
+  StagingBuffer staging[kStagingBuffers];
+  std::atomic<std::uint64_t> messages_dropped_staging;  // all channels: the staging area was full
 
   std::atomic<std::uint32_t> channel_count;
   std::atomic<std::uint32_t> pad0;
@@ -150,21 +183,23 @@ struct ChannelEntry {
   char mode[16];
   std::atomic<std::uint64_t> messages;  // taken since the store was created
   std::atomic<std::uint64_t> bytes;
-  std::atomic<std::uint64_t> lost;      // missed by the tap plus dropped on the way
+  std::atomic<std::uint64_t> lost;      // missed by the tap or dropped by the store, when known
   std::atomic<std::uint64_t> last_realtime_ns;
   std::atomic<std::uint64_t> rate_millihertz;  // recent rate, as the keeper measured it
   std::atomic<std::uint64_t> type_ref;  // its type's record in the types area (see above)
+  std::atomic<std::uint64_t> next_sequence;  // the topic's sequence after the last one staged or dropped; 0: none
 };
 
 struct ChunkSlot {
   std::atomic<std::uint64_t> state;
   std::atomic<std::uint64_t> offset;   // in the data area
-  std::atomic<std::uint64_t> length;   // encoded bytes
+  std::atomic<std::uint64_t> length;   // bytes in the data area: the chunk, then its loss table
+  std::atomic<std::uint64_t> chunk_length;  // the encoded chunk's
   std::atomic<std::uint64_t> start_ns;
   std::atomic<std::uint64_t> end_ns;
   std::atomic<std::uint64_t> messages;
   std::atomic<std::uint64_t> uncompressed_bytes;
-  std::atomic<std::uint64_t> crc;      // CRC-32 of the encoded bytes
+  std::atomic<std::uint64_t> crc;      // CRC-32 of all `length` bytes
 };
 
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free);

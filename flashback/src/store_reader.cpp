@@ -81,9 +81,10 @@ std::vector<TopicStatus> StoreImpl::channels() const {
     t.mode = bounded(c.mode, sizeof c.mode);
     t.depth = c.depth;
     t.max_payload = c.max_payload;
-    t.messages = c.messages.load(std::memory_order_relaxed);
+    const auto counts = channel_counts(id);
+    t.messages = counts.messages;
     t.bytes = c.bytes.load(std::memory_order_relaxed);
-    t.lost = c.lost.load(std::memory_order_relaxed);
+    t.lost = counts.lost;
     t.rate_hz = static_cast<double>(c.rate_millihertz.load(std::memory_order_relaxed)) / 1000.0;
     t.last_realtime_ns = c.last_realtime_ns.load(std::memory_order_relaxed);
     out.push_back(std::move(t));
@@ -94,28 +95,31 @@ std::vector<TopicStatus> StoreImpl::channels() const {
 CopiedOpenChunk StoreImpl::copy_open_chunk() const {
   const auto& h = header();
   CopiedOpenChunk out;
-  // A live keeper may close the chunk while we copy; then we copy again. It closes a chunk at most
-  // every few milliseconds and the copy takes microseconds, so this ends at once in practice.
-  for (int attempt = 0; attempt < 10000; ++attempt) {
-    const std::uint64_t g1 = h.open_generation.load(std::memory_order_acquire);
-    const std::uint64_t length = std::min(h.open_length.load(std::memory_order_acquire), h.open_capacity);
-    out.records.assign(open_area(), open_area() + length);
-    std::atomic_thread_fence(std::memory_order_acquire);
-    const std::uint64_t g2 = h.open_generation.load(std::memory_order_relaxed);
-    const std::uint64_t head = h.head.load(std::memory_order_acquire);
-    if (g1 != g2) continue;
-    if (head > g1) {
-      // Committed already (as chunk g1) but not emptied yet: the chunks say it all.
-      out.generation = head;
-      out.records.clear();
-      return out;
+  auto copy = [&](std::uint64_t buffer) {
+    const std::uint64_t length = std::min(h.staging[buffer].length.load(std::memory_order_acquire), h.staging_capacity);
+    out.staged.insert(out.staged.end(), staging_area(buffer), staging_area(buffer) + length);
+  };
+  // A live keeper may seal or commit while we copy; then we copy again. It does so at most once a
+  // chunk and the copy is short, so this ends at once in practice. A dead keeper's store does not
+  // change: what it left, even half way through a change, is read as it is (recover_after_keeper).
+  for (int attempt = 0;; ++attempt) {
+    const std::uint64_t s1 = h.staging_seq.load(std::memory_order_acquire);
+    if (s1 % 2 != 0 && (attempt < 1000 || keeper_alive())) {
+      std::this_thread::yield();
+      if (attempt < 100000) continue;
     }
-    out.generation = g1;
+    out.staged.clear();
+    const std::uint64_t head = h.head.load(std::memory_order_acquire);
+    const std::uint32_t active = h.active.load(std::memory_order_acquire) % kStagingBuffers;
+    const std::uint32_t sealed = (active + 1) % kStagingBuffers;
+    // A sealed buffer whose chunk is committed already is in the chunks.
+    if (h.staging[sealed].generation.load(std::memory_order_relaxed) >= head) copy(sealed);
+    copy(active);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (h.staging_seq.load(std::memory_order_relaxed) != s1 && attempt < 100000) continue;
+    out.generation = head;
     return out;
   }
-  out.generation = h.head.load(std::memory_order_acquire);
-  out.records.clear();
-  return out;
 }
 
 bool StoreImpl::copy_chunk(std::uint64_t number, CopiedChunk& out) const {
@@ -125,6 +129,7 @@ bool StoreImpl::copy_chunk(std::uint64_t number, CopiedChunk& out) const {
   if (state != committed_state(number)) return false;
   const std::uint64_t offset = s.offset.load(std::memory_order_relaxed);
   const std::uint64_t length = s.length.load(std::memory_order_relaxed);
+  const std::uint64_t chunk_length = s.chunk_length.load(std::memory_order_relaxed);
   const std::uint64_t crc = s.crc.load(std::memory_order_relaxed);
   out.number = number;
   out.start_ns = s.start_ns.load(std::memory_order_relaxed);
@@ -132,12 +137,17 @@ bool StoreImpl::copy_chunk(std::uint64_t number, CopiedChunk& out) const {
   out.messages = s.messages.load(std::memory_order_relaxed);
   // Never touch bytes outside what was reserved, whatever a damaged slot says.
   const std::uint64_t reserved = std::min(h.reserved_bytes.load(std::memory_order_acquire), h.data_capacity);
-  if (length == 0 || offset > reserved || length > reserved - offset) return false;
+  if (length == 0 || chunk_length > length || offset > reserved || length > reserved - offset) return false;
   out.bytes.assign(data_area() + offset, data_area() + offset + length);
   std::atomic_thread_fence(std::memory_order_acquire);
   if (s.state.load(std::memory_order_relaxed) != state) return false;
   if (h.tail.load(std::memory_order_seq_cst) > number) return false;
-  return stored_crc(out.bytes) == crc;
+  if (stored_crc(out.bytes) != crc) return false;
+  auto losses = read_loss_table(std::span(out.bytes).subspan(chunk_length));
+  if (!losses) return false;
+  out.losses = std::move(*losses);
+  out.bytes.resize(chunk_length);
+  return true;
 }
 
 StoreStatus StoreImpl::status() const {
@@ -163,6 +173,7 @@ StoreStatus StoreImpl::status() const {
   s.dumps_refused = h.dumps_refused.load();
   s.chunks_evicted = h.chunks_evicted.load();
   s.chunks_dropped = h.chunks_dropped.load();
+  s.messages_dropped = h.messages_dropped_staging.load();
   const std::uint64_t head = h.head.load(std::memory_order_acquire);
   for (std::uint64_t n = h.tail.load(); n < head; ++n) {
     const auto& slot_n = slot(n);
@@ -178,11 +189,16 @@ StoreStatus StoreImpl::status() const {
     if (s.window_start_ns == 0 || start < s.window_start_ns) s.window_start_ns = start;
     if (end > s.window_end_ns) s.window_end_ns = end;
   }
-  if (const std::uint64_t open = h.open_length.load(std::memory_order_acquire); open > 0) {
-    s.memory_bytes += open;
-    s.uncompressed_bytes += open;
-    s.messages += h.open_messages.load(std::memory_order_relaxed);
-    const std::uint64_t start = h.open_start_ns.load(), end = h.open_end_ns.load();
+  const std::uint32_t active = h.active.load(std::memory_order_acquire) % kStagingBuffers;
+  for (std::uint32_t i = 0; i < kStagingBuffers; ++i) {
+    const auto& b = h.staging[i];
+    const std::uint64_t staged = std::min(b.length.load(std::memory_order_acquire), h.staging_capacity);
+    // A sealed buffer whose chunk is committed already (a keeper killed before freeing it) is in the chunks.
+    if (staged == 0 || (i != active && b.generation.load() < head)) continue;
+    s.memory_bytes += staged;
+    s.uncompressed_bytes += staged;
+    s.messages += b.messages.load(std::memory_order_relaxed);
+    const std::uint64_t start = b.start_ns.load(), end = b.end_ns.load();
     if (s.window_start_ns == 0 || start < s.window_start_ns) s.window_start_ns = start;
     if (end > s.window_end_ns) s.window_end_ns = end;
   }

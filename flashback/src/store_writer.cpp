@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// What the keeper does to its store: register channels, append messages to the open chunk,
-// compress and commit chunks into the ring, evict the oldest, and pick up after a dead keeper.
+// What the keeper does to its store: register channels, commit chunks into the ring, evict the
+// oldest, and pick up after a dead keeper. Taking messages is in store_staging.cpp.
 
 #include <algorithm>
 #include <atomic>
@@ -90,7 +90,7 @@ void StoreImpl::claim(const StoreLimits& limits) {
   keeper_ = true;
   auto& h = header();
   h.window_ns.store(static_cast<std::uint64_t>(limits.window_s * 1e9));
-  h.chunk_size.store(std::min<std::uint64_t>(limits.chunk_size, h.open_capacity / 2));
+  h.chunk_size.store(std::min<std::uint64_t>(limits.chunk_size, h.staging_capacity / 2));
   h.keeper_pid.store(static_cast<std::uint32_t>(::getpid()));
   h.keeper_pid_namespace.store(cerulion::detail::own_pid_namespace());
   h.keeper_start_time.store(cerulion::detail::own_start_time());
@@ -100,21 +100,29 @@ void StoreImpl::claim(const StoreLimits& limits) {
 
 Status StoreImpl::recover_after_keeper() {
   auto& h = header();
-  const std::uint64_t head = h.head.load();
-  if (h.open_generation.load() < head) {
-    // It died after committing its open chunk, before emptying it: that content is a chunk now.
-    h.open_length.store(0);
-    h.open_messages.store(0);
+  std::lock_guard compressing(compress_mutex_);
+  std::lock_guard lock(staging_mutex_);
+  // An append published but not counted is counted; a change left half done is over.
+  count_pending_locked();
+  if (h.staging_seq.load() % 2 != 0) h.staging_seq.fetch_add(1);
+  const std::uint32_t a = h.active.load() % kStagingBuffers;
+  const std::uint32_t sealed = (a + 1) % kStagingBuffers;
+  auto& s = h.staging[sealed];
+  if (s.length.load() > 0 && s.generation.load() < h.head.load()) {
+    // It died after committing the sealed buffer, before freeing it: that content is a chunk now.
+    s.length.store(0);
+    s.messages.store(0);
   }
-  h.open_generation.store(head);
-  // What it left in the open chunk becomes a chunk of the history.
-  return close_open_chunk();
+  // What it left staged becomes chunks of the history.
+  return flush_locked();
 }
 
 std::optional<std::uint16_t> StoreImpl::channel_for(const std::string& topic, const std::string& mode,
                                                     std::uint32_t depth, std::uint64_t max_payload,
                                                     const TopicType& type) {
   auto& h = header();
+  // Taps of different topics register theirs at once.
+  std::lock_guard lock(staging_mutex_);
   const std::uint32_t count = h.channel_count.load();
   for (std::uint32_t id = 0; id < count; ++id) {
     auto& c = channel(id);
@@ -140,47 +148,6 @@ std::optional<std::uint16_t> StoreImpl::channel_for(const std::string& topic, co
   c.ready.store(1, std::memory_order_release);
   h.channel_count.store(count + 1, std::memory_order_release);
   return static_cast<std::uint16_t>(count);
-}
-
-Status StoreImpl::append(std::uint16_t channel_id, std::uint32_t sequence, std::uint64_t log_time,
-                         std::uint64_t publish_time, std::span<const std::byte> data) {
-  auto& h = header();
-  const std::uint64_t size = recorder::message_record_size(data.size());
-  if (h.open_length.load(std::memory_order_relaxed) + size > h.open_capacity) {
-    if (auto st = close_open_chunk(); !st) return st;
-  }
-  if (size > h.open_capacity) {
-    // Larger than the open chunk could ever hold: it becomes a chunk of its own at once.
-    single_.resize(size);
-    recorder::encode_message_record(single_, channel_id, sequence, log_time, publish_time, data);
-    if (auto st = encoder_.encode(single_, encoded_); !st) return st;
-    Status st = commit_chunk(encoded_, log_time, log_time, 1, size);
-    h.open_generation.store(h.head.load(), std::memory_order_release);
-    return st;
-  }
-  const std::uint64_t at = h.open_length.load(std::memory_order_relaxed);
-  recorder::encode_message_record(std::span(open_area() + at, size), channel_id, sequence, log_time, publish_time, data);
-  if (at == 0) h.open_start_ns.store(log_time, std::memory_order_relaxed);
-  h.open_end_ns.store(log_time, std::memory_order_relaxed);
-  h.open_messages.fetch_add(1, std::memory_order_relaxed);
-  h.open_length.store(at + size, std::memory_order_release);
-  if (at + size >= h.chunk_size.load(std::memory_order_relaxed)) return close_open_chunk();
-  return {};
-}
-
-Status StoreImpl::close_open_chunk() {
-  auto& h = header();
-  const std::uint64_t length = h.open_length.load(std::memory_order_relaxed);
-  if (length == 0) return {};
-  if (auto st = encoder_.encode(std::span(open_area(), length), encoded_); !st) {
-    return Status(ErrorCode::Corrupted, path_ + ": its open chunk is damaged: " + st.message());
-  }
-  Status st = commit_chunk(encoded_, h.open_start_ns.load(), h.open_end_ns.load(), h.open_messages.load(), length);
-  // Emptied only once committed, and the generation moves only once emptied (see store_layout.hpp).
-  h.open_length.store(0, std::memory_order_relaxed);
-  h.open_messages.store(0, std::memory_order_relaxed);
-  h.open_generation.store(h.head.load(std::memory_order_relaxed), std::memory_order_release);
-  return st;
 }
 
 bool StoreImpl::make_room(std::uint64_t offset, std::uint64_t length) {
@@ -213,9 +180,14 @@ bool StoreImpl::make_room(std::uint64_t offset, std::uint64_t length) {
   return true;
 }
 
-Status StoreImpl::commit_chunk(std::span<const std::byte> encoded, std::uint64_t start_ns, std::uint64_t end_ns,
-                               std::uint64_t messages, std::uint64_t uncompressed) {
+Status StoreImpl::commit_chunk(std::span<const std::byte> chunk, const LossTable& losses, std::uint64_t start_ns,
+                               std::uint64_t end_ns, std::uint64_t messages, std::uint64_t uncompressed) {
   auto& h = header();
+  // The chunk and its loss table go into the ring together.
+  std::vector<std::byte>& encoded = encoded_;
+  if (encoded.data() != chunk.data()) encoded.assign(chunk.begin(), chunk.end());
+  const std::uint64_t chunk_length = encoded.size();
+  append_loss_table(losses, encoded);
   std::uint64_t length = encoded.size();
   auto place = [&] {
     std::uint64_t off = h.write_offset.load(std::memory_order_relaxed);
@@ -241,7 +213,9 @@ Status StoreImpl::commit_chunk(std::span<const std::byte> encoded, std::uint64_t
   const std::uint64_t n = h.head.load(std::memory_order_relaxed);
   if (length > 0) make_room(offset, length);
   else {
+    // No room for it at all: its messages are lost, and counted so at once.
     h.chunks_dropped.fetch_add(1, std::memory_order_relaxed);
+    for (const auto& [id, loss] : losses) channel(id).lost.fetch_add(loss.messages, std::memory_order_relaxed);
     while (n - h.tail.load(std::memory_order_relaxed) >= h.chunk_slots) h.tail.fetch_add(1);
   }
   auto& s = slot(n);
@@ -249,6 +223,7 @@ Status StoreImpl::commit_chunk(std::span<const std::byte> encoded, std::uint64_t
   std::atomic_thread_fence(std::memory_order_release);
   s.offset.store(offset, std::memory_order_relaxed);
   s.length.store(length, std::memory_order_relaxed);
+  s.chunk_length.store(length ? chunk_length : 0, std::memory_order_relaxed);
   s.start_ns.store(start_ns, std::memory_order_relaxed);
   s.end_ns.store(end_ns, std::memory_order_relaxed);
   s.messages.store(length ? messages : 0, std::memory_order_relaxed);

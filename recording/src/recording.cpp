@@ -84,9 +84,12 @@ class RecordingImpl {
   std::uint64_t bytes_written() const { return consumer_.bytes_written(); }
 
  private:
+  // Called on the writing thread as it closes a file: what was read and is still queued for the
+  // next file is not counted yet, so "received" is exactly what the files hold plus what was
+  // dropped, however far behind the writer is.
   std::vector<recorder::profile::TopicCount> closing_counts() const {
     std::vector<recorder::profile::TopicCount> out;
-    for (const auto& t : counts()) out.push_back({t.topic, t.received, t.lost()});
+    for (const auto& t : counts()) out.push_back({t.topic, t.written + t.dropped, t.lost()});
     return out;
   }
 

@@ -88,6 +88,31 @@ std::size_t TapSetImpl::drain(Tap& tap) {
   return read;
 }
 
+Status TapSetImpl::read_ready() {
+  std::vector<Tap*> taps;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& tap : taps_) taps.push_back(tap.get());
+  }
+  Status first;
+  for (Tap* tap : taps) {
+    // What was published by now, and no further: a publisher faster than this reader cannot keep
+    // it here for ever.
+    const std::uint64_t published = tap->subscriber.published();
+    for (;;) {
+      auto next = tap->subscriber.try_receive();
+      if (!next) {
+        if (first.ok()) first = Status(next.code(), "'" + tap->subscriber.topic() + "': " + next.message());
+        break;
+      }
+      if (!next->has_value()) break;
+      deliver(*tap, **next);
+      if ((*next)->sequence() + 1 >= published) break;
+    }
+  }
+  return first;
+}
+
 void TapSetImpl::deliver(Tap& tap, const Sample& sample) {
   if (!tap.announced) announce(tap);
   tap.received.fetch_add(1, std::memory_order_relaxed);

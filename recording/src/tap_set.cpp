@@ -154,6 +154,7 @@ TapSet::~TapSet() = default;
 
 void TapSet::start() { impl_->start(); }
 void TapSet::stop() { impl_->stop(); }
+Status TapSet::read_ready() { return impl_->read_ready(); }
 std::vector<TopicCounts> TapSet::counts() const { return impl_->counts(); }
 std::vector<TopicDescription> TapSet::topics() const { return impl_->topics(); }
 

@@ -39,6 +39,7 @@ class TapSetImpl {
   Status open(const std::string& topic, StartAt start);
   void start();
   void stop();
+  Status read_ready();
 
   std::vector<TopicCounts> counts() const;
   std::vector<TopicDescription> topics() const;

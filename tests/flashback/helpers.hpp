@@ -89,4 +89,31 @@ inline ReadDump dump_and_read(const flashback::Store& store, const flashback::Du
   return out;
 }
 
+/// Per topic, the messages missing between consecutive ones of a dump (sequence gaps).
+inline std::map<std::string, std::uint64_t> sequence_gaps(const ReadDump& dump) {
+  std::map<std::string, std::uint64_t> gaps;
+  std::map<std::string, std::uint32_t> last;
+  for (const auto& m : dump.messages) {
+    auto it = last.find(m.topic);
+    gaps[m.topic] += it == last.end() ? 0 : static_cast<std::uint32_t>(m.sequence - it->second - 1);
+    last[m.topic] = m.sequence;
+  }
+  return gaps;
+}
+
+/// A per-topic count of a dump's metadata ("messages" or "lost"), 0 when absent.
+inline std::uint64_t dump_count(const ReadDump& dump, const std::string& what, const std::string& topic) {
+  if (dump.metadata.empty()) return 0;
+  auto it = dump.metadata.front().metadata.find(what + ":" + topic);
+  return it == dump.metadata.front().metadata.end() ? 0 : std::stoull(it->second);
+}
+
+/// A store's counters of `topic`.
+inline flashback::TopicStatus topic_status(const flashback::StoreStatus& status, const std::string& topic) {
+  for (const auto& t : status.topics) {
+    if (t.topic == topic) return t;
+  }
+  return {};
+}
+
 }  // namespace fbtest

@@ -19,7 +19,7 @@ struct Region {
   std::uint64_t length = 0;
 };
 
-// What a store holds past its header page: channel table, chunk slots, open chunk, chunk bytes,
+// What a store holds past its header page: channel table, chunk slots, staging buffers, chunk bytes,
 // topic types. (The header is checked on opening; a damaged one is refused, not dumped.)
 std::vector<Region> used_regions(const Store& store) {
   auto& impl = impl_of(store);
@@ -29,10 +29,12 @@ std::vector<Region> used_regions(const Store& store) {
   std::vector<Region> regions{
       {h.channels_offset, sizeof(ChannelEntry) * h.channel_count.load()},
       {h.slots_offset, sizeof(ChunkSlot) * h.head.load()},
-      {h.open_offset, h.open_length.load()},
       {h.data_offset, h.write_offset.load()},
       {h.types_offset, h.types_length.load()},
   };
+  for (std::uint64_t i = 0; i < cerulion::flashback::detail::kStagingBuffers; ++i) {
+    regions.push_back({h.staging_offset + i * h.staging_capacity, h.staging[i].length.load()});
+  }
   std::erase_if(regions, [](const Region& r) { return r.length == 0; });
   return regions;
 }

@@ -8,6 +8,7 @@
 
 #include "cerulion/core/publisher.hpp"
 #include "cerulion/flashback/keeper.hpp"
+#include "child.hpp"
 #include "helpers.hpp"
 
 using namespace fbtest;
@@ -136,4 +137,81 @@ TEST_CASE("A keeper dumps by itself on a trigger, after its post window, with th
     CHECK(refusal->message.find("1 dump in the last hour") != std::string::npos);
   }
   std::filesystem::remove_all(options.dump_dir);
+}
+
+TEST_CASE("A keeper's counters agree with its dump while it runs, after the traffic, and after a kill -9",
+          "[flashback][keeper]") {
+  TestDomain domain;
+  const std::string topic = "/keeper/counted";
+  PublisherOptions publisher_options;
+  publisher_options.topic.domain = domain.name;
+  publisher_options.topic.mode = Mode::FreeRun;
+  publisher_options.topic.depth = 4;  // a burst overruns the tap: losses to count
+  auto publisher = Publisher::create(topic, publisher_options);
+  requireOk(publisher.status());
+  cerulion::test::Child child([&](cerulion::test::Child& self) {
+    KeeperOptions options;
+    options.domain = domain.name;
+    options.selection.topics = {topic};
+    options.limits.memory_bytes = 64 << 20;
+    auto keeper = Keeper::start(options);
+    if (!keeper) return 1;
+    self.signal_ready();
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  });
+  REQUIRE(child.wait_ready());
+  auto store = cerulion::flashback::Store::open(domain.name, "default");
+  requireOk(store.status());
+  // The first message is taken alone, so every loss after it lies between kept messages.
+  requireOk(publisher->publish_copy(payload(0, 64)).status());
+  REQUIRE(cerulion::test::eventually([&] { return topic_status(store->status(), topic).messages == 1; }));
+  std::uint64_t published = 1;
+  // Returns the first failure rather than asserting: it also runs on a traffic thread, and Catch2's
+  // assertions are not thread-safe (two threads asserting at once corrupt its state and the heap).
+  auto burst = [&](int n) -> Status {
+    for (int i = 0; i < n; ++i, ++published) {
+      if (auto sent = publisher->publish_copy(payload(published, 64 + published % 500)); !sent) return sent.status();
+    }
+    return {};
+  };
+  auto agree = [&](const ReadDump& dump) {
+    CHECK(dump.problems.empty());
+    CHECK(dump_count(dump, "lost", topic) == sequence_gaps(dump)[topic]);
+    CHECK(dump_count(dump, "messages", topic) == dump.messages.size());
+  };
+  SECTION("live, with traffic meanwhile") {
+    Status sent;
+    std::thread traffic([&] { sent = burst(20000); });
+    for (int i = 0; i < 5; ++i) agree(dump_and_read(*store));
+    traffic.join();
+    requireOk(sent);
+  }
+  requireOk(burst(5000));
+  // After the traffic: every message published is kept or counted lost, in status and in a dump.
+  REQUIRE(cerulion::test::eventually([&] {
+    const auto t = topic_status(store->status(), topic);
+    return t.messages + t.lost == published;
+  }));
+  auto after = dump_and_read(*store);
+  agree(after);
+  CHECK(topic_status(store->status(), topic).messages == after.messages.size());
+  CHECK(topic_status(store->status(), topic).lost == dump_count(after, "lost", topic));
+  // Killed while traffic comes: what its store says is what its dump holds.
+  Status sent;
+  std::thread traffic([&] { sent = burst(20000); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  child.kill9();
+  traffic.join();
+  requireOk(sent);
+  const auto dead = topic_status(store->status(), topic);
+  cerulion::flashback::DumpOptions store_only;
+  store_only.from_topics = false;
+  auto killed = dump_and_read(*store, store_only);
+  agree(killed);
+  CHECK(dead.messages == killed.messages.size());
+  CHECK(dead.lost == dump_count(killed, "lost", topic));
+  // Caught up from the topic's ring: more, and its counts still its content's.
+  auto caught_up = dump_and_read(*store);
+  agree(caught_up);
+  CHECK(caught_up.messages.size() >= killed.messages.size());
 }

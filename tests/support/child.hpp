@@ -54,6 +54,14 @@ class Child {
     return read(ready_fd_, &c, 1) == 1;
   }
   pid_t pid() const { return pid_; }
+  /// Stops it (SIGSTOP, as a process that gets no CPU) and returns once every thread of it has
+  /// stopped: kill() returns before that, and a thread still running may take what comes next.
+  bool stop() {
+    int status = 0;
+    return kill(pid_, SIGSTOP) == 0 && waitpid(pid_, &status, WUNTRACED) == pid_ && WIFSTOPPED(status);
+  }
+  /// Lets a stopped child run again.
+  void resume() { kill(pid_, SIGCONT); }
   /// Sends SIGTERM (a supervisor's stop); join() then says how the child ended.
   void terminate() { kill(pid_, SIGTERM); }
   void kill9() {

@@ -31,6 +31,11 @@ struct DumpOptions {
   std::string trigger = "request";
   std::string details;
   std::string note;
+  /// Also take from each kept topic's ring, as a passive tap in this process at its priority, what
+  /// the store does not hold yet (a keeper behind, starved of CPU, or killed): every message
+  /// published before the dump began is then in it or counted lost (overwritten in the ring).
+  /// Off: what the store holds, alone.
+  bool from_topics = true;
 };
 
 /// What a dump wrote.
@@ -44,6 +49,8 @@ struct DumpSummary {
   /// Chunks evicted by the keeper while the dump copied them, or whose bytes failed their CRC:
   /// left out whole.
   std::uint64_t chunks_left_out = 0;
+  /// Messages taken from the topics' rings (DumpOptions::from_topics), included in `messages`.
+  std::uint64_t from_topics = 0;
   /// What was left out or changed because the store is damaged, one line each saying what and why
   /// (e.g. "chunk 12: its bytes fail their CRC"); the dump's metadata says it too. Empty for a
   /// sound store.

@@ -44,8 +44,9 @@ struct TopicStatus {
   std::string mode;
   std::uint32_t depth = 0;
   std::uint64_t max_payload = 0;
-  std::uint64_t messages = 0;   ///< taken since the store was created
+  std::uint64_t messages = 0;   ///< taken since the store was created (each in shared memory once counted)
   std::uint64_t bytes = 0;
+  /// Missed by the tap or dropped by the store since it was created, counted when known.
   std::uint64_t lost = 0;
   double rate_hz = 0;           ///< recent, as the keeper measured it
   std::uint64_t last_realtime_ns = 0;
@@ -106,6 +107,9 @@ struct StoreStatus {
   std::optional<WrittenDump> last_dump;
   std::uint64_t chunks_evicted = 0;
   std::uint64_t chunks_dropped = 0;
+  /// Taken, then dropped because the staging area was full (compression behind the input);
+  /// counted in their topics' `lost` when dropped.
+  std::uint64_t messages_dropped = 0;
   std::vector<TopicStatus> topics;
 };
 

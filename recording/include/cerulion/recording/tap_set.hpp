@@ -117,6 +117,11 @@ class TapSet {
   void start();
   /// Stops reading; returns once no sink call is in progress.
   void stop();
+  /// Reads on the calling thread, instead of start()'s threads: each topic's samples ready now,
+  /// up to the last one published when it is reached, handed to the sink in order. For a reader
+  /// that must catch up at once, at its own priority, with what other readers have not taken yet
+  /// (a flashback dump). The first read error, if any (the other topics are read all the same).
+  Status read_ready();
 
   std::vector<TopicCounts> counts() const;
   std::vector<TopicDescription> topics() const;

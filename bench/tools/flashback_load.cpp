@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: Apache-2.0
+// Flashback on a loaded machine (issue 38; figures in docs/performance.md): three topics (1 kHz of
+// 64 B, 100 Hz of 1 MiB, 30 Hz of JSON) kept by a `cerulion flashback start` keeper while busy
+// loops at normal priority saturate every core; N dumps asked for while it runs and N after a
+// kill -9 of it at a random moment (a new keeper takes the store over before the next). For each
+// dump: how long before the request (or the kill) the first message it lacks was published, and
+// its counted losses against the gaps in its sequences.
+//
+//   build/bench/flashback-load [--dumps N] [--hogs N] [--priority idle|normal] [--cerulion build/cerulion]
+
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+#include <fmt/core.h>
+
+#include "cerulion/core/options.hpp"
+#include "cerulion/core/publisher.hpp"
+#include "cerulion/flashback/dump.hpp"
+#include "cerulion/flashback/store.hpp"
+#include "cerulion/recorder/profile.hpp"
+#include "cerulion/recorder/reader.hpp"
+#include "cerulion/recorder/sink.hpp"
+
+using namespace cerulion;
+
+namespace {
+
+struct Stream {
+  std::string topic;
+  double rate_hz;
+  std::size_t size;
+  bool json;
+  std::vector<std::uint64_t> published_ns;  // by sequence (pre-sized, written by its thread)
+  std::atomic<std::uint64_t> count{0};
+};
+
+pid_t spawn(const std::vector<std::string>& argv) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+pid_t busy_loop() {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    volatile std::uint64_t x = 0;
+    for (;;) x = x + 1;
+  }
+  return pid;
+}
+
+void publish(Stream& s, const std::string& domain, std::atomic<bool>& stop) {
+  PublisherOptions o;
+  o.topic.domain = domain;
+  o.topic.mode = Mode::FreeRun;
+  auto publisher = Publisher::create(s.topic, o);
+  if (!publisher) {
+    fmt::print(stderr, "{}: {}\n", s.topic, publisher.message());
+    std::exit(1);
+  }
+  std::vector<std::byte> data(s.size);
+  const auto period = std::chrono::duration<double>(1.0 / s.rate_hz);
+  auto next = std::chrono::steady_clock::now();
+  while (!stop.load()) {
+    const std::uint64_t n = s.count.load();
+    if (s.json) {
+      const std::string text = fmt::format(R"({{"n": {}, "pose": [1.5, 2.5, 0.25], "ok": true}})", n);
+      data.assign(reinterpret_cast<const std::byte*>(text.data()), reinterpret_cast<const std::byte*>(text.data()) + text.size());
+    } else {
+      std::memcpy(data.data(), &n, std::min<std::size_t>(8, data.size()));
+    }
+    const std::uint64_t now = realtime_ns();
+    auto seq = publisher->publish_copy(data);
+    if (seq && *seq < s.published_ns.size()) s.published_ns[*seq] = now;
+    s.count.store(n + 1);
+    next += std::chrono::duration_cast<std::chrono::steady_clock::duration>(period);
+    std::this_thread::sleep_until(next);
+  }
+}
+
+struct Result1 {
+  std::string kind;
+  double stale_ms = 0;         // request/kill time minus the publish time of the first message missing
+  std::uint64_t lost = 0;      // counted in the dump's metadata
+  std::uint64_t gaps = 0;      // sequence gaps in its content
+  std::uint64_t messages = 0;
+  std::uint64_t from_topics = 0;  // taken from the rings by the dump's catch-up
+  std::string mismatch;           // the topics whose counted losses are not their gaps
+};
+
+Result1 analyse(const flashback::Store& store, std::uint64_t t, const std::vector<Stream*>& streams,
+                const std::string& kind) {
+  recorder::ByteVector file;
+  auto dumped = flashback::dump(store, std::make_unique<recorder::MemorySink>(file), {});
+  Result1 r;
+  r.kind = kind;
+  if (!dumped) {
+    fmt::print(stderr, "dump failed: {}\n", dumped.message());
+    return r;
+  }
+  auto reader = recorder::Reader::open_memory(file);
+  std::map<std::string, std::uint32_t> newest, last;
+  std::map<std::string, std::uint64_t> gaps;
+  recorder::ReadMessagesOptions in_file_order;
+  in_file_order.order = recorder::ReadOrder::File;
+  (void)reader->read_messages(in_file_order, [&](const recorder::MessageView& m) {
+    const auto& topic = m.channel.topic;
+    if (auto it = last.find(topic); it != last.end()) gaps[topic] += m.message.sequence - it->second - 1;
+    last[topic] = m.message.sequence;
+    newest[topic] = std::max(newest[topic], m.message.sequence);
+    ++r.messages;
+    return true;
+  });
+  for (const auto& [topic, g] : gaps) r.gaps += g;
+  r.from_topics = dumped->from_topics;
+  if (auto md = reader->read_metadata(); md && !md->empty()) {
+    if (auto summary = recorder::profile::parse_flashback_metadata(md->front()); summary) {
+      for (const auto& c : summary->topics) {
+        r.lost += c.lost;
+        if (c.lost != gaps[c.topic]) r.mismatch += fmt::format(" {} lost {} gaps {};", c.topic, c.lost, gaps[c.topic]);
+      }
+    }
+  }
+  for (const Stream* s : streams) {
+    auto it = newest.find(s->topic);
+    const std::uint64_t first_missing = it == newest.end() ? 0 : std::uint64_t(it->second) + 1;
+    if (first_missing >= s->count.load() || first_missing >= s->published_ns.size()) continue;
+    const std::uint64_t published = s->published_ns[first_missing];
+    if (published != 0 && published < t) r.stale_ms = std::max(r.stale_ms, static_cast<double>(t - published) / 1e6);
+  }
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int dumps = 20;
+  int hogs = static_cast<int>(std::thread::hardware_concurrency());
+  std::string cerulion = "build/cerulion";
+  std::string priority = "idle";  // the keeper's default
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i];
+    if (a == "--dumps") dumps = std::atoi(argv[i + 1]);
+    else if (a == "--hogs") hogs = std::atoi(argv[i + 1]);
+    else if (a == "--cerulion") cerulion = argv[i + 1];
+    else if (a == "--priority") priority = argv[i + 1];
+    else {
+      fmt::print(stderr, "usage: flashback-load [--dumps N] [--hogs N] [--priority idle|normal] [--cerulion PATH]\n");
+      return 2;
+    }
+  }
+  const std::string domain = fmt::format("fbload{}", ::getpid());
+  const double run_s = 3.0 * dumps + 10;
+  Stream fast{"/load/imu", 1000, 64, false, {}, {}}, big{"/load/camera", 100, 1 << 20, false, {}, {}},
+      text{"/load/state", 30, 0, true, {}, {}};
+  std::vector<Stream*> streams{&fast, &big, &text};
+  for (Stream* s : streams) s->published_ns.assign(static_cast<std::size_t>(s->rate_hz * run_s * 2) + 1000, 0);
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> publishers;
+  for (Stream* s : streams) publishers.emplace_back([&, s] { publish(*s, domain, stop); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  std::vector<pid_t> busy;
+  for (int i = 0; i < hogs; ++i) busy.push_back(busy_loop());
+  auto start_keeper = [&] {
+    return spawn({cerulion, "--domain", domain, "flashback", "start", "--name", "load", "--dir", "/tmp", "--priority", priority, fast.topic,
+                  big.topic, text.topic});
+  };
+  pid_t keeper = start_keeper();
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  std::mt19937 rng(38);
+  std::vector<Result1> results;
+  for (int i = 0; i < 2 * dumps; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500 + rng() % 1000));
+    const bool kill = i % 2 == 1;
+    auto store = flashback::Store::open(domain, "load");
+    if (!store) {
+      fmt::print(stderr, "store: {}\n", store.message());
+      break;
+    }
+    const std::uint64_t t = realtime_ns();
+    if (kill) {
+      ::kill(keeper, SIGKILL);
+      ::waitpid(keeper, nullptr, 0);
+    }
+    results.push_back(analyse(*store, t, streams, kill ? "kill -9" : "live"));
+    const auto& r = results.back();
+    fmt::print("{:>2} {:<7} newest missing published {:7.1f} ms before; lost counted {:5} gaps {:5}; {} messages, {} "
+               "from the rings{}\n",
+               i + 1, r.kind, r.stale_ms, r.lost, r.gaps, r.messages, r.from_topics, r.mismatch);
+    std::fflush(stdout);
+    if (kill) {
+      keeper = start_keeper();
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+  }
+  ::kill(keeper, SIGTERM);
+  ::waitpid(keeper, nullptr, 0);
+  for (pid_t p : busy) ::kill(p, SIGKILL);
+  for (pid_t p : busy) ::waitpid(p, nullptr, 0);
+  stop.store(true);
+  for (auto& t : publishers) t.join();
+  (void)flashback::remove_store(domain, "load");
+  for (const std::string kind : {"live", "kill -9"}) {
+    std::vector<double> stale;
+    int exact = 0;
+    for (const auto& r : results) {
+      if (r.kind != kind) continue;
+      stale.push_back(r.stale_ms);
+      exact += r.lost == r.gaps;
+    }
+    if (stale.empty()) continue;
+    std::sort(stale.begin(), stale.end());
+    fmt::print("{}: {} dumps, missing newest: median {:.1f} ms, max {:.1f} ms, within 50 ms {}/{}; counts exact {}/{}\n",
+               kind, stale.size(), stale[stale.size() / 2], stale.back(),
+               std::count_if(stale.begin(), stale.end(), [](double s) { return s <= 50; }), stale.size(), exact,
+               stale.size());
+  }
+  return 0;
+}

@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: Apache-2.0
+// The staging area (store_layout.hpp): a tap puts what it takes into shared memory at once, and the
+// keeper's compressing thread turns sealed buffers into chunks. Nothing waits in private memory, so
+// a dump, and a keeper taking over after a kill -9, see everything taken.
+
+#include <algorithm>
+#include <cstring>
+
+#include "store_impl.hpp"
+
+namespace cerulion::flashback::detail {
+
+namespace {
+
+constexpr std::uint64_t kLossEntrySize = 32;
+
+void begin_change(StoreHeader& h) {
+  h.staging_seq.fetch_add(1, std::memory_order_relaxed);  // odd: being changed
+  std::atomic_thread_fence(std::memory_order_release);
+}
+
+void end_change(StoreHeader& h) { h.staging_seq.fetch_add(1, std::memory_order_release); }
+
+// A message about to be published, and its channel's counters once it is.
+struct CountedAppend {
+  std::uint16_t channel;
+  std::uint64_t messages;
+  std::uint64_t lost;
+  std::uint64_t next_sequence;
+  std::uint64_t bytes;
+  std::uint64_t log_time;
+};
+
+// Says the append before its record is published (store_layout.hpp): where it ends, and the counts.
+void announce_append(StoreHeader& h, const CountedAppend& taken, std::uint64_t buffer, std::uint64_t end) {
+  h.pending_buffer.store(buffer, std::memory_order_relaxed);
+  h.pending_end.store(end, std::memory_order_relaxed);
+  h.pending_messages.store(taken.messages, std::memory_order_relaxed);
+  h.pending_lost.store(taken.lost, std::memory_order_relaxed);
+  h.pending_next_sequence.store(taken.next_sequence, std::memory_order_relaxed);
+  h.pending_channel.store(taken.channel + 1u, std::memory_order_release);
+}
+
+// Counts a published append: `messages` last, so that a reader seeing it sees the rest.
+void count_appended(StoreHeader& h, ChannelEntry& c, const CountedAppend& taken) {
+  c.lost.store(taken.lost, std::memory_order_relaxed);
+  c.next_sequence.store(taken.next_sequence, std::memory_order_relaxed);
+  c.bytes.fetch_add(taken.bytes, std::memory_order_relaxed);
+  c.last_realtime_ns.store(taken.log_time, std::memory_order_relaxed);
+  c.messages.store(taken.messages, std::memory_order_release);
+  h.pending_channel.store(0, std::memory_order_release);
+}
+
+// Counts a message dropped as lost, and moves the channel's next sequence past it: a keeper taking
+// over counts the gap from there, so a drop is never counted twice. (Killed between the two stores,
+// it is: counted once more, rather than not at all.)
+void count_dropped(StoreHeader& h, ChannelEntry& c, std::uint64_t lost, std::uint32_t sequence) {
+  c.lost.store(lost + 1, std::memory_order_relaxed);
+  c.next_sequence.store(std::uint64_t{sequence} + 1, std::memory_order_relaxed);
+  h.pending_channel.store(0, std::memory_order_release);
+  h.messages_dropped_staging.fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+bool unstage(std::span<const std::byte> staged, std::uint64_t cutoff, std::vector<std::byte>& records,
+             LossTable& losses) {
+  std::size_t at = 0;
+  while (at < staged.size()) {
+    if (staged.size() - at < kStagedPrefix) return false;
+    std::uint64_t lost = 0;
+    std::memcpy(&lost, staged.data() + at, sizeof lost);
+    auto message = recorder::read_message_record(staged.subspan(at + kStagedPrefix));
+    if (!message) return false;
+    const auto whole = static_cast<std::size_t>(message->record_size);
+    if (message->fields.log_time >= cutoff) {
+      const auto* record = staged.data() + at + kStagedPrefix;
+      records.insert(records.end(), record, record + whole);
+      auto [it, fresh] = losses.try_emplace(message->fields.channel_id);
+      if (fresh) it->second.first_lost = lost;
+      it->second.last_lost = lost;
+      it->second.last_sequence = message->fields.sequence;
+      ++it->second.messages;
+    }
+    at += kStagedPrefix + whole;
+  }
+  return true;
+}
+
+void append_loss_table(const LossTable& losses, std::vector<std::byte>& out) {
+  const auto count = static_cast<std::uint32_t>(losses.size());
+  const std::size_t at = out.size();
+  out.resize(at + 8 + losses.size() * kLossEntrySize);
+  std::byte* p = out.data() + at;
+  std::memset(p, 0, 8 + losses.size() * kLossEntrySize);
+  std::memcpy(p, &count, sizeof count);
+  p += 8;
+  for (const auto& [channel, loss] : losses) {
+    const auto messages = static_cast<std::uint32_t>(loss.messages);
+    std::memcpy(p, &channel, sizeof channel);
+    std::memcpy(p + 4, &messages, sizeof messages);
+    std::memcpy(p + 8, &loss.first_lost, 8);
+    std::memcpy(p + 16, &loss.last_lost, 8);
+    std::memcpy(p + 24, &loss.last_sequence, 4);
+    p += kLossEntrySize;
+  }
+}
+
+std::optional<LossTable> read_loss_table(std::span<const std::byte> bytes) {
+  std::uint32_t count = 0;
+  if (bytes.size() < 8) return std::nullopt;
+  std::memcpy(&count, bytes.data(), sizeof count);
+  if ((bytes.size() - 8) / kLossEntrySize != count || (bytes.size() - 8) % kLossEntrySize != 0) return std::nullopt;
+  LossTable out;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const std::byte* p = bytes.data() + 8 + i * kLossEntrySize;
+    std::uint16_t channel = 0;
+    std::uint32_t messages = 0;
+    ChannelLoss loss;
+    std::memcpy(&channel, p, sizeof channel);
+    std::memcpy(&messages, p + 4, sizeof messages);
+    std::memcpy(&loss.first_lost, p + 8, 8);
+    std::memcpy(&loss.last_lost, p + 16, 8);
+    std::memcpy(&loss.last_sequence, p + 24, 4);
+    loss.messages = messages;
+    out[channel] = loss;
+  }
+  return out;
+}
+
+void StoreImpl::compress_in_background(bool background, bool wait_for_room) {
+  std::lock_guard lock(staging_mutex_);
+  background_ = background;
+  wait_for_room_ = wait_for_room;
+}
+
+Result<bool> StoreImpl::take(std::uint16_t channel_id, std::uint32_t sequence, std::uint64_t log_time,
+                             std::uint64_t publish_time, std::span<const std::byte> data, std::uint64_t lost_before) {
+  auto& h = header();
+  auto& c = channel(channel_id);
+  const std::uint64_t size = kStagedPrefix + recorder::message_record_size(data.size());
+  const std::uint64_t capacity = h.staging_capacity;
+  std::unique_lock compressing(compress_mutex_, std::defer_lock);
+  if (!background_ || size > capacity) compressing.lock();
+  std::unique_lock lock(staging_mutex_);
+  // The losses before this message are counted with it (a dump sees them as the gap before it); a
+  // message dropped is counted lost at once.
+  const std::uint64_t lost = c.lost.load(std::memory_order_relaxed) + lost_before;
+  // Taps of different topics take at once: log times are never smaller than the one before, so
+  // chunks are in log-time order.
+  log_time = std::max(last_log_time_, log_time);
+  last_log_time_ = log_time;
+  const std::uint64_t counted = c.messages.load(std::memory_order_relaxed) + 1;
+  if (size > capacity) {
+    // Larger than a buffer: what was staged before it is committed first, then it, alone.
+    if (auto st = flush_locked(); !st) return st;
+    single_.resize(size - kStagedPrefix);
+    recorder::encode_message_record(single_, channel_id, sequence, log_time, publish_time, data);
+    if (auto st = encoder_.encode(single_, encoded_); !st) return st;
+    const CountedAppend taken{channel_id, counted, lost, std::uint64_t{sequence} + 1, data.size(), log_time};
+    announce_append(h, taken, kStagingBuffers, h.head.load(std::memory_order_relaxed) + 1);
+    begin_change(h);
+    Status st = commit_chunk(encoded_, LossTable{{channel_id, {1, lost, lost, sequence}}}, log_time, log_time, 1, single_.size());
+    end_change(h);
+    if (st) {
+      count_appended(h, c, taken);
+      return true;
+    }
+    // Not committed (head did not move, so the announcement is void): dropped, and counted.
+    count_dropped(h, c, lost, sequence);
+    if (st.code() != ErrorCode::OutOfMemory) return st;
+    return false;
+  }
+  for (;;) {
+    const std::uint32_t a = h.active.load(std::memory_order_relaxed) % kStagingBuffers;
+    if (h.staging[a].length.load(std::memory_order_relaxed) + size <= capacity) break;
+    // The active buffer is full: sealed, if the other one is free.
+    const std::uint32_t other = (a + 1) % kStagingBuffers;
+    if (h.staging[other].length.load(std::memory_order_relaxed) == 0) {
+      seal_locked();
+      if (!background_) {
+        if (auto st = compress_buffer_locked(a); !st && st.code() != ErrorCode::OutOfMemory) return st;
+      }
+      continue;
+    }
+    if (!background_) {
+      if (auto st = compress_buffer_locked(other); !st && st.code() != ErrorCode::OutOfMemory) return st;
+      continue;
+    }
+    if (wait_for_room_) {
+      freed_cv_.wait(lock);
+      continue;
+    }
+    // Compression is behind: dropped, and counted at once.
+    count_dropped(h, c, lost, sequence);
+    return false;
+  }
+  const std::uint32_t a = h.active.load(std::memory_order_relaxed) % kStagingBuffers;
+  auto& b = h.staging[a];
+  const std::uint64_t at = b.length.load(std::memory_order_relaxed);
+  const CountedAppend taken{channel_id, counted, lost, std::uint64_t{sequence} + 1, data.size(), log_time};
+  announce_append(h, taken, a, at + size);
+  std::byte* p = staging_area(a) + at;
+  std::memcpy(p, &lost, sizeof lost);
+  recorder::encode_message_record(std::span(p + kStagedPrefix, size - kStagedPrefix), channel_id, sequence, log_time,
+                                  publish_time, data);
+  if (at == 0) b.start_ns.store(log_time, std::memory_order_relaxed);
+  b.end_ns.store(log_time, std::memory_order_relaxed);
+  b.messages.fetch_add(1, std::memory_order_relaxed);
+  b.length.store(at + size, std::memory_order_release);
+  count_appended(h, c, taken);
+  const std::uint32_t other = (a + 1) % kStagingBuffers;
+  if (at + size >= h.chunk_size.load(std::memory_order_relaxed) &&
+      h.staging[other].length.load(std::memory_order_relaxed) == 0) {
+    seal_locked();
+    if (!background_) {
+      if (auto st = compress_buffer_locked(a); !st && st.code() != ErrorCode::OutOfMemory) return st;
+    }
+  }
+  return true;
+}
+
+Status StoreImpl::append(std::uint16_t channel_id, std::uint32_t sequence, std::uint64_t log_time,
+                         std::uint64_t publish_time, std::span<const std::byte> data) {
+  auto taken = take(channel_id, sequence, log_time, publish_time, data);
+  if (!taken) return taken.status();
+  if (!*taken) return Status(ErrorCode::OutOfMemory, path_ + ": its staging area is full");
+  return {};
+}
+
+void StoreImpl::seal_locked() {
+  auto& h = header();
+  const std::uint32_t a = h.active.load(std::memory_order_relaxed) % kStagingBuffers;
+  if (h.staging[a].length.load(std::memory_order_relaxed) == 0) return;
+  begin_change(h);
+  h.staging[a].generation.store(h.head.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  h.active.store((a + 1) % kStagingBuffers, std::memory_order_relaxed);
+  end_change(h);
+  if (background_) sealed_cv_.notify_one();
+}
+
+Status StoreImpl::encode_staged(std::uint64_t buffer, LossTable& losses) {
+  const auto& b = header().staging[buffer];
+  const std::uint64_t length = std::min(b.length.load(std::memory_order_acquire), header().staging_capacity);
+  records_.clear();
+  losses.clear();
+  if (!unstage(std::span<const std::byte>(staging_area(buffer), length), 0, records_, losses)) {
+    return Status(ErrorCode::Corrupted, path_ + ": its staging area is damaged");
+  }
+  if (auto st = encoder_.encode(records_, encoded_); !st) {
+    return Status(ErrorCode::Corrupted, path_ + ": its staging area is damaged: " + st.message());
+  }
+  return {};
+}
+
+Status StoreImpl::publish_locked(std::uint64_t buffer, Status encoded, const LossTable& losses) {
+  auto& h = header();
+  auto& b = h.staging[buffer];
+  // Committed and freed in one change: a reader sees the buffer or the chunk, never both or none.
+  begin_change(h);
+  Status st = std::move(encoded);
+  if (st) st = commit_chunk(encoded_, losses, b.start_ns.load(), b.end_ns.load(), b.messages.load(), records_.size());
+  b.length.store(0, std::memory_order_relaxed);
+  b.messages.store(0, std::memory_order_relaxed);
+  end_change(h);
+  freed_cv_.notify_all();
+  return st;
+}
+
+Status StoreImpl::compress_buffer_locked(std::uint64_t buffer) {
+  LossTable losses;
+  Status encoded = encode_staged(buffer, losses);
+  return publish_locked(buffer, std::move(encoded), losses);
+}
+
+Result<bool> StoreImpl::compress_sealed() {
+  std::lock_guard compressing(compress_mutex_);
+  auto& h = header();
+  std::uint64_t sealed = 0;
+  {
+    std::lock_guard lock(staging_mutex_);
+    sealed = (h.active.load(std::memory_order_relaxed) + 1) % kStagingBuffers;
+    if (h.staging[sealed].length.load(std::memory_order_relaxed) == 0) return false;
+  }
+  // A sealed buffer does not change: compressed with the taps appending meanwhile.
+  LossTable losses;
+  Status encoded = encode_staged(sealed, losses);
+  std::lock_guard lock(staging_mutex_);
+  Status st = publish_locked(sealed, std::move(encoded), losses);
+  if (!st && st.code() != ErrorCode::OutOfMemory) return st;
+  return true;
+}
+
+Status StoreImpl::flush_locked() {
+  auto& h = header();
+  const std::uint32_t a = h.active.load(std::memory_order_relaxed) % kStagingBuffers;
+  const std::uint32_t other = (a + 1) % kStagingBuffers;
+  Status status;
+  if (h.staging[other].length.load(std::memory_order_relaxed) > 0) status = compress_buffer_locked(other);
+  if (h.staging[a].length.load(std::memory_order_relaxed) > 0) {
+    seal_locked();
+    if (Status st = compress_buffer_locked(a); status.ok()) status = st;
+  }
+  return status;
+}
+
+Status StoreImpl::close_open_chunk() {
+  std::lock_guard compressing(compress_mutex_);
+  std::lock_guard lock(staging_mutex_);
+  return flush_locked();
+}
+
+void StoreImpl::wait_for_sealed(std::chrono::milliseconds timeout) {
+  auto& h = header();
+  std::unique_lock lock(staging_mutex_);
+  sealed_cv_.wait_for(lock, timeout, [&] {
+    const std::uint32_t sealed = (h.active.load(std::memory_order_relaxed) + 1) % kStagingBuffers;
+    return woken_ || h.staging[sealed].length.load(std::memory_order_relaxed) > 0;
+  });
+  woken_ = false;
+}
+
+void StoreImpl::wake() {
+  {
+    std::lock_guard lock(staging_mutex_);
+    woken_ = true;
+  }
+  sealed_cv_.notify_all();
+  freed_cv_.notify_all();
+}
+
+void StoreImpl::seal_if_older(std::uint64_t now, std::uint64_t interval_ns) {
+  auto& h = header();
+  std::lock_guard lock(staging_mutex_);
+  const std::uint32_t a = h.active.load(std::memory_order_relaxed) % kStagingBuffers;
+  const auto& b = h.staging[a];
+  if (b.length.load(std::memory_order_relaxed) == 0 ||
+      h.staging[(a + 1) % kStagingBuffers].length.load(std::memory_order_relaxed) != 0) {
+    return;
+  }
+  const std::uint64_t start = b.start_ns.load(std::memory_order_relaxed);
+  if (now >= start && now - start >= interval_ns) seal_locked();
+}
+
+namespace {
+bool pending_published(const StoreHeader& h) {
+  const std::uint64_t buffer = h.pending_buffer.load(std::memory_order_relaxed);
+  const std::uint64_t end = h.pending_end.load(std::memory_order_relaxed);
+  if (buffer >= kStagingBuffers) return h.head.load(std::memory_order_acquire) >= end;
+  return h.staging[buffer].length.load(std::memory_order_acquire) >= end;
+}
+}  // namespace
+
+ChannelCounts StoreImpl::channel_counts(std::uint32_t id) const {
+  const auto& h = header();
+  const auto& c = channel(id);
+  ChannelCounts out;
+  out.messages = c.messages.load(std::memory_order_acquire);
+  out.lost = c.lost.load(std::memory_order_relaxed);
+  if (h.pending_channel.load(std::memory_order_acquire) != id + 1 || !pending_published(h)) return out;
+  // Published but not counted yet: a keeper killed in between, or one about to count it.
+  if (const std::uint64_t pending = h.pending_messages.load(std::memory_order_relaxed); pending > out.messages) {
+    out.messages = pending;
+    out.lost = std::max(out.lost, h.pending_lost.load(std::memory_order_relaxed));
+  }
+  return out;
+}
+
+void StoreImpl::count_pending_locked() {
+  auto& h = header();
+  const std::uint32_t pending = h.pending_channel.load();
+  if (pending != 0 && pending <= h.max_channels) {
+    auto& c = channel(pending - 1);
+    if (pending_published(h) && c.messages.load() < h.pending_messages.load()) {
+      c.lost.store(std::max(c.lost.load(), h.pending_lost.load()));
+      c.next_sequence.store(h.pending_next_sequence.load());
+      c.messages.store(h.pending_messages.load());
+    }
+  }
+  h.pending_channel.store(0);
+}
+
+}  // namespace cerulion::flashback::detail

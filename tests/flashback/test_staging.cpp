@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: Apache-2.0
+// The staging area: what a keeper takes is in shared memory at once, whoever compresses it and
+// however late; what it cannot keep is counted when dropped; and the counters agree with a dump's
+// content while it runs, after the traffic and after a kill -9.
+
+#include <sys/mman.h>
+#include <thread>
+
+#include "cerulion/core/publisher.hpp"
+#include "cerulion/flashback/keeper.hpp"
+#include "child.hpp"
+#include "helpers.hpp"
+#include "store_impl.hpp"
+#include "time_units.hpp"
+
+using namespace fbtest;
+using cerulion::flashback::Store;
+using cerulion::flashback::StoreLimits;
+using cerulion::flashback::detail::impl_of;
+using cerulion::test::kSecondNs;
+
+namespace {
+
+// Takes message `sequence` of `size` bytes on `channel`; whether it was stored.
+bool take(Store& store, std::uint16_t channel, std::uint64_t sequence, std::size_t size, std::uint64_t log_time,
+          std::uint64_t lost_before = 0) {
+  auto taken = impl_of(store).take(channel, static_cast<std::uint32_t>(sequence), log_time, log_time,
+                                   payload(sequence, size, true), lost_before);
+  requireOk(taken.status());
+  return *taken;
+}
+
+}  // namespace
+
+TEST_CASE("A message taken is in the store's shared memory at once, before anything compresses it",
+          "[flashback][staging]") {
+  TestDomain domain;
+  auto store = Store::open_for_keeper(domain.name, "keeper", {});
+  requireOk(store.status());
+  // Compression belongs to a thread that never runs here: nothing but the taking happens.
+  impl_of(*store).compress_in_background(true);
+  auto channel = impl_of(*store).channel_for("/now", "free-run", 16, 4096);
+  REQUIRE(channel);
+  const std::uint64_t now = realtime_ns();
+  for (std::uint64_t s = 0; s < 100; ++s) REQUIRE(take(*store, *channel, s, 2000, now + s));
+  auto reader = Store::open(domain.name, "keeper");
+  requireOk(reader.status());
+  const auto status = reader->status();
+  CHECK(status.chunks == 0);
+  CHECK(topic_status(status, "/now").messages == 100);
+  auto dump = dump_and_read(*reader);
+  CHECK(dump.problems.empty());
+  REQUIRE(dump.messages.size() == 100);
+  CHECK(dump.messages.back().sequence == 99);
+  CHECK(dump_count(dump, "messages", "/now") == 100);
+}
+
+TEST_CASE("A store whose compression is behind drops each message it has no room for and counts it as it drops it, "
+          "and a dump's lost is the gaps in its content",
+          "[flashback][staging]") {
+  TestDomain domain;
+  auto store = Store::open_for_keeper(domain.name, "keeper", {.window_s = 3600, .memory_bytes = 1 << 20, .chunk_size = 16 << 10});
+  requireOk(store.status());
+  auto& impl = impl_of(*store);
+  impl.compress_in_background(true);
+  auto channel = impl.channel_for("/behind", "free-run", 16, 4096);
+  REQUIRE(channel);
+  const std::uint64_t now = realtime_ns();
+  std::uint64_t s = 0;
+  // Both buffers fill: one sealed, waiting for a compressor that does not come, and the active one.
+  while (take(*store, *channel, s, 1000, now + s)) {
+    ++s;
+    REQUIRE(s < 100000);
+  }
+  std::uint64_t dropped = 1;
+  CHECK(store->status().topics.at(0).lost == 1);
+  for (int i = 0; i < 5; ++i) {
+    ++s;
+    REQUIRE_FALSE(take(*store, *channel, s, 1000, now + s));
+    ++dropped;
+    CHECK(store->status().topics.at(0).lost == dropped);  // at the moment it drops it
+  }
+  CHECK(store->status().messages_dropped == dropped);
+  // The compressor catches up; what comes next is kept again, after a gap of what was dropped.
+  auto compressed = impl.compress_sealed();
+  requireOk(compressed.status());
+  CHECK(*compressed);
+  for (int i = 0; i < 10; ++i) REQUIRE(take(*store, *channel, ++s, 1000, now + s));
+  const auto status = store->status();
+  auto dump = dump_and_read(*store);
+  CHECK(dump.problems.empty());
+  CHECK(sequence_gaps(dump)["/behind"] == dropped);
+  CHECK(dump_count(dump, "lost", "/behind") == dropped);
+  CHECK(topic_status(status, "/behind").lost == dropped);
+  CHECK(topic_status(status, "/behind").messages == dump.messages.size());
+}
+
+TEST_CASE("A dump of the last seconds counts only the losses between its own messages", "[flashback][staging]") {
+  TestDomain domain;
+  auto store = Store::open_for_keeper(domain.name, "keeper", {.window_s = 3600});
+  requireOk(store.status());
+  auto channel = impl_of(*store).channel_for("/gappy", "free-run", 16, 4096);
+  const std::uint64_t now = realtime_ns();
+  const std::uint64_t old = now - 20 * kSecondNs;
+  // Old: 0..4, then 4 missed, 9..13. Recent: 3 missed before 17 (the dump's first), then 17..19,
+  // 2 missed, 22..29.
+  for (std::uint64_t s = 0; s < 5; ++s) take(*store, *channel, s, 100, old + s);
+  for (std::uint64_t s = 9; s < 14; ++s) take(*store, *channel, s, 100, old + s, s == 9 ? 4 : 0);
+  requireOk(impl_of(*store).close_open_chunk());
+  for (std::uint64_t s = 17; s < 20; ++s) take(*store, *channel, s, 100, now + s, s == 17 ? 3 : 0);
+  requireOk(impl_of(*store).close_open_chunk());
+  for (std::uint64_t s = 22; s < 30; ++s) take(*store, *channel, s, 100, now + s, s == 22 ? 2 : 0);
+  CHECK(topic_status(store->status(), "/gappy").lost == 9);
+  SECTION("the last seconds") {
+    auto dump = dump_and_read(*store, {.last_s = 5});
+    REQUIRE(dump.messages.front().sequence == 17);
+    CHECK(sequence_gaps(dump)["/gappy"] == 2);
+    CHECK(dump_count(dump, "lost", "/gappy") == 2);
+  }
+  SECTION("everything held") {
+    auto dump = dump_and_read(*store);
+    CHECK(sequence_gaps(dump)["/gappy"] == 9);
+    CHECK(dump_count(dump, "lost", "/gappy") == 9);
+  }
+}
+
+TEST_CASE("A store whose keeper is killed at any moment has counters that agree with its dump",
+          "[flashback][staging]") {
+  std::mt19937 rng(38);
+  for (int round = 0; round < 8; ++round) {
+    INFO("round " << round);
+    TestDomain domain;
+    cerulion::test::Child keeper([&](cerulion::test::Child& self) {
+      auto store = Store::open_for_keeper(domain.name, "keeper",
+                                          {.window_s = 3600, .memory_bytes = 64 << 20, .chunk_size = 16 << 10});
+      if (!store) return 1;
+      auto& impl = impl_of(*store);
+      // Taps wait for room rather than drop, so every loss is a gap the taps were told of.
+      impl.compress_in_background(true, true);
+      std::thread compressor([&] {
+        for (;;) {
+          if (!impl.compress_sealed()) return;
+          impl.wait_for_sealed(std::chrono::milliseconds(10));
+        }
+      });
+      compressor.detach();
+      auto run = [&](const std::string& topic, unsigned seed) {
+        auto channel = impl.channel_for(topic, "free-run", 16, 8192);
+        std::mt19937 gen(seed);
+        for (std::uint64_t s = 0;; ++s) {
+          const std::uint64_t missed = s > 0 && gen() % 10 == 0 ? gen() % 4 + 1 : 0;
+          s += missed;
+          if (!impl.take(*channel, static_cast<std::uint32_t>(s), realtime_ns(), s, payload(s, 100 + gen() % 3000), missed)) {
+            return;
+          }
+        }
+      };
+      std::thread other([&] { run("/b", 2); });
+      other.detach();
+      self.signal_ready();
+      run("/a", 1);
+      return 2;
+    });
+    REQUIRE(keeper.wait_ready());
+    std::this_thread::sleep_for(std::chrono::milliseconds(5 + rng() % 60));
+    keeper.kill9();
+    auto store = Store::open(domain.name, "keeper");
+    requireOk(store.status());
+    const auto status = store->status();
+    CHECK_FALSE(status.alive);
+    auto dump = dump_and_read(*store);
+    CHECK(dump.problems.empty());
+    auto gaps = sequence_gaps(dump);
+    for (const std::string topic : {"/a", "/b"}) {
+      INFO(topic);
+      CHECK(topic_status(status, topic).messages == dump_count(dump, "messages", topic));
+      CHECK(topic_status(status, topic).lost == dump_count(dump, "lost", topic));
+      CHECK(dump_count(dump, "lost", topic) == gaps[topic]);
+    }
+    // A keeper taking over counts on from there, and its dump still agrees.
+    auto next = Store::open_for_keeper(domain.name, "keeper", {.window_s = 3600, .memory_bytes = 64 << 20, .chunk_size = 16 << 10});
+    requireOk(next.status());
+    auto again = dump_and_read(*next);
+    CHECK(again.messages.size() == dump.messages.size());
+    for (const std::string topic : {"/a", "/b"}) {
+      CHECK(topic_status(next->status(), topic).messages == dump_count(again, "messages", topic));
+      CHECK(topic_status(next->status(), topic).lost == dump_count(again, "lost", topic));
+    }
+  }
+}
+
+TEST_CASE("A keeper taking over counts what its predecessor dropped once, not again in the gap since its last "
+          "stored message",
+          "[flashback][staging]") {
+  TestDomain domain;
+  const std::string topic = "/staging/dropped";
+  const StoreLimits limits{.window_s = 3600, .memory_bytes = 1 << 20, .chunk_size = 16 << 10};
+  // The predecessor: its compression never runs, so it drops once both buffers are full; then dies.
+  cerulion::test::Child predecessor([&](cerulion::test::Child&) {
+    auto store = Store::open_for_keeper(domain.name, "default", limits);
+    if (!store) return 1;
+    auto& impl = impl_of(*store);
+    impl.compress_in_background(true);
+    auto channel = impl.channel_for(topic, "free-run", 64, 4096);
+    if (!channel) return 1;
+    std::uint64_t s = 0;
+    for (int dropped = 0; dropped < 5 && s < 100000; ++s) {
+      auto taken = impl.take(*channel, static_cast<std::uint32_t>(s), realtime_ns(), realtime_ns(), payload(s, 1000, true));
+      if (!taken) return 1;
+      dropped += *taken ? 0 : 1;
+    }
+    return 0;
+  });
+  REQUIRE(predecessor.join() == 0);
+  std::uint64_t taken_before = 0;
+  {
+    auto store = Store::open(domain.name, "default");
+    requireOk(store.status());
+    const auto before = topic_status(store->status(), topic);
+    REQUIRE(before.lost == 5);
+    taken_before = before.messages;
+  }
+  // The topic's own publisher has published those and more; a keeper takes it over from here.
+  PublisherOptions publisher_options;
+  publisher_options.topic.domain = domain.name;
+  publisher_options.topic.mode = Mode::FreeRun;
+  publisher_options.topic.depth = 64;
+  auto publisher = Publisher::create(topic, publisher_options);
+  requireOk(publisher.status());
+  std::uint64_t published = 0;
+  auto publish = [&](std::uint64_t n) {
+    for (std::uint64_t i = 0; i < n; ++i, ++published) requireOk(publisher->publish_copy(payload(published, 1000)).status());
+  };
+  publish(taken_before + 5 + 20);
+  cerulion::flashback::KeeperOptions options;
+  options.domain = domain.name;
+  options.selection.topics = {topic};
+  options.limits = limits;
+  auto keeper = cerulion::flashback::Keeper::start(options);
+  requireOk(keeper.status());
+  publish(10);
+  REQUIRE(cerulion::test::eventually([&] { return topic_status(keeper->status(), topic).messages == taken_before + 10; }));
+  cerulion::flashback::DumpOptions store_only;
+  store_only.from_topics = false;
+  auto dump = dump_and_read(keeper->store(), store_only);
+  CHECK(dump.problems.empty());
+  CHECK(dump_count(dump, "lost", topic) == sequence_gaps(dump)[topic]);
+  CHECK(topic_status(keeper->status(), topic).messages + topic_status(keeper->status(), topic).lost == published);
+}
