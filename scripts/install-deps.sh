@@ -7,6 +7,9 @@ packages="cmake g++ make pkg-config libcli11-dev libfmt-dev libzstd-dev nlohmann
 # The peers `cerulion bench` measures against: Fast DDS (the transport under ROS 2's default RMW)
 # and iceoryx (its library, and iox-roudi). Without them the build still works, without those lanes.
 packages="$packages libfastrtps-dev libiceoryx-posh-dev iceoryx"
+# The Python package (python/) and its tests, for Debian's /usr/bin/python3. Without pybind11 the
+# build still works, without the package.
+packages="$packages python3-dev pybind11-dev python3-numpy python3-pytest"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// What the parts of the Python module share: core errors on their way to Python exceptions, the
+// waits that let Python run (GIL released, Ctrl-C seen), and an endpoint shared by a Python
+// Publisher or Subscriber and the loans or samples it lent.
+
+#include <pybind11/pybind11.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "cerulion/core/options.hpp"
+#include "cerulion/core/publisher.hpp"
+#include "cerulion/core/status.hpp"
+
+namespace cerulion::python {
+
+namespace py = pybind11;
+
+/// A core error on its way to Python, thrown by the bindings and raised as cerulion.Error or the
+/// subclass for its code (errors.cpp); `closed` raises cerulion.Closed (an object used after
+/// close() or release()).
+struct StatusError {
+  Status status;
+  bool closed = false;
+};
+
+[[noreturn]] inline void raise(Status status) { throw StatusError{std::move(status)}; }
+[[noreturn]] inline void raise_closed(std::string message, Subject subject) {
+  throw StatusError{Status(ErrorCode::InvalidArgument, std::move(message), std::move(subject)), true};
+}
+inline void check(Status status) {
+  if (!status.ok()) raise(std::move(status));
+}
+template <typename T>
+T take(Result<T>&& result) {
+  if (!result.ok()) raise(result.status());
+  return std::move(result).value();
+}
+
+/// Sets the Python error for `error` (for code that cannot throw: buffer protocol slots).
+void set_python_error(const StatusError& error);
+
+/// The longest one wait runs with the GIL released before Python's signal handlers run: how late
+/// Ctrl-C is seen. A little over core's recheck interval: a core wait evicts dead participants (a
+/// killed subscriber holding a slot) only once it has lasted that long, so shorter slices would
+/// never evict them.
+inline constexpr std::chrono::nanoseconds kSignalCheckInterval{kWaitRecheckIntervalNs + 10'000'000};
+
+/// The end of a wait of `timeout` (nullopt: none) started now.
+class Deadline {
+ public:
+  explicit Deadline(Timeout timeout)
+      : end_(timeout ? std::optional(std::chrono::steady_clock::now() + *timeout) : std::nullopt) {}
+  /// What is left of the wait (zero once past its end), nullopt for a wait without end.
+  Timeout left() const {
+    if (!end_) return std::nullopt;
+    auto rest = *end_ - std::chrono::steady_clock::now();
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(rest.count() > 0 ? rest : rest.zero());
+  }
+  bool passed() const { return end_ && std::chrono::steady_clock::now() >= *end_; }
+
+ private:
+  std::optional<std::chrono::steady_clock::time_point> end_;
+};
+
+/// Calls attempt(slice) with the GIL released, in slices of at most kSignalCheckInterval, until it
+/// ends in anything but a Timeout or the deadline passes; between slices Python's signal handlers
+/// run, so Ctrl-C raises KeyboardInterrupt (py::error_already_set) here. Called with the GIL held.
+template <typename Attempt>
+auto wait_in_slices(const Deadline& deadline, Attempt&& attempt) {
+  py::gil_scoped_release unlocked;
+  for (;;) {
+    Timeout slice = kSignalCheckInterval;
+    if (Timeout left = deadline.left(); left && *left < *slice) slice = left;
+    auto result = attempt(slice);
+    if (result.code() != ErrorCode::Timeout || deadline.passed()) return result;
+    py::gil_scoped_acquire locked;
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+  }
+}
+
+/// A core Publisher or Subscriber, shared by its Python object and the loans or samples it lent
+/// (which need it alive). The GIL guards all of it but the core object's calls made with the GIL
+/// released. Core endpoints are not thread safe, so while one thread is in such a call (`busy`),
+/// a loan or sample another thread drops is parked here and given back by the busy thread once it
+/// holds the GIL again.
+template <typename CoreType, typename HeldType>
+struct Endpoint {
+  using Core = CoreType;
+  using Held = HeldType;
+  /// The core waits' cancel flag: set by close(), so a wait in another thread ends.
+  std::atomic<bool> cancel{false};
+  std::optional<Core> core;
+  std::string domain;
+  bool busy = false;
+  std::vector<Held> parked;  // after `core`: destroyed (given back) before it
+
+  void give_back(Held&& held) {
+    if (busy) {
+      parked.push_back(std::move(held));
+    } else {
+      Held dropped = std::move(held);
+    }
+  }
+};
+
+/// Marks an endpoint busy for a call made with the GIL released, and gives back what was parked
+/// meanwhile when it ends. One such call at a time: a second thread is told so.
+template <typename E>
+class BusyScope {
+ public:
+  BusyScope(E& endpoint, const char* what) : endpoint_(endpoint) {
+    if (endpoint_.busy) {
+      raise(Status(ErrorCode::InvalidArgument,
+                   std::string("another thread is waiting on this ") + what + "; use one per thread",
+                   Subject::topic(endpoint_.core->topic())));
+    }
+    endpoint_.busy = true;
+  }
+  ~BusyScope() {
+    endpoint_.busy = false;
+    endpoint_.parked.clear();
+  }
+  BusyScope(const BusyScope&) = delete;
+  BusyScope& operator=(const BusyScope&) = delete;
+
+ private:
+  E& endpoint_;
+};
+
+/// A slot lent to Python, a loan or a sample: given back to its endpoint once Python is finished
+/// with it (published, discarded, released) and no view of its buffer is left, so no view ever
+/// reads or writes the slot after that.
+template <typename E>
+class LentSlot {
+ public:
+  LentSlot(std::shared_ptr<E> owner, typename E::Held held)
+      : owner_(std::move(owner)), held_(std::move(held)), topic_(owner_->core->topic()) {}
+  LentSlot(LentSlot&&) = default;
+  LentSlot(const LentSlot&) = delete;
+  LentSlot& operator=(const LentSlot&) = delete;
+  ~LentSlot() { give_back(); }
+
+  void view_taken() { ++views_; }
+  void view_dropped() {
+    if (--views_ == 0 && finished_) give_back();
+  }
+  const std::string& topic() const { return topic_; }
+
+ protected:
+  /// Ends Python's use: the slot goes back now, or with the last view.
+  void finish() {
+    finished_ = true;
+    if (views_ == 0) give_back();
+  }
+  void give_back() {
+    if (held_.valid()) owner_->give_back(std::move(held_));
+  }
+
+  std::shared_ptr<E> owner_;
+  typename E::Held held_;
+  std::string topic_;
+  bool finished_ = false;
+  int views_ = 0;
+};
+
+/// A Python Publisher's or Subscriber's hold on its endpoint: nothing once closed.
+template <typename E>
+class EndpointHandle {
+ public:
+  /// Joins `topic` (E::Core::create, with the GIL released); the core waits' cancel flag is the
+  /// endpoint's, so close() ends a wait in another thread.
+  template <typename Options>
+  EndpointHandle(const std::string& topic, Options options) {
+    auto endpoint = std::make_shared<E>();
+    options.wait.cancel = &endpoint->cancel;
+    endpoint->domain = options.topic.domain;
+    auto created = [&] {
+      py::gil_scoped_release unlocked;
+      return E::Core::create(topic, std::move(options));
+    }();
+    endpoint->core.emplace(take(std::move(created)));
+    endpoint_ = std::move(endpoint);
+  }
+
+  /// The endpoint, or cerulion.Closed saying that `use` needs an open one.
+  std::shared_ptr<E> open(const char* use) const {
+    if (!endpoint_) raise_closed(std::string("the ") + kind() + " was closed; " + use + " needs an open one", {});
+    return endpoint_;
+  }
+  /// Leaves the topic once the loans or samples it lent are done; a wait in another thread ends
+  /// at its next look at the cancel flag. Idempotent.
+  void close() {
+    if (!endpoint_) return;
+    endpoint_->cancel.store(true);
+    endpoint_.reset();
+  }
+  bool closed() const { return !endpoint_; }
+  const typename E::Core& core(const char* use) const { return *open(use)->core; }
+  const std::string& domain() const { return open("domain")->domain; }
+
+ private:
+  static const char* kind() { return std::is_same_v<typename E::Core, Publisher> ? "publisher" : "subscriber"; }
+  std::shared_ptr<E> endpoint_;
+};
+
+/// The buffer protocol of a loan or sample T (T::bytes(use) gives the bytes, or raises when there
+/// are none any more; view_taken() and view_dropped() count the views), by hand rather than
+/// pybind11's def_buffer: a view's end must be seen, to give the slot back once no view is left.
+template <typename T, bool kWritable>
+int get_buffer(PyObject* self, Py_buffer* view, int flags) {
+  view->obj = nullptr;
+  try {
+    T& owner = py::handle(self).cast<T&>();
+    auto bytes = owner.bytes("a view of its buffer");
+    static std::byte empty_buffer_byte{};
+    void* data = bytes.empty() ? &empty_buffer_byte : const_cast<std::byte*>(bytes.data());
+    if (PyBuffer_FillInfo(view, self, data, static_cast<Py_ssize_t>(bytes.size()), kWritable ? 0 : 1, flags) != 0) {
+      return -1;
+    }
+    owner.view_taken();
+    return 0;
+  } catch (const StatusError& error) {
+    set_python_error(error);
+  } catch (py::error_already_set& error) {
+    error.restore();
+  } catch (const std::exception& error) {
+    PyErr_SetString(PyExc_BufferError, error.what());
+  }
+  return -1;
+}
+
+template <typename T>
+void release_buffer(PyObject* self, Py_buffer*) {
+  try {
+    py::handle(self).cast<T&>().view_dropped();
+  } catch (...) {
+    PyErr_WriteUnraisable(self);
+  }
+}
+
+/// The type slots that give class T the buffer protocol above.
+template <typename T, bool kWritable>
+py::custom_type_setup buffer_protocol_of() {
+  return py::custom_type_setup([](PyHeapTypeObject* heap_type) {
+    heap_type->as_buffer.bf_getbuffer = get_buffer<T, kWritable>;
+    heap_type->as_buffer.bf_releasebuffer = release_buffer<T>;
+    heap_type->ht_type.tp_as_buffer = &heap_type->as_buffer;
+  });
+}
+
+void register_errors(py::module_& m);
+void register_arguments(py::module_& m);
+void register_publisher(py::module_& m);
+void register_subscriber(py::module_& m);
+
+}  // namespace cerulion::python

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: Apache-2.0
+// cerulion.Subscriber and cerulion.Sample: a received message whose buffer is the topic's slot.
+
+#include <pybind11/stl.h>
+
+#include <memory>
+
+#include "arguments.hpp"
+#include "binding.hpp"
+#include "cerulion/core/subscriber.hpp"
+
+namespace cerulion::python {
+namespace {
+
+using SubscriberEndpoint = Endpoint<Subscriber, Sample>;
+
+/// A received message. Its buffer (read-only) is the publisher's slot itself; the slot is held
+/// while the PySample or any view of it lives. release() ends the sample's own access at once and
+/// gives the slot back when the last view is gone, so no view ever reads a reused slot.
+class PySample : public LentSlot<SubscriberEndpoint> {
+ public:
+  PySample(std::shared_ptr<SubscriberEndpoint> owner, Sample sample)
+      : LentSlot(std::move(owner), std::move(sample)),
+        size_(held_.size()),
+        address_(reinterpret_cast<std::uintptr_t>(held_.data().data())),
+        seq_(held_.sequence()),
+        publish_time_ns_(held_.publish_time_ns()),
+        publish_realtime_ns_(held_.publish_realtime_ns()),
+        lost_before_(held_.lost_before()),
+        publisher_pid_(held_.publisher_pid()) {}
+
+  /// The payload, or cerulion.Closed once released.
+  std::span<const std::byte> bytes(const char* use) const {
+    if (finished_) {
+      raise_closed("sample #" + std::to_string(seq_) + " of '" + topic_ + "' was released; " + use +
+                       " needs an unreleased sample",
+                   Subject::topic(topic_));
+    }
+    return held_.data();
+  }
+  void release() { finish(); }
+
+  bool released() const { return finished_; }
+  std::size_t size() const { return size_; }
+  std::uintptr_t address() const { return address_; }
+  std::uint64_t seq() const { return seq_; }
+  std::uint64_t publish_time_ns() const { return publish_time_ns_; }
+  std::uint64_t publish_realtime_ns() const { return publish_realtime_ns_; }
+  std::uint64_t lost_before() const { return lost_before_; }
+  std::uint32_t publisher_pid() const { return publisher_pid_; }
+
+ private:
+  // What the sample was stays readable after release.
+  std::size_t size_;
+  std::uintptr_t address_;
+  std::uint64_t seq_, publish_time_ns_, publish_realtime_ns_, lost_before_;
+  std::uint32_t publisher_pid_;
+};
+
+/// A Python Subscriber: the shared endpoint, or nothing once closed.
+class PySubscriber : public EndpointHandle<SubscriberEndpoint> {
+ public:
+  PySubscriber(const std::string& topic, py::object wait, bool tap, py::object start, py::object domain,
+               py::object mode, py::object depth, const std::string& group)
+      : EndpointHandle(topic, options_of(wait, tap, start, domain, mode, depth, group)) {}
+
+  PySample receive(py::object timeout_seconds) {
+    std::shared_ptr<SubscriberEndpoint> endpoint = open("receive()");
+    const Timeout timeout = timeout_argument(timeout_seconds);
+    BusyScope busy(*endpoint, "subscriber");
+    Result<Sample> sample = wait_in_slices(Deadline(timeout), [&](Timeout slice) { return endpoint->core->receive(slice); });
+    if (sample.ok()) return PySample(endpoint, std::move(sample).value());
+    const std::string& topic = endpoint->core->topic();
+    if (sample.code() == ErrorCode::Interrupted && endpoint->cancel.load()) {
+      raise_closed("subscriber of '" + topic + "' was closed while receive() waited", Subject::topic(topic));
+    }
+    if (sample.code() == ErrorCode::Timeout) {
+      raise(Status(ErrorCode::Timeout, "topic '" + topic + "': no message within the timeout", Subject::topic(topic)));
+    }
+    raise(sample.status());
+  }
+
+  std::optional<PySample> try_receive() {
+    std::shared_ptr<SubscriberEndpoint> endpoint = open("try_receive()");
+    BusyScope busy(*endpoint, "subscriber");
+    std::optional<Sample> sample = take(endpoint->core->try_receive());
+    if (!sample) return std::nullopt;
+    return PySample(endpoint, std::move(*sample));
+  }
+
+ private:
+  static SubscriberOptions options_of(py::object wait, bool tap, py::object start, py::object domain, py::object mode,
+                                      py::object depth, const std::string& group) {
+    SubscriberOptions options;
+    options.role = tap ? Role::Tap : Role::Subscriber;
+    options.start = start_argument(start);
+    options.topic.domain = domain_argument(domain);
+    options.topic.mode = mode_argument(mode);
+    options.topic.depth = depth_argument(depth);
+    options.topic.group = group;
+    options.wait.strategy = wait_argument(wait);
+    return options;
+  }
+};
+
+py::object as_array(py::object self, py::object dtype, py::object shape) {
+  PySample& sample = self.cast<PySample&>();
+  auto bytes = sample.bytes("as_array()");
+  py::module_ numpy = py::module_::import("numpy");
+  py::object type = numpy.attr("dtype")(dtype);
+  const auto item = type.attr("itemsize").cast<std::size_t>();
+  auto refuse = [&](const std::string& why) {
+    raise(Status(ErrorCode::InvalidArgument,
+                 "sample #" + std::to_string(sample.seq()) + " of '" + sample.topic() + "': " + why,
+                 Subject::topic(sample.topic())));
+  };
+  if (item == 0 || bytes.size() % item != 0) {
+    refuse(std::to_string(bytes.size()) + " bytes are not a whole number of " + std::string(py::str(type)) + " (" +
+           std::to_string(item) + " bytes each)");
+  }
+  py::object array = numpy.attr("frombuffer")(self, type);
+  if (shape.is_none()) return array;
+  py::object wanted = numpy.attr("prod")(shape).attr("__int__")();
+  if (wanted.cast<long long>() * static_cast<long long>(item) != static_cast<long long>(bytes.size())) {
+    refuse(std::to_string(bytes.size()) + " bytes do not make shape " + std::string(py::str(shape)) + " of " +
+           std::string(py::str(type)));
+  }
+  return array.attr("reshape")(shape);
+}
+
+}  // namespace
+
+void register_subscriber(py::module_& m) {
+  py::class_<PySample>(m, "Sample",
+                       "A received message. It exposes the buffer protocol, read-only, over the topic's shared "
+                       "memory slot itself: numpy.frombuffer(sample, dtype) and memoryview(sample) are views, "
+                       "not copies. The slot stays held (in lockstep, the publisher cannot reuse it) while the "
+                       "Sample or any view of it lives; `with sub.receive() as sample:` releases it at the end "
+                       "of the block (or once the last view made in it is gone). A released sample refuses "
+                       "new views and data access (cerulion.Closed).",
+                       buffer_protocol_of<PySample, false>())
+      .def_property_readonly("seq", &PySample::seq, "Per-topic sequence number, 0 for the topic's first message.")
+      .def_property_readonly("publish_time_ns", &PySample::publish_time_ns, "CLOCK_MONOTONIC nanoseconds at publish.")
+      .def_property_readonly("publish_realtime_ns", &PySample::publish_realtime_ns,
+                             "CLOCK_REALTIME nanoseconds at publish.")
+      .def_property_readonly("lost_before", &PySample::lost_before,
+                             "Messages this subscriber lost just before this one (free run and taps).")
+      .def_property_readonly("publisher_pid", &PySample::publisher_pid, "Process id of the publisher.")
+      .def_property_readonly("topic", &PySample::topic, "The topic's normalized name.")
+      .def_property_readonly("address", &PySample::address,
+                             "Address of the payload in this process (inside the topic's shared memory).")
+      .def_property_readonly("released", &PySample::released, "True once release() was called.")
+      .def_property_readonly("data", [](const PySample& s) {
+        auto bytes = s.bytes("data");
+        return py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+      }, "The payload as bytes (a copy).")
+      .def("text", [](const PySample& s) {
+        auto bytes = s.bytes("text()");
+        return py::str(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+      }, "The payload decoded as UTF-8 (a copy).")
+      .def("json", [](const PySample& s) {
+        auto bytes = s.bytes("json()");
+        return py::module_::import("json").attr("loads")(
+            py::str(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+      }, "The payload parsed as JSON (json topics).")
+      .def("as_array", &as_array, py::arg("dtype"), py::arg("shape") = py::none(),
+           "A read-only numpy view of the payload as `dtype` (and `shape`, if given): no copy. "
+           "InvalidArgument when the payload is not a whole number of items (or not that shape).")
+      .def("release", &PySample::release,
+           "Releases the slot now: at once, or when the last view of the buffer is gone. Idempotent.")
+      .def("__len__", &PySample::size)
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](PySample& s, py::args) { s.release(); return false; })
+      .def("__repr__", [](const PySample& s) {
+        return "<cerulion.Sample #" + std::to_string(s.seq()) + " of '" + s.topic() + "', " + std::to_string(s.size()) +
+               " bytes" + (s.released() ? ", released>" : ">");
+      });
+
+  py::class_<PySubscriber>(m, "Subscriber",
+                           "A subscriber (or tap) on one topic, as cerulion::Subscriber. It receives the messages "
+                           "published after it attached (start='first': from the oldest the ring still holds). "
+                           "One thread at a time may wait on it. A context manager: closes at the end.")
+      .def(py::init<const std::string&, py::object, bool, py::object, py::object, py::object, py::object,
+                    const std::string&>(),
+           py::arg("topic"), py::kw_only(), py::arg("wait") = "adaptive", py::arg("tap") = false,
+           py::arg("start") = "next", py::arg("domain") = py::none(), py::arg("mode") = py::none(),
+           py::arg("depth") = py::none(), py::arg("group") = "",
+           "Opens or creates `topic` and attaches.\n\n"
+           "wait: WaitStrategy or 'adaptive' (default), 'spin', 'block'. tap: attach as a tap (never holds a "
+           "lockstep publisher back; may lose messages). start: StartAt or 'next' (default), 'first'. domain: "
+           "default $CERULION_DOMAIN or 'default'. mode, depth, group: used only if this subscriber creates the "
+           "topic. Raises InvalidTopicName, PermissionDenied, Incompatible... as the C++ API.")
+      .def("receive", &PySubscriber::receive, py::arg("timeout") = py::none(),
+           "The next message as a Sample, waiting up to `timeout` seconds (None: for ever). The GIL is released "
+           "while waiting and Ctrl-C raises KeyboardInterrupt. Raises Timeout, LoanLimit (two samples held "
+           "already), Closed.")
+      .def("try_receive", &PySubscriber::try_receive, "The next message if one is ready now, else None.")
+      .def("close", &PySubscriber::close,
+           "Leaves the topic (once samples it lent are released). Idempotent; a wait in another thread ends "
+           "with Closed.")
+      .def("__iter__", [](py::object self) { return self; })
+      .def("__next__",
+           [](PySubscriber& s) {
+             if (s.closed()) throw py::stop_iteration();
+             try {
+               return s.receive(py::none());
+             } catch (const StatusError& error) {
+               if (error.closed) throw py::stop_iteration();
+               throw;
+             }
+           },
+           "Waits for the next message: `for sample in sub:` runs until Ctrl-C (KeyboardInterrupt) or close().")
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](PySubscriber& s, py::args) { s.close(); return false; })
+      .def_property_readonly("closed", &PySubscriber::closed)
+      .def_property_readonly("topic", [](const PySubscriber& s) { return s.core("topic").topic(); },
+                             "The topic's normalized name.")
+      .def_property_readonly("domain", &PySubscriber::domain)
+      .def_property_readonly("mode", [](const PySubscriber& s) { return s.core("mode").mode(); })
+      .def_property_readonly("role", [](const PySubscriber& s) { return s.core("role").role(); })
+      .def_property_readonly("lost", [](const PySubscriber& s) { return s.core("lost").lost(); },
+                             "Messages lost so far (free run and taps).")
+      .def_property_readonly("received", [](const PySubscriber& s) { return s.core("received").received(); })
+      .def_property_readonly("published", [](const PySubscriber& s) { return s.core("published").published(); },
+                             "Messages the topic's publishers have published so far.")
+      .def_property_readonly("publisher_count",
+                             [](const PySubscriber& s) { return s.core("publisher_count").publisher_count(); })
+      .def_property_readonly("type", [](const PySubscriber& s) { return take(s.core("type").type()); },
+                             "The topic's TopicType (encoding and schema).");
+}
+
+}  // namespace cerulion::python

@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Helpers the Python tests share: where a buffer lies in memory, a topic's file, child processes."""
+
+import subprocess
+import sys
+
+
+def mapping_of(address):
+    """The mapping of this process holding `address`: (path, inode, file offset of the address)."""
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            fields = line.split(maxsplit=5)
+            low, high = (int(x, 16) for x in fields[0].split("-"))
+            if low <= address < high:
+                path = fields[5].strip() if len(fields) > 5 else ""
+                return path, int(fields[4]), int(fields[2], 16) + (address - low)
+    raise AssertionError(f"address {address:#x} is in no mapping of this process")
+
+
+def segment_path(domain, topic):
+    """The file of a topic's shared memory (core/include/cerulion/core/names.hpp)."""
+    return f"/dev/shm/cerulion.{domain}:" + topic.strip("/").replace("/", ":")
+
+
+def python_child(script, *args, **popen):
+    """Starts `script` in a Python process of the interpreter running the tests, with text pipes."""
+    return subprocess.Popen([sys.executable, "-c", script, *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **popen)

@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Waits release the GIL, and Ctrl-C or close() ends them."""
+
+import signal
+import threading
+import time
+
+import pytest
+
+import cerulion
+from support import python_child
+
+
+def test_other_threads_run_while_one_waits_in_receive(topic):
+    pub = cerulion.Publisher(topic)
+    sub = cerulion.Subscriber(topic)
+    got = {}
+
+    def receiver():
+        got["entered"] = True
+        try:
+            got["sample"] = sub.receive(timeout=30).data
+        except cerulion.Error as error:
+            got["error"] = error
+
+    thread = threading.Thread(target=receiver, daemon=True)
+    thread.start()
+    # Were the GIL held through receive(), this thread would not run again before receive() timed
+    # out, and the message would come too late.
+    time.sleep(0.3)
+    assert got.get("entered") and "sample" not in got
+    pub.publish(b"from another thread")
+    thread.join(60)
+    assert got.get("sample") == b"from another thread", got.get("error")
+
+
+def test_other_threads_run_while_a_lockstep_publisher_waits_for_room(topic):
+    pub = cerulion.Publisher(topic, mode="lockstep", depth=1)
+    sub = cerulion.Subscriber(topic)
+    pub.publish(b"0")
+    done = {}
+
+    def publisher():
+        done["seq"] = pub.publish(b"1", timeout=30)
+
+    thread = threading.Thread(target=publisher, daemon=True)
+    thread.start()
+    time.sleep(0.3)
+    assert "seq" not in done  # the ring is full until this thread takes message 0
+    assert sub.receive(timeout=30).data == b"0"
+    thread.join(60)
+    assert done.get("seq") == 1
+
+
+def test_ctrl_c_interrupts_a_receive_with_keyboard_interrupt(topic):
+    child = python_child(
+        "import sys, cerulion\n"
+        "sub = cerulion.Subscriber(sys.argv[1])\n"
+        "print('waiting', flush=True)\n"
+        "try:\n"
+        "    sub.receive()\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', flush=True)\n"
+        "    sys.exit(3)\n",
+        topic)
+    try:
+        assert child.stdout.readline() == "waiting\n"
+        time.sleep(0.3)  # into receive(), which without a timeout would wait for ever
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert child.returncode == 3, err
+    assert out == "interrupted\n"
+
+
+def test_close_from_another_thread_ends_a_receive(topic):
+    sub = cerulion.Subscriber(topic)
+    got = {}
+
+    def receiver():
+        try:
+            sub.receive()
+        except cerulion.Error as error:
+            got["error"] = error
+
+    thread = threading.Thread(target=receiver, daemon=True)
+    thread.start()
+    time.sleep(0.3)
+    sub.close()
+    thread.join(60)
+    assert isinstance(got.get("error"), cerulion.Closed)
+
+
+def test_a_second_thread_waiting_on_the_same_subscriber_is_told(topic):
+    sub = cerulion.Subscriber(topic)
+    thread = threading.Thread(target=lambda: pytest.raises(cerulion.Closed, sub.receive), daemon=True)
+    thread.start()
+    time.sleep(0.3)
+    with pytest.raises(cerulion.InvalidArgument, match="another thread"):
+        sub.receive(timeout=1)
+    sub.close()
+    thread.join(60)
+    assert not thread.is_alive()
+
+
+def test_a_timeout_names_the_topic(topic):
+    sub = cerulion.Subscriber(topic)
+    with pytest.raises(cerulion.Timeout) as raised:
+        sub.receive(timeout=0.05)
+    assert isinstance(raised.value, TimeoutError)
+    assert raised.value.code == cerulion.ErrorCode.Timeout
+    assert raised.value.subject.kind == "topic" and raised.value.subject.name == topic
