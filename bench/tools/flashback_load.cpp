@@ -187,7 +187,12 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 2 * dumps; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(500 + rng() % 1000));
     const bool kill = i % 2 == 1;
+    // An idle-priority keeper started on a saturated machine may take seconds to create its store.
     auto store = flashback::Store::open(domain, "load");
+    for (int wait = 0; !store && wait < 600; ++wait) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      store = flashback::Store::open(domain, "load");
+    }
     if (!store) {
       fmt::print(stderr, "store: {}\n", store.message());
       break;
