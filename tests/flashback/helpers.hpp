@@ -6,11 +6,13 @@
 #include <catch2/catch.hpp>
 
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "cerulion/core/options.hpp"
+#include "cerulion/core/publisher.hpp"
 #include "cerulion/flashback/dump.hpp"
 #include "cerulion/flashback/store.hpp"
 #include "cerulion/recorder/profile.hpp"
@@ -114,6 +116,19 @@ inline flashback::TopicStatus topic_status(const flashback::StoreStatus& status,
     if (t.topic == topic) return t;
   }
   return {};
+}
+
+/// A publisher of `topic` in `domain`; a new topic gets `mode` and `depth` when they are given.
+inline Publisher open_publisher(const std::string& domain, const std::string& topic,
+                                std::optional<Mode> mode = std::nullopt,
+                                std::optional<std::uint32_t> depth = std::nullopt) {
+  PublisherOptions options;
+  options.topic.domain = domain;
+  options.topic.mode = mode;
+  options.topic.depth = depth;
+  auto publisher = Publisher::create(topic, options);
+  requireOk(publisher.status());
+  return std::move(*publisher);
 }
 
 }  // namespace fbtest

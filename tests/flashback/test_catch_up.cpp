@@ -45,19 +45,14 @@ TEST_CASE("A dump takes from the topic's ring what a stopped keeper has not stor
           "[flashback][catch-up]") {
   TestDomain domain;
   const std::string topic = "/catchup/stopped";
-  PublisherOptions publisher_options;
-  publisher_options.topic.domain = domain.name;
-  publisher_options.topic.mode = Mode::FreeRun;
-  publisher_options.topic.depth = 8;
-  auto publisher = Publisher::create(topic, publisher_options);
-  requireOk(publisher.status());
+  auto publisher = open_publisher(domain.name, topic, Mode::FreeRun, 8);
   auto child = keeper_child(domain.name, topic);
   REQUIRE(child.wait_ready());
   auto store = cerulion::flashback::Store::open(domain.name, "default");
   requireOk(store.status());
   std::uint64_t published = 0;
   auto publish = [&](int n) {
-    for (int i = 0; i < n; ++i, ++published) requireOk(publisher->publish_copy(payload(published, 100)).status());
+    for (int i = 0; i < n; ++i, ++published) requireOk(publisher.publish_copy(payload(published, 100)).status());
   };
   publish(1);
   REQUIRE(cerulion::test::eventually([&] { return topic_status(store->status(), topic).messages == 1; }));
@@ -109,16 +104,12 @@ TEST_CASE("A dump takes from the topic's ring what a stopped keeper has not stor
 TEST_CASE("A dump knows a keeper's named topics before its tap has read anything from them", "[flashback][catch-up]") {
   TestDomain domain;
   const std::string topic = "/catchup/unread";
-  PublisherOptions publisher_options;
-  publisher_options.topic.domain = domain.name;
-  publisher_options.topic.mode = Mode::FreeRun;
-  auto publisher = Publisher::create(topic, publisher_options);
-  requireOk(publisher.status());
+  auto publisher = open_publisher(domain.name, topic, Mode::FreeRun);
   auto child = keeper_child(domain.name, topic);
   REQUIRE(child.wait_ready());
   // Stopped before its tap reads: as a keeper that never got the CPU.
   REQUIRE(child.stop());
-  for (std::uint64_t s = 0; s < 5; ++s) requireOk(publisher->publish_copy(payload(s, 100)).status());
+  for (std::uint64_t s = 0; s < 5; ++s) requireOk(publisher.publish_copy(payload(s, 100)).status());
   auto store = cerulion::flashback::Store::open(domain.name, "default");
   requireOk(store.status());
   auto dump = dump_and_read(*store);
@@ -133,12 +124,7 @@ TEST_CASE("A dump after a kill -9 of the keeper holds what was published since, 
           "[flashback][catch-up]") {
   TestDomain domain;
   const std::string topic = "/catchup/killed";
-  PublisherOptions publisher_options;
-  publisher_options.topic.domain = domain.name;
-  publisher_options.topic.mode = Mode::FreeRun;
-  publisher_options.topic.depth = 16;
-  auto publisher = Publisher::create(topic, publisher_options);
-  requireOk(publisher.status());
+  auto publisher = open_publisher(domain.name, topic, Mode::FreeRun, 16);
   auto child = keeper_child(domain.name, topic);
   REQUIRE(child.wait_ready());
   auto store = cerulion::flashback::Store::open(domain.name, "default");
@@ -148,7 +134,7 @@ TEST_CASE("A dump after a kill -9 of the keeper holds what was published since, 
   // Catch2 assertion is not safe.
   auto publish = [&](int n) -> Status {
     for (int i = 0; i < n; ++i, ++published) {
-      if (auto sent = publisher->publish_copy(payload(published, 64 + published % 300)); !sent) return sent.status();
+      if (auto sent = publisher.publish_copy(payload(published, 64 + published % 300)); !sent) return sent.status();
     }
     return {};
   };

@@ -143,12 +143,7 @@ TEST_CASE("A keeper's counters agree with its dump while it runs, after the traf
           "[flashback][keeper]") {
   TestDomain domain;
   const std::string topic = "/keeper/counted";
-  PublisherOptions publisher_options;
-  publisher_options.topic.domain = domain.name;
-  publisher_options.topic.mode = Mode::FreeRun;
-  publisher_options.topic.depth = 4;  // a burst overruns the tap: losses to count
-  auto publisher = Publisher::create(topic, publisher_options);
-  requireOk(publisher.status());
+  auto publisher = open_publisher(domain.name, topic, Mode::FreeRun, 4);  // a burst overruns the tap: losses to count
   cerulion::test::Child child([&](cerulion::test::Child& self) {
     KeeperOptions options;
     options.domain = domain.name;
@@ -163,14 +158,14 @@ TEST_CASE("A keeper's counters agree with its dump while it runs, after the traf
   auto store = cerulion::flashback::Store::open(domain.name, "default");
   requireOk(store.status());
   // The first message is taken alone, so every loss after it lies between kept messages.
-  requireOk(publisher->publish_copy(payload(0, 64)).status());
+  requireOk(publisher.publish_copy(payload(0, 64)).status());
   REQUIRE(cerulion::test::eventually([&] { return topic_status(store->status(), topic).messages == 1; }));
   std::uint64_t published = 1;
   // Returns the first failure rather than asserting: it also runs on a traffic thread, and Catch2's
   // assertions are not thread-safe (two threads asserting at once corrupt its state and the heap).
   auto burst = [&](int n) -> Status {
     for (int i = 0; i < n; ++i, ++published) {
-      if (auto sent = publisher->publish_copy(payload(published, 64 + published % 500)); !sent) return sent.status();
+      if (auto sent = publisher.publish_copy(payload(published, 64 + published % 500)); !sent) return sent.status();
     }
     return {};
   };

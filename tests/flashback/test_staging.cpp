@@ -221,15 +221,10 @@ TEST_CASE("A keeper taking over counts what its predecessor dropped once, not ag
     taken_before = before.messages;
   }
   // The topic's own publisher has published those and more; a keeper takes it over from here.
-  PublisherOptions publisher_options;
-  publisher_options.topic.domain = domain.name;
-  publisher_options.topic.mode = Mode::FreeRun;
-  publisher_options.topic.depth = 64;
-  auto publisher = Publisher::create(topic, publisher_options);
-  requireOk(publisher.status());
+  auto publisher = open_publisher(domain.name, topic, Mode::FreeRun, 64);
   std::uint64_t published = 0;
   auto publish = [&](std::uint64_t n) {
-    for (std::uint64_t i = 0; i < n; ++i, ++published) requireOk(publisher->publish_copy(payload(published, 1000)).status());
+    for (std::uint64_t i = 0; i < n; ++i, ++published) requireOk(publisher.publish_copy(payload(published, 1000)).status());
   };
   publish(taken_before + 5 + 20);
   cerulion::flashback::KeeperOptions options;
