@@ -88,6 +88,7 @@ class alignas(64) Waiter {
   std::uint32_t ring_depth_;
   bool passive_;
   bool learns_;
+  std::uint64_t last_housekeeping_ns_ = 0;  // monotonic: the last one done as a wait timed out
   AdaptivePlanner planner_;
 };
 
@@ -116,16 +117,30 @@ template <typename Ready, typename Housekeeping>
   if (ready()) return Status::success();
   const std::uint64_t start = monotonic_ns();
   const std::uint64_t deadline = deadline_after(start, timeout);
-  if (passive_ && options_.strategy != WaitStrategy::Spin) return wait_passively(ready, deadline, housekeeping);
-  ChannelTarget<std::remove_reference_t<Ready>, std::remove_reference_t<Housekeeping>> target{ready, channel, bit_,
-                                                                                              housekeeping};
-  const AdaptivePlanner::Plan plan =
-      options_.strategy == WaitStrategy::Adaptive ? planner_.plan(start) : AdaptivePlanner::Plan{0, 0};
-  // Only the target's readiness, the deadline and a cancel end a participant's wait.
-  for (;;) {
-    WaitOutcome out = wait_with(options_.strategy, target, {deadline, kWaitForever, options_.cancel}, plan, &planner_);
-    if (!out.status.ok() || out.ready) return std::move(out.status);
+  Status st = [&] {
+    if (passive_ && options_.strategy != WaitStrategy::Spin) return wait_passively(ready, deadline, housekeeping);
+    ChannelTarget<std::remove_reference_t<Ready>, std::remove_reference_t<Housekeeping>> target{ready, channel, bit_,
+                                                                                                housekeeping};
+    const AdaptivePlanner::Plan plan =
+        options_.strategy == WaitStrategy::Adaptive ? planner_.plan(start) : AdaptivePlanner::Plan{0, 0};
+    // Only the target's readiness, the deadline and a cancel end a participant's wait.
+    for (;;) {
+      WaitOutcome out = wait_with(options_.strategy, target, {deadline, kWaitForever, options_.cancel}, plan, &planner_);
+      if (!out.status.ok() || out.ready) return std::move(out.status);
+    }
+  }();
+  if (st.code() == ErrorCode::Timeout) [[unlikely]] {
+    // The loops look after dead participants once a wait has lasted kHousekeepingNs; a caller
+    // whose every wait is shorter (a loop of 10 ms loans) would never evict a dead subscriber.
+    // Done as a wait times out, never before a message is seen.
+    const std::uint64_t now = monotonic_ns();
+    if (now - last_housekeeping_ns_ >= kHousekeepingNs) {
+      last_housekeeping_ns_ = now;
+      housekeeping();
+      if (ready()) return Status::success();
+    }
   }
+  return st;
 }
 
 }  // namespace cerulion::detail

@@ -287,3 +287,27 @@ TEST_CASE("The death record keeps the most recent deaths when more die than it h
   CHECK(info->deaths.back().pid == pids.back());
   CHECK(info->deaths.back().number == deaths);
 }
+
+TEST_CASE("A publisher whose short waits for room time out again and again still evicts a dead subscriber",
+          "[process]") {
+  const std::string topic = unique_topic("short_waits");
+  auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep, 2));
+  REQUIRE(pub.ok());
+  Child subscriber([&](Child& self) {
+    auto sub = Subscriber::create(topic, subscriber_options());
+    if (!sub.ok()) return 1;
+    self.signal_ready();
+    for (;;) std::this_thread::sleep_for(1s);
+  });
+  REQUIRE(subscriber.wait_ready());
+  subscriber.kill9();
+  // The ring fills: the dead subscriber never releases what it was sent.
+  REQUIRE(pub->publish_copy(bytes_of("a"), 0ms).ok());
+  REQUIRE(pub->publish_copy(bytes_of("b"), 0ms).ok());
+  // Every wait is far shorter than the housekeeping interval; the dead subscriber goes all the same.
+  bool published = false;
+  for (int attempt = 0; attempt < 500 && !published; ++attempt) {
+    published = pub->publish_copy(bytes_of("c"), 10ms).ok();
+  }
+  CHECK(published);
+}
