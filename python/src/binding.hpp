@@ -49,10 +49,9 @@ T take(Result<T>&& result) {
 void set_python_error(const StatusError& error);
 
 /// The longest one wait runs with the GIL released before Python's signal handlers run: how late
-/// Ctrl-C is seen. A little over core's recheck interval: a core wait evicts dead participants (a
-/// killed subscriber holding a slot) only once it has lasted that long, so shorter slices would
-/// never evict them.
-inline constexpr std::chrono::nanoseconds kSignalCheckInterval{kWaitRecheckIntervalNs + 10'000'000};
+/// Ctrl-C is seen. (A core wait that times out still evicts dead participants, at most once per
+/// kWaitRecheckIntervalNs, so slices this short do not keep a killed subscriber's slots held.)
+inline constexpr std::chrono::nanoseconds kSignalCheckInterval{50'000'000};
 
 /// The end of a wait of `timeout` (nullopt: none) started now.
 class Deadline {
