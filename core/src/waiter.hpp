@@ -131,7 +131,7 @@ template <typename Ready, typename Housekeeping>
   }();
   if (st.code() == ErrorCode::Timeout) [[unlikely]] {
     // The loops look after dead participants once a wait has lasted kHousekeepingNs; a caller
-    // whose every wait is shorter (a loop of 10 ms loans) would never evict a dead subscriber.
+    // whose every wait is shorter (a loop of short loans) would never evict a dead subscriber.
     // Done as a wait times out, never before a message is seen.
     const std::uint64_t now = monotonic_ns();
     if (now - last_housekeeping_ns_ >= kHousekeepingNs) {
