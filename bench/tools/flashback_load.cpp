@@ -107,6 +107,7 @@ struct Result1 {
   std::uint64_t messages = 0;
   std::uint64_t from_topics = 0;  // taken from the rings by the dump's catch-up
   std::string mismatch;           // the topics whose counted losses are not their gaps
+  double written_ms = 0;          // a keeper's own dump: from SIGUSR1 to its file written
 };
 
 // A dump's bytes against what was published before `t`.
@@ -184,6 +185,7 @@ Result1 dump_by_keeper(const flashback::Store& store, pid_t keeper, std::uint64_
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const auto* begin = reinterpret_cast<const std::byte*>(bytes.data());
   Result1 r = analyse(recorder::ByteVector(begin, begin + bytes.size()), t, streams, "signal");
+  r.written_ms = static_cast<double>(written->realtime_ns - std::min(written->realtime_ns, t)) / 1e6;
   ::unlink(written->path.c_str());
   return r;
 }
@@ -270,7 +272,9 @@ int main(int argc, char** argv) {
     // The keeper's own dump does not say how many it read from the rings.
     fmt::print("{:>2} {:<7} newest missing published {:7.1f} ms before; lost counted {:5} gaps {:5}; {} messages{}{}\n",
                i + 1, r.kind, r.stale_ms, r.lost, r.gaps, r.messages,
-               r.kind == "signal" ? "" : fmt::format(", {} from the rings", r.from_topics), r.mismatch);
+               r.kind == "signal" ? fmt::format(", written {:.0f} ms after SIGUSR1", r.written_ms)
+                                  : fmt::format(", {} from the rings", r.from_topics),
+               r.mismatch);
     std::fflush(stdout);
     if (kill) {
       keeper = start_keeper();
@@ -288,15 +292,21 @@ int main(int argc, char** argv) {
   std::filesystem::remove_all(dump_dir, ignored);
   fmt::print("priority {}, live dumps by {}, {} busy loops\n", priority, ask == "signal" ? "SIGUSR1 (the keeper's own)" : "flashback dump", hogs);
   for (const std::string kind : {"live", "signal", "kill -9"}) {
-    std::vector<double> stale;
+    std::vector<double> stale, written;
     int exact = 0;
     for (const auto& r : results) {
       if (r.kind != kind) continue;
       stale.push_back(r.stale_ms);
+      written.push_back(r.written_ms);
       exact += r.lost == r.gaps;
     }
     if (stale.empty()) continue;
     std::sort(stale.begin(), stale.end());
+    std::sort(written.begin(), written.end());
+    if (kind == "signal") {
+      fmt::print("signal: written after SIGUSR1: median {:.0f} ms, max {:.0f} ms\n", written[written.size() / 2],
+                 written.back());
+    }
     fmt::print("{}: {} dumps, missing newest: median {:.1f} ms, max {:.1f} ms, within 50 ms {}/{}; counts exact {}/{}\n",
                kind, stale.size(), stale[stale.size() / 2], stale.back(),
                std::count_if(stale.begin(), stale.end(), [](double s) { return s <= 50; }), stale.size(), exact,
