@@ -391,18 +391,24 @@ int scheduling_policy(pid_t pid, const std::string& thread) {
 TEST_CASE("A flashback keeper runs at idle priority unless asked for normal or lockstep; its dumps at normal priority",
           "[cli][flashback]") {
   FlashbackDomain d("fb_priority");
-  // Its compressing thread stands for the taps and the trigger watch, started the same way.
+  // Its store is alive before an idle keeper has had the CPU to start all its threads.
+  auto policy = [](pid_t pid, const std::string& thread) {
+    int found = -1;
+    eventually([&] { return (found = scheduling_policy(pid, thread)) != -1; }, 10s);
+    return found;
+  };
+  // Its compressing and control threads stand for the taps, started the same way.
   auto by_default = d.start_keeper({"/prio"}, "by_default", false);
-  CHECK(scheduling_policy(by_default->pid(), "fb-compress") == SCHED_IDLE);
-  CHECK(scheduling_policy(by_default->pid(), "fb-control") == SCHED_IDLE);
-  CHECK(scheduling_policy(by_default->pid(), "fb-dump") == SCHED_OTHER);
+  CHECK(policy(by_default->pid(), "fb-compress") == SCHED_IDLE);
+  CHECK(policy(by_default->pid(), "fb-control") == SCHED_IDLE);
+  CHECK(policy(by_default->pid(), "fb-dump") == SCHED_OTHER);
   auto lockstep = d.start_keeper({"/prio", "--lockstep"}, "lockstep", false);
-  CHECK(scheduling_policy(lockstep->pid(), "fb-compress") == SCHED_OTHER);
+  CHECK(policy(lockstep->pid(), "fb-compress") == SCHED_OTHER);
   auto normal = d.start_keeper({"/prio", "--priority", "normal"}, "normal", false);
-  CHECK(scheduling_policy(normal->pid(), "fb-compress") == SCHED_OTHER);
+  CHECK(policy(normal->pid(), "fb-compress") == SCHED_OTHER);
   auto idle_lockstep = d.start_keeper({"/prio", "--lockstep", "--priority", "idle"}, "idle_lockstep", false);
-  CHECK(scheduling_policy(idle_lockstep->pid(), "fb-compress") == SCHED_IDLE);
-  CHECK(scheduling_policy(idle_lockstep->pid(), "fb-dump") == SCHED_OTHER);
+  CHECK(policy(idle_lockstep->pid(), "fb-compress") == SCHED_IDLE);
+  CHECK(policy(idle_lockstep->pid(), "fb-dump") == SCHED_OTHER);
 }
 
 TEST_CASE("A second flashback keeper of the same name refuses and names the running one's pid", "[cli][flashback]") {
