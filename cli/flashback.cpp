@@ -5,8 +5,6 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
-#include <cstring>
-#include <sched.h>
 #include <cstdlib>
 #include <filesystem>
 #include <unistd.h>
@@ -34,15 +32,10 @@ struct StartSettings {
 };
 
 // A keeper that only runs on CPU time nobody else wants cannot slow the processes it watches; a
-// lockstep keeper holds publishers back, so it runs at their priority instead.
-void set_priority(const std::string& priority, bool lockstep) {
-  const bool idle = priority == "idle" || (priority.empty() && !lockstep);
-  if (!idle) return;
-  sched_param param{};
-  if (::sched_setscheduler(0, SCHED_IDLE, &param) != 0) {
-    say(fmt::format("cerulion: cannot run the keeper at idle priority ({}); it runs at normal priority",
-                    std::strerror(errno)));
-  }
+// lockstep keeper holds publishers back, so it runs at their priority instead. (Its dumps, and this
+// thread that asks for them on SIGUSR1, keep the normal priority.)
+bool idle_priority(const std::string& priority, bool lockstep) {
+  return priority == "idle" || (priority.empty() && !lockstep);
 }
 
 void run_start(StartSettings& s) {
@@ -60,7 +53,7 @@ void run_start(StartSettings& s) {
     throw Exit{kExitFailure, fmt::format("dump directory '{}' is not a writable directory", k.dump_dir)};
   }
   k.dumps_on_signal = true;
-  set_priority(s.priority, k.lockstep);
+  k.idle_priority = idle_priority(s.priority, k.lockstep);
   install_stop_handlers();
   struct sigaction sa {};
   sa.sa_handler = on_dump_signal;

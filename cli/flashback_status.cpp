@@ -3,6 +3,8 @@
 // triggers them, the window held and why it is short, memory, dumps, and per topic what the store
 // took and whether its publishers live.
 
+#include <algorithm>
+
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
@@ -24,6 +26,17 @@ Json or_null(bool known, Json value) { return known ? std::move(value) : Json(nu
 Json pids(const std::vector<std::uint32_t>& list) {
   Json out = Json::array();
   for (auto pid : list) out.push_back(pid);
+  return out;
+}
+
+// Those that died publishing: still listed, or evicted since (by any reader, a dump's catch-up
+// among them) and in the topic's death log.
+std::vector<std::uint32_t> dead_publishers(const flashback::TopicPublishers& p) {
+  std::vector<std::uint32_t> out;
+  for (const auto& d : p.died) out.push_back(d.pid);
+  for (auto pid : p.dead) out.push_back(pid);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
@@ -103,7 +116,7 @@ Json status_json(const std::string& name, const std::string& domain, const flash
                       {"last_realtime_ns", or_null(t.last_realtime_ns != 0, t.last_realtime_ns)},
                       {"in_domain", p.listed},
                       {"publishers", pids(p.alive)},
-                      {"dead_publishers", pids(p.dead)}});
+                      {"dead_publishers", pids(dead_publishers(p))}});
   }
   j["topics"] = topics;
   return j;
@@ -170,8 +183,9 @@ std::string dumps_text(const flashback::StoreStatus& st) {
 std::string publishers_text(const flashback::TopicPublishers& p) {
   if (!p.listed) return "; gone from the domain";
   std::string text;
-  for (auto pid : p.dead) text += fmt::format("; publisher {} died", pid);
-  if (p.alive.empty() && p.dead.empty()) text += "; no publisher";
+  const auto dead = dead_publishers(p);
+  for (auto pid : dead) text += fmt::format("; publisher {} died", pid);
+  if (p.alive.empty() && dead.empty()) text += "; no publisher";
   return text;
 }
 

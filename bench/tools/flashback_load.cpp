@@ -4,14 +4,20 @@
 // loops at normal priority saturate every core; N dumps asked for while it runs and N after a
 // kill -9 of it at a random moment (a new keeper takes the store over before the next). For each
 // dump: how long before the request (or the kill) the first message it lacks was published, and
-// its counted losses against the gaps in its sequences.
+// its counted losses against the gaps in its sequences. --ask signal asks for the live dumps by
+// SIGUSR1, so the keeper writes them itself (the dumps after a kill are still this process's).
 //
-//   build/bench/flashback-load [--dumps N] [--hogs N] [--priority idle|normal] [--cerulion build/cerulion]
+//   build/bench/flashback-load [--dumps N] [--hogs N] [--priority idle|normal] [--ask dump|signal]
+//                              [--cerulion build/cerulion]
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <csignal>
+#include <filesystem>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <random>
 #include <string>
@@ -101,19 +107,19 @@ struct Result1 {
   std::uint64_t messages = 0;
   std::uint64_t from_topics = 0;  // taken from the rings by the dump's catch-up
   std::string mismatch;           // the topics whose counted losses are not their gaps
+  double written_ms = 0;          // a keeper's own dump: from SIGUSR1 to its file written
 };
 
-Result1 analyse(const flashback::Store& store, std::uint64_t t, const std::vector<Stream*>& streams,
+// A dump's bytes against what was published before `t`.
+Result1 analyse(const recorder::ByteVector& file, std::uint64_t t, const std::vector<Stream*>& streams,
                 const std::string& kind) {
-  recorder::ByteVector file;
-  auto dumped = flashback::dump(store, std::make_unique<recorder::MemorySink>(file), {});
   Result1 r;
   r.kind = kind;
-  if (!dumped) {
-    fmt::print(stderr, "dump failed: {}\n", dumped.message());
+  auto reader = recorder::Reader::open_memory(file);
+  if (!reader) {
+    fmt::print(stderr, "dump unreadable: {}\n", reader.message());
     return r;
   }
-  auto reader = recorder::Reader::open_memory(file);
   std::map<std::string, std::uint32_t> newest, last;
   std::map<std::string, std::uint64_t> gaps;
   recorder::ReadMessagesOptions in_file_order;
@@ -127,7 +133,6 @@ Result1 analyse(const flashback::Store& store, std::uint64_t t, const std::vecto
     return true;
   });
   for (const auto& [topic, g] : gaps) r.gaps += g;
-  r.from_topics = dumped->from_topics;
   if (auto md = reader->read_metadata(); md && !md->empty()) {
     if (auto summary = recorder::profile::parse_flashback_metadata(md->front()); summary) {
       for (const auto& c : summary->topics) {
@@ -146,6 +151,45 @@ Result1 analyse(const flashback::Store& store, std::uint64_t t, const std::vecto
   return r;
 }
 
+// Dumped here, as `cerulion flashback dump` would.
+Result1 dump_here(const flashback::Store& store, std::uint64_t t, const std::vector<Stream*>& streams,
+                  const std::string& kind) {
+  recorder::ByteVector file;
+  auto dumped = flashback::dump(store, std::make_unique<recorder::MemorySink>(file), {});
+  if (!dumped) {
+    fmt::print(stderr, "dump failed: {}\n", dumped.message());
+    Result1 failed;
+    failed.kind = kind;
+    return failed;
+  }
+  Result1 r = analyse(file, t, streams, kind);
+  r.from_topics = dumped->from_topics;
+  return r;
+}
+
+// Dumped by the keeper itself, asked by SIGUSR1 (its file read, then removed).
+Result1 dump_by_keeper(const flashback::Store& store, pid_t keeper, std::uint64_t t, const std::vector<Stream*>& streams) {
+  const std::uint64_t before = store.status().dumps;
+  ::kill(keeper, SIGUSR1);
+  for (int wait = 0; store.status().dumps == before && wait < 1200; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const auto written = store.status().last_dump;
+  if (store.status().dumps == before || !written) {
+    fmt::print(stderr, "the keeper wrote no dump within 60 s\n");
+    Result1 failed;
+    failed.kind = "signal";
+    return failed;
+  }
+  std::ifstream in(written->path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto* begin = reinterpret_cast<const std::byte*>(bytes.data());
+  Result1 r = analyse(recorder::ByteVector(begin, begin + bytes.size()), t, streams, "signal");
+  r.written_ms = static_cast<double>(written->realtime_ns - std::min(written->realtime_ns, t)) / 1e6;
+  ::unlink(written->path.c_str());
+  return r;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -153,16 +197,29 @@ int main(int argc, char** argv) {
   int hogs = static_cast<int>(std::thread::hardware_concurrency());
   std::string cerulion = "build/cerulion";
   std::string priority = "idle";  // the keeper's default
+  std::string ask = "dump";       // live dumps: "dump" here (as `flashback dump`), "signal" by the keeper
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--dumps") dumps = std::atoi(argv[i + 1]);
     else if (a == "--hogs") hogs = std::atoi(argv[i + 1]);
     else if (a == "--cerulion") cerulion = argv[i + 1];
     else if (a == "--priority") priority = argv[i + 1];
+    else if (a == "--ask") ask = argv[i + 1];
     else {
-      fmt::print(stderr, "usage: flashback-load [--dumps N] [--hogs N] [--priority idle|normal] [--cerulion PATH]\n");
+      fmt::print(stderr, "usage: flashback-load [--dumps N] [--hogs N] [--priority idle|normal] [--ask dump|signal] "
+                         "[--cerulion PATH]\n");
       return 2;
     }
+  }
+  if (ask != "dump" && ask != "signal") {
+    fmt::print(stderr, "flashback-load: --ask is dump or signal, not '{}'\n", ask);
+    return 2;
+  }
+  // The keeper's own dumps go to a folder of this run's, removed at the end.
+  std::string dump_dir = "/tmp/fbload-XXXXXX";
+  if (::mkdtemp(dump_dir.data()) == nullptr) {
+    fmt::print(stderr, "flashback-load: cannot make {}: {}\n", dump_dir, std::strerror(errno));
+    return 1;
   }
   const std::string domain = fmt::format("fbload{}", ::getpid());
   const double run_s = 3.0 * dumps + 10;
@@ -177,7 +234,7 @@ int main(int argc, char** argv) {
   std::vector<pid_t> busy;
   for (int i = 0; i < hogs; ++i) busy.push_back(busy_loop());
   auto start_keeper = [&] {
-    return spawn({cerulion, "--domain", domain, "flashback", "start", "--name", "load", "--dir", "/tmp", "--priority", priority, fast.topic,
+    return spawn({cerulion, "--domain", domain, "flashback", "start", "--name", "load", "--dir", dump_dir, "--priority", priority, fast.topic,
                   big.topic, text.topic});
   };
   pid_t keeper = start_keeper();
@@ -187,14 +244,20 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 2 * dumps; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(500 + rng() % 1000));
     const bool kill = i % 2 == 1;
-    // An idle-priority keeper started on a saturated machine may take seconds to create its store.
+    // An idle-priority keeper started on a saturated machine may take seconds to take the store
+    // (and, before, to install its SIGUSR1 handler).
     auto store = flashback::Store::open(domain, "load");
-    for (int wait = 0; !store && wait < 600; ++wait) {
+    auto taken = [&] {
+      if (!store) return false;
+      const auto st = store->status();
+      return st.alive && st.keeper_pid == static_cast<std::uint32_t>(keeper);
+    };
+    for (int wait = 0; !taken() && wait < 1200; ++wait) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      store = flashback::Store::open(domain, "load");
+      if (!store) store = flashback::Store::open(domain, "load");
     }
-    if (!store) {
-      fmt::print(stderr, "store: {}\n", store.message());
+    if (!taken()) {
+      fmt::print(stderr, "store: {}\n", store ? "no live keeper within 60 s" : store.message());
       break;
     }
     const std::uint64_t t = realtime_ns();
@@ -202,11 +265,16 @@ int main(int argc, char** argv) {
       ::kill(keeper, SIGKILL);
       ::waitpid(keeper, nullptr, 0);
     }
-    results.push_back(analyse(*store, t, streams, kill ? "kill -9" : "live"));
+    results.push_back(kill ? dump_here(*store, t, streams, "kill -9")
+                           : ask == "signal" ? dump_by_keeper(*store, keeper, t, streams)
+                                             : dump_here(*store, t, streams, "live"));
     const auto& r = results.back();
-    fmt::print("{:>2} {:<7} newest missing published {:7.1f} ms before; lost counted {:5} gaps {:5}; {} messages, {} "
-               "from the rings{}\n",
-               i + 1, r.kind, r.stale_ms, r.lost, r.gaps, r.messages, r.from_topics, r.mismatch);
+    // The keeper's own dump does not say how many it read from the rings.
+    fmt::print("{:>2} {:<7} newest missing published {:7.1f} ms before; lost counted {:5} gaps {:5}; {} messages{}{}\n",
+               i + 1, r.kind, r.stale_ms, r.lost, r.gaps, r.messages,
+               r.kind == "signal" ? fmt::format(", written {:.0f} ms after SIGUSR1", r.written_ms)
+                                  : fmt::format(", {} from the rings", r.from_topics),
+               r.mismatch);
     std::fflush(stdout);
     if (kill) {
       keeper = start_keeper();
@@ -220,16 +288,25 @@ int main(int argc, char** argv) {
   stop.store(true);
   for (auto& t : publishers) t.join();
   (void)flashback::remove_store(domain, "load");
-  for (const std::string kind : {"live", "kill -9"}) {
-    std::vector<double> stale;
+  std::error_code ignored;
+  std::filesystem::remove_all(dump_dir, ignored);
+  fmt::print("priority {}, live dumps by {}, {} busy loops\n", priority, ask == "signal" ? "SIGUSR1 (the keeper's own)" : "flashback dump", hogs);
+  for (const std::string kind : {"live", "signal", "kill -9"}) {
+    std::vector<double> stale, written;
     int exact = 0;
     for (const auto& r : results) {
       if (r.kind != kind) continue;
       stale.push_back(r.stale_ms);
+      written.push_back(r.written_ms);
       exact += r.lost == r.gaps;
     }
     if (stale.empty()) continue;
     std::sort(stale.begin(), stale.end());
+    std::sort(written.begin(), written.end());
+    if (kind == "signal") {
+      fmt::print("signal: written after SIGUSR1: median {:.0f} ms, max {:.0f} ms\n", written[written.size() / 2],
+                 written.back());
+    }
     fmt::print("{}: {} dumps, missing newest: median {:.1f} ms, max {:.1f} ms, within 50 ms {}/{}; counts exact {}/{}\n",
                kind, stale.size(), stale[stale.size() / 2], stale.back(),
                std::count_if(stale.begin(), stale.end(), [](double s) { return s <= 50; }), stale.size(), exact,

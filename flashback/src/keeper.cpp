@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The keeper's life: open the store, tap, write what the taps take into the store, stop.
 
+#include <cstring>
 #include <filesystem>
+#include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <fmt/core.h>
@@ -83,6 +86,28 @@ KeeperImpl::KeeperImpl(KeeperOptions o, Store s) : options(std::move(o)), store(
 KeeperImpl::~KeeperImpl() { stop(); }
 
 Status KeeperImpl::start() {
+  // The dump thread first, at the caller's priority: the others may go idle, and an unprivileged
+  // thread at idle priority cannot come back to write a dump asked for under load.
+  dumper_ = std::thread([this] { dump_loop(); });
+  // Named before start() returns: its priority may differ from the others'.
+  ::pthread_setname_np(dumper_.native_handle(), "fb-dump");
+  if (!options.idle_priority) return start_keeping();
+  // The others are started from a thread that went idle first, so they inherit its policy and the
+  // caller's thread keeps its own.
+  Status started;
+  std::thread idle([&] {
+    sched_param param{};
+    if (::sched_setscheduler(0, SCHED_IDLE, &param) != 0) {
+      say(recording::EventKind::Warning, "",
+          fmt::format("cannot run the keeper at idle priority ({}); it runs at normal priority", std::strerror(errno)));
+    }
+    started = start_keeping();
+  });
+  idle.join();
+  return started;
+}
+
+Status KeeperImpl::start_keeping() {
   auto& impl = impl_of(store);
   // The taps stage into shared memory; this keeper's own thread compresses.
   impl.compress_in_background(true, options.lockstep);
@@ -105,8 +130,10 @@ Status KeeperImpl::start() {
     sink_->on_topic(topic);
   }
   compressor_ = std::thread([this] { compress_loop(); });
+  ::pthread_setname_np(compressor_.native_handle(), "fb-compress");
   taps_->start();
   control_ = std::thread([this] { control_loop(); });
+  ::pthread_setname_np(control_.native_handle(), "fb-control");
   return {};
 }
 
@@ -162,6 +189,13 @@ void KeeperImpl::stop() {
   stopped_ = true;
   stop_.store(true);
   if (control_.joinable()) control_.join();
+  // A dump still waiting for its post window is written now rather than lost.
+  {
+    std::lock_guard lock(mutex_);
+    stop_dumping_ = true;
+  }
+  dump_wake_.notify_all();
+  if (dumper_.joinable()) dumper_.join();
   // The taps first, while the compressor still frees room for a lockstep tap waiting for it.
   if (taps_) taps_->stop();
   stop_compressing_.store(true);

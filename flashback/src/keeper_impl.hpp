@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The keeper's parts: a sink that puts what the taps take straight into the store's shared memory
-// (on the taps' threads), a thread that compresses what they staged, and a control thread that
-// watches for triggers and makes the dumps.
+// (on the taps' threads), a thread that compresses what they staged, a control thread that
+// watches for triggers, and a thread that makes the dumps (at the caller's priority).
 
 #include <atomic>
+#include <condition_variable>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -71,7 +72,11 @@ class KeeperImpl {
   Store store;
 
  private:
+  /// Taps, compresses and watches: the threads that run at idle priority when asked.
+  Status start_keeping();
   void control_loop();
+  /// Writes each dump once its post window ends (and one still waiting when the keeper stops).
+  void dump_loop();
   /// Compresses what the taps staged, closes a chunk at least every second, evicts, measures rates.
   void compress_loop();
   void measure_rates(std::uint64_t now_realtime);
@@ -87,14 +92,17 @@ class KeeperImpl {
   std::atomic<bool> stop_{false};
   std::atomic<bool> stop_compressing_{false};
   std::thread control_;
+  std::thread dumper_;
+  std::condition_variable dump_wake_;  // with mutex_: a dump is pending, or the keeper stops
+  bool stop_dumping_ = false;          // guarded by mutex_
   std::thread compressor_;
   std::uint64_t last_rate_ns_ = 0;  // compressor thread
   std::map<std::uint16_t, std::uint64_t> messages_at_last_rate_;
-  mutable std::mutex mutex_;  // guards pending_, last_dump_, error_
+  mutable std::mutex mutex_;  // guards pending_, last_dump_, error_, stop_dumping_
   Status error_;
   std::optional<PendingDump> pending_;
   std::optional<DumpSummary> last_dump_;
-  std::deque<std::uint64_t> dump_times_;   // monotonic ns of recent automatic dumps
+  std::deque<std::uint64_t> dump_times_;   // monotonic ns of recent automatic dumps (dump thread)
   std::set<std::pair<std::uint32_t, std::string>> deaths_seen_;
   const std::uint64_t started_realtime_ns_ = realtime_ns();  // deaths recorded before are not ours
   bool stopped_ = false;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The keeper's control thread: triggers (a request or signal, a message on the trigger topic, a
-// publisher's death, a stall), the post window that gathers them into one dump, and the limits
-// that keep a crash loop from filling the disk.
+// publisher's death, a stall); its dump thread: the post window that gathers them into one dump,
+// and the limits that keep a crash loop from filling the disk.
 
+#include <algorithm>
 #include <filesystem>
 
 #include <fmt/core.h>
@@ -69,6 +70,7 @@ void KeeperImpl::trigger(std::string kind, std::string details, std::string note
   p.details.push_back(std::move(details));
   p.notes.push_back(std::move(note));
   pending_ = std::move(p);
+  dump_wake_.notify_all();
   if (options.post_s > 0) {
     say(recording::EventKind::Info, "",
         fmt::format("{} ({}): dumping in {:.1f} s", kind, pending_->details.front(), options.post_s));
@@ -85,20 +87,25 @@ void KeeperImpl::control_loop() {
       next_death_check = now + 200'000'000ull;
     }
     if (options.on_stall_s > 0) watch_stalls(realtime_ns());
-    bool due = false;
-    {
-      std::lock_guard lock(mutex_);
-      due = pending_ && now >= pending_->due_ns;
+  }
+}
+
+void KeeperImpl::dump_loop() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    if (pending_ && (stop_dumping_ || steady_ns() >= pending_->due_ns)) {
+      lock.unlock();
+      run_pending_dump();
+      lock.lock();
+      continue;
     }
-    if (due) run_pending_dump();
+    if (stop_dumping_) return;
+    if (pending_) {
+      dump_wake_.wait_for(lock, std::chrono::nanoseconds(pending_->due_ns - std::min(pending_->due_ns, steady_ns())));
+    } else {
+      dump_wake_.wait(lock);
+    }
   }
-  // A dump still waiting for its post window is written now rather than lost.
-  bool pending = false;
-  {
-    std::lock_guard lock(mutex_);
-    pending = pending_.has_value();
-  }
-  if (pending) run_pending_dump();
 }
 
 void KeeperImpl::watch_deaths() {
@@ -183,10 +190,9 @@ void KeeperImpl::run_pending_dump() {
   dump_options.trigger = p.kind;
   dump_options.details = details;
   dump_options.note = join(p.notes, " | ");
-  // Its own dumps take what its store holds: catching up from the rings would run at the same
-  // (idle) priority as the tap that is behind, and would join its topics a second time from this
-  // process, which core does not yet survive while the tap reads (see test_keeper.cpp).
-  dump_options.from_topics = false;
+  // Its own dumps catch up from the rings too (from_topics, the default), as `flashback dump` does:
+  // on this thread, at the caller's priority, what its taps have not taken yet is read by a second
+  // tap of each topic in this process (tests/core/test_second_tap.cpp).
   auto dumped = dump_to_file(store, path, dump_options);
   if (!dumped) {
     say(recording::EventKind::Problem, path, fmt::format("dump failed ({}: {}): {}", p.kind, details, dumped.message()));

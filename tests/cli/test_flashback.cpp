@@ -366,31 +366,49 @@ TEST_CASE("A flashback keeper killed with SIGKILL at random moments leaves a sto
 
 namespace {
 
-/// The scheduling policy of a process (field 41 of /proc/PID/stat), or -1.
-int scheduling_policy(pid_t pid) {
-  const std::string stat = slurp("/proc/" + std::to_string(pid) + "/stat");
-  const auto after_name = stat.rfind(')');
-  if (after_name == std::string::npos) return -1;
-  std::istringstream fields(stat.substr(after_name + 2));  // from field 3, the state
-  std::string field;
-  for (int i = 3; i <= 41 && fields >> field; ++i) {
-    if (i == 41) return std::stoi(field);
+/// The scheduling policy of the thread of `pid` named `thread` (-1 when there is none).
+int scheduling_policy(pid_t pid, const std::string& thread) {
+  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  std::error_code ec;
+  for (const auto& task : fs::directory_iterator(tasks, ec)) {
+    std::string name = slurp((task.path() / "comm").string());
+    while (!name.empty() && name.back() == '\n') name.pop_back();
+    if (name != thread) continue;
+    const std::string stat = slurp((task.path() / "stat").string());
+    const auto after_name = stat.rfind(')');
+    if (after_name == std::string::npos) return -1;
+    std::istringstream fields(stat.substr(after_name + 2));  // from field 3, the state
+    std::string field;
+    for (int i = 3; i <= 41 && fields >> field; ++i) {
+      if (i == 41) return std::stoi(field);
+    }
   }
   return -1;
 }
 
 }  // namespace
 
-TEST_CASE("A flashback keeper runs at idle priority unless asked for normal or lockstep", "[cli][flashback]") {
+TEST_CASE("A flashback keeper runs at idle priority unless asked for normal or lockstep; its dumps at normal priority",
+          "[cli][flashback]") {
   FlashbackDomain d("fb_priority");
+  // Its store is alive before an idle keeper has had the CPU to start all its threads.
+  auto policy = [](pid_t pid, const std::string& thread) {
+    int found = -1;
+    eventually([&] { return (found = scheduling_policy(pid, thread)) != -1; }, 10s);
+    return found;
+  };
+  // Its compressing and control threads stand for the taps, started the same way.
   auto by_default = d.start_keeper({"/prio"}, "by_default", false);
-  CHECK(scheduling_policy(by_default->pid()) == SCHED_IDLE);
+  CHECK(policy(by_default->pid(), "fb-compress") == SCHED_IDLE);
+  CHECK(policy(by_default->pid(), "fb-control") == SCHED_IDLE);
+  CHECK(policy(by_default->pid(), "fb-dump") == SCHED_OTHER);
   auto lockstep = d.start_keeper({"/prio", "--lockstep"}, "lockstep", false);
-  CHECK(scheduling_policy(lockstep->pid()) == SCHED_OTHER);
+  CHECK(policy(lockstep->pid(), "fb-compress") == SCHED_OTHER);
   auto normal = d.start_keeper({"/prio", "--priority", "normal"}, "normal", false);
-  CHECK(scheduling_policy(normal->pid()) == SCHED_OTHER);
+  CHECK(policy(normal->pid(), "fb-compress") == SCHED_OTHER);
   auto idle_lockstep = d.start_keeper({"/prio", "--lockstep", "--priority", "idle"}, "idle_lockstep", false);
-  CHECK(scheduling_policy(idle_lockstep->pid()) == SCHED_IDLE);
+  CHECK(policy(idle_lockstep->pid(), "fb-compress") == SCHED_IDLE);
+  CHECK(policy(idle_lockstep->pid(), "fb-dump") == SCHED_OTHER);
 }
 
 TEST_CASE("A second flashback keeper of the same name refuses and names the running one's pid", "[cli][flashback]") {

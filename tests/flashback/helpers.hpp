@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <random>
@@ -62,13 +64,9 @@ struct ReadDump {
   std::size_t schema_records = 0;
 };
 
-/// Dumps into memory and reads the file back, checking every CRC on the way.
-inline ReadDump dump_and_read(const flashback::Store& store, const flashback::DumpOptions& options = {}) {
-  recorder::ByteVector file;
-  auto dumped = flashback::dump(store, std::make_unique<recorder::MemorySink>(file), options);
-  requireOk(dumped.status());
+/// A dump's bytes read back, checking every CRC on the way (summary left empty).
+inline ReadDump read_dump(const recorder::ByteVector& file) {
   ReadDump out;
-  out.summary = *dumped;
   requireOk(recorder::stream_records_memory(file, [](const recorder::Record&) { return true; }, &out.problems));
   auto reader = recorder::Reader::open_memory(file);
   requireOk(reader.status());
@@ -89,6 +87,25 @@ inline ReadDump dump_and_read(const flashback::Store& store, const flashback::Du
   requireOk(md.status());
   out.metadata = *md;
   return out;
+}
+
+/// Dumps into memory and reads the file back, checking every CRC on the way.
+inline ReadDump dump_and_read(const flashback::Store& store, const flashback::DumpOptions& options = {}) {
+  recorder::ByteVector file;
+  auto dumped = flashback::dump(store, std::make_unique<recorder::MemorySink>(file), options);
+  requireOk(dumped.status());
+  ReadDump out = read_dump(file);
+  out.summary = *dumped;
+  return out;
+}
+
+/// A dump file read back, checking every CRC on the way (summary left empty).
+inline ReadDump read_dump_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE(in);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto* begin = reinterpret_cast<const std::byte*>(bytes.data());
+  return read_dump(recorder::ByteVector(begin, begin + bytes.size()));
 }
 
 /// Per topic, the messages missing between consecutive ones of a dump (sequence gaps).

@@ -4,41 +4,15 @@
 // counted lost, exactly.
 
 #include <csignal>
+#include <filesystem>
 #include <thread>
 
 #include "cerulion/core/publisher.hpp"
-#include "cerulion/flashback/keeper.hpp"
-#include "child.hpp"
-#include "helpers.hpp"
+#include "frozen_threads.hpp"
+#include "keeper_child.hpp"
+#include "temp_dir.hpp"
 
 using namespace fbtest;
-
-namespace {
-
-/// A keeper of `topic` in a child process, ready once it has started tapping.
-cerulion::test::Child keeper_child(const std::string& domain, const std::string& topic) {
-  return cerulion::test::Child([=](cerulion::test::Child& self) {
-    cerulion::flashback::KeeperOptions options;
-    options.domain = domain;
-    options.selection.topics = {topic};
-    options.limits.memory_bytes = 16 << 20;
-    auto keeper = cerulion::flashback::Keeper::start(options);
-    if (!keeper) return 1;
-    self.signal_ready();
-    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
-  });
-}
-
-/// The newest sequence of `topic` in a dump (0 when none).
-std::uint32_t newest_of(const ReadDump& dump, const std::string& topic) {
-  std::uint32_t newest = 0;
-  for (const auto& m : dump.messages) {
-    if (m.topic == topic) newest = std::max(newest, m.sequence);
-  }
-  return newest;
-}
-
-}  // namespace
 
 TEST_CASE("A dump takes from the topic's ring what a stopped keeper has not stored, and counts what the ring "
           "no longer holds as lost",
@@ -50,10 +24,9 @@ TEST_CASE("A dump takes from the topic's ring what a stopped keeper has not stor
   REQUIRE(child.wait_ready());
   auto store = cerulion::flashback::Store::open(domain.name, "default");
   requireOk(store.status());
-  std::uint64_t published = 0;
-  auto publish = [&](int n) {
-    for (int i = 0; i < n; ++i, ++published) requireOk(publisher.publish_copy(payload(published, 100)).status());
-  };
+  Traffic traffic{publisher};
+  const std::uint64_t& published = traffic.published;
+  auto publish = [&](int n) { requireOk(traffic.publish(n)); };
   publish(1);
   REQUIRE(cerulion::test::eventually([&] { return topic_status(store->status(), topic).messages == 1; }));
   // The keeper gets no CPU from here on, as an idle-priority keeper under full load.
@@ -129,23 +102,16 @@ TEST_CASE("A dump after a kill -9 of the keeper holds what was published since, 
   REQUIRE(child.wait_ready());
   auto store = cerulion::flashback::Store::open(domain.name, "default");
   requireOk(store.status());
-  std::uint64_t published = 0;
-  // Returns the first failure rather than asserting: it also runs on a traffic thread, where a
-  // Catch2 assertion is not safe.
-  auto publish = [&](int n) -> Status {
-    for (int i = 0; i < n; ++i, ++published) {
-      if (auto sent = publisher.publish_copy(payload(published, 64 + published % 300)); !sent) return sent.status();
-    }
-    return {};
-  };
-  requireOk(publish(1));
+  Traffic traffic{publisher, [](std::uint64_t s) { return 64 + s % 300; }};
+  const std::uint64_t& published = traffic.published;
+  requireOk(traffic.publish(1));
   REQUIRE(cerulion::test::eventually([&] { return topic_status(store->status(), topic).messages == 1; }));
   // Killed while traffic comes, then more traffic than the ring holds.
   Status sent;
-  std::thread traffic([&] { sent = publish(5000); });
+  std::thread publishing([&] { sent = traffic.publish(5000); });
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
   child.kill9();
-  traffic.join();
+  publishing.join();
   requireOk(sent);
   auto dump = dump_and_read(*store);
   CHECK(dump.problems.empty());
@@ -157,4 +123,63 @@ TEST_CASE("A dump after a kill -9 of the keeper holds what was published since, 
   REQUIRE(dump.messages.size() >= 2);
   const auto& last = dump.messages.back();
   CHECK(last.data == payload(last.sequence, 64 + last.sequence % 300));
+}
+
+TEST_CASE("A keeper's own dump on SIGUSR1, while its taps get no CPU, holds the newest messages from the rings and "
+          "counts what they overwrote, exactly",
+          "[flashback][catch-up]") {
+  TestDomain domain;
+  const std::string topic = "/catchup/own";
+  const std::string dir = cerulion::test::fresh_temp_path("own-dumps");
+  std::filesystem::create_directories(dir);
+  auto publisher = open_publisher(domain.name, topic, Mode::FreeRun, 8);
+  auto child = keeper_child(domain.name, topic, {.dump_dir = dir});
+  REQUIRE(child.wait_ready());
+  auto store = cerulion::flashback::Store::open(domain.name, "default");
+  requireOk(store.status());
+  Traffic traffic{publisher};
+  requireOk(traffic.publish(1));
+  REQUIRE(cerulion::test::eventually([&] { return topic_status(store->status(), topic).messages == 1; }));
+  // Its taps, compression and trigger watch stop, as idle-priority threads under full load; its
+  // main thread (where SIGUSR1 becomes a trigger) and its dump thread run on.
+  cerulion::test::FrozenThreads frozen(child.pid(), [&](pid_t tid, const std::string& name) {
+    return tid != child.pid() && name != "fb-dump";
+  });
+  if (!frozen.frozen()) {
+    WARN("skipped: cannot stop the keeper's threads one by one (" << frozen.why() << ")");
+    return;
+  }
+  auto own_dump = [&] {
+    REQUIRE(::kill(child.pid(), SIGUSR1) == 0);
+    REQUIRE(cerulion::test::eventually([&] { return store->status().dumps == 1; }));
+    const auto written = store->status().last_dump;
+    REQUIRE(written.has_value());
+    CHECK(written->trigger == "signal");
+    return read_dump_file(written->path);
+  };
+  SECTION("what the ring still holds, byte for byte") {
+    requireOk(traffic.publish(5));
+    auto dump = own_dump();
+    CHECK(dump.problems.empty());
+    REQUIRE(dump.messages.size() == 6);
+    for (std::uint32_t i = 0; i < 6; ++i) {
+      CHECK(dump.messages[i].sequence == i);
+      CHECK(dump.messages[i].data == payload(i, 100));
+    }
+    CHECK(dump_count(dump, "messages", topic) == 6);
+    CHECK(dump_count(dump, "lost", topic) == 0);
+  }
+  SECTION("what the ring overwrote, counted lost") {
+    requireOk(traffic.publish(40));  // five rings' worth
+    auto dump = own_dump();
+    CHECK(dump.problems.empty());
+    CHECK(newest_of(dump, topic) == traffic.published - 1);
+    CHECK(dump_count(dump, "lost", topic) == sequence_gaps(dump)[topic]);
+    CHECK(dump_count(dump, "lost", topic) > 0);
+    CHECK(dump_count(dump, "messages", topic) == dump.messages.size());
+    CHECK(dump.messages.size() + dump_count(dump, "lost", topic) == traffic.published);
+  }
+  // Its taps were behind all along: the store alone still holds the first message only.
+  CHECK(topic_status(store->status(), topic).messages == 1);
+  std::filesystem::remove_all(dir);
 }

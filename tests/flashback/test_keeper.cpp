@@ -7,9 +7,7 @@
 #include <thread>
 
 #include "cerulion/core/publisher.hpp"
-#include "cerulion/flashback/keeper.hpp"
-#include "child.hpp"
-#include "helpers.hpp"
+#include "keeper_child.hpp"
 
 using namespace fbtest;
 using cerulion::flashback::Keeper;
@@ -144,31 +142,18 @@ TEST_CASE("A keeper's counters agree with its dump while it runs, after the traf
   TestDomain domain;
   const std::string topic = "/keeper/counted";
   auto publisher = open_publisher(domain.name, topic, Mode::FreeRun, 4);  // a burst overruns the tap: losses to count
-  cerulion::test::Child child([&](cerulion::test::Child& self) {
-    KeeperOptions options;
-    options.domain = domain.name;
-    options.selection.topics = {topic};
-    options.limits.memory_bytes = 64 << 20;
-    auto keeper = Keeper::start(options);
-    if (!keeper) return 1;
-    self.signal_ready();
-    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
-  });
+  auto child = keeper_child(domain.name, topic, {.memory_bytes = 64 << 20});
   REQUIRE(child.wait_ready());
   auto store = cerulion::flashback::Store::open(domain.name, "default");
   requireOk(store.status());
   // The first message is taken alone, so every loss after it lies between kept messages.
-  requireOk(publisher.publish_copy(payload(0, 64)).status());
+  Traffic sender{publisher, [](std::uint64_t s) { return 64 + s % 500; }};
+  const std::uint64_t& published = sender.published;
+  requireOk(sender.publish(1));
   REQUIRE(cerulion::test::eventually([&] { return topic_status(store->status(), topic).messages == 1; }));
-  std::uint64_t published = 1;
-  // Returns the first failure rather than asserting: it also runs on a traffic thread, and Catch2's
-  // assertions are not thread-safe (two threads asserting at once corrupt its state and the heap).
-  auto burst = [&](int n) -> Status {
-    for (int i = 0; i < n; ++i, ++published) {
-      if (auto sent = publisher.publish_copy(payload(published, 64 + published % 500)); !sent) return sent.status();
-    }
-    return {};
-  };
+  // It may run on a traffic thread: Catch2's assertions are not thread-safe (two threads asserting
+  // at once corrupt its state and the heap), so it returns its first failure.
+  auto burst = [&](int n) { return sender.publish(n); };
   auto agree = [&](const ReadDump& dump) {
     CHECK(dump.problems.empty());
     CHECK(dump_count(dump, "lost", topic) == sequence_gaps(dump)[topic]);

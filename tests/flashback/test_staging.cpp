@@ -7,9 +7,7 @@
 #include <thread>
 
 #include "cerulion/core/publisher.hpp"
-#include "cerulion/flashback/keeper.hpp"
-#include "child.hpp"
-#include "helpers.hpp"
+#include "keeper_child.hpp"
 #include "store_impl.hpp"
 #include "time_units.hpp"
 
@@ -222,10 +220,9 @@ TEST_CASE("A keeper taking over counts what its predecessor dropped once, not ag
   }
   // The topic's own publisher has published those and more; a keeper takes it over from here.
   auto publisher = open_publisher(domain.name, topic, Mode::FreeRun, 64);
-  std::uint64_t published = 0;
-  auto publish = [&](std::uint64_t n) {
-    for (std::uint64_t i = 0; i < n; ++i, ++published) requireOk(publisher.publish_copy(payload(published, 1000)).status());
-  };
+  Traffic traffic{publisher, [](std::uint64_t) { return std::size_t{1000}; }};
+  const std::uint64_t& published = traffic.published;
+  auto publish = [&](std::uint64_t n) { requireOk(traffic.publish(n)); };
   publish(taken_before + 5 + 20);
   cerulion::flashback::KeeperOptions options;
   options.domain = domain.name;

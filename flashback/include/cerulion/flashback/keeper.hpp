@@ -40,6 +40,13 @@ struct KeeperOptions {
   StoreLimits limits;
   /// Join as lockstep subscribers: nothing missed, publishers wait for the keeper.
   bool lockstep = false;
+  /// Tap, compress and watch for triggers at idle priority (SCHED_IDLE), on CPU time nobody else
+  /// wants, so the keeper cannot slow the processes it keeps (leave it off for a lockstep keeper,
+  /// which holds them back). Its dumps, asked for and rare, run on a thread started first at the
+  /// caller's priority (an unprivileged thread cannot leave SCHED_IDLE), so a dump under full load
+  /// is written at once and catches up from the rings as `flashback dump` does. The calling thread
+  /// keeps its priority. Where SCHED_IDLE is refused, the keeper runs at the caller's and says so.
+  bool idle_priority = false;
   /// Where automatic dumps go ("" = the current directory); made absolute when the keeper starts
   /// and recorded in its store, where `cerulion flashback dump` and status find it.
   std::string dump_dir;
