@@ -46,6 +46,9 @@ from cerulion._cerulion import (  # noqa: F401  (re-exported)
     Timeout,
     TooManyParticipants,
     TopicType,
+    WaitSet,
+    WaitSetEvent,
+    WaitSetReady,
     WaitStrategy,
 )
 
@@ -53,7 +56,7 @@ __all__ = [
     "Closed", "Corrupted", "Error", "ErrorCode", "Incompatible", "Interrupted", "InvalidArgument",
     "InvalidTopicName", "Loan", "LoanLimit", "Mode", "NotFound", "OutOfMemory", "PayloadTooLarge",
     "PermissionDenied", "Publisher", "Role", "Sample", "Schema", "StartAt", "Subject", "Subscriber",
-    "Timeout", "TooManyParticipants", "TopicType", "WaitStrategy",
+    "Timeout", "TooManyParticipants", "TopicType", "WaitSet", "WaitSetEvent", "WaitSetReady", "WaitStrategy",
 ]
 
 # help() and tracebacks name the package users import, not the extension module inside it.

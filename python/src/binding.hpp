@@ -260,5 +260,6 @@ void register_errors(py::module_& m);
 void register_arguments(py::module_& m);
 void register_publisher(py::module_& m);
 void register_subscriber(py::module_& m);
+void register_wait_set(py::module_& m);
 
 }  // namespace cerulion::python

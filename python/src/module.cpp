@@ -12,5 +12,6 @@ PYBIND11_MODULE(_cerulion, m) {
   cerulion::python::register_arguments(m);
   cerulion::python::register_publisher(m);
   cerulion::python::register_subscriber(m);
+  cerulion::python::register_wait_set(m);
   m.attr("__version__") = CERULION_VERSION_STRING;
 }
