@@ -86,6 +86,29 @@ auto wait_in_slices(const Deadline& deadline, Attempt&& attempt) {
   }
 }
 
+/// A C-contiguous buffer of a Python object, held while it is copied (into a slot, a file); `use`
+/// names the call in the error for any other object.
+class ContiguousBuffer {
+ public:
+  ContiguousBuffer(py::handle object, const char* use) {
+    if (PyObject_GetBuffer(object.ptr(), &view_, PyBUF_C_CONTIGUOUS) != 0) {
+      py::error_already_set why;
+      raise(Status(ErrorCode::InvalidArgument,
+                   std::string(use) + ": " + why.what() +
+                       " (it takes a C-contiguous buffer: bytes, bytearray, memoryview, numpy.ascontiguousarray(...))",
+                   Subject::option("data")));
+    }
+  }
+  ~ContiguousBuffer() { PyBuffer_Release(&view_); }
+  ContiguousBuffer(const ContiguousBuffer&) = delete;
+  ContiguousBuffer& operator=(const ContiguousBuffer&) = delete;
+  const void* data() const { return view_.buf; }
+  std::size_t size() const { return static_cast<std::size_t>(view_.len); }
+
+ private:
+  Py_buffer view_{};
+};
+
 /// A core Publisher or Subscriber, shared by its Python object and the loans or samples it lent
 /// (which need it alive). The GIL guards all of it but the core object's calls made with the GIL
 /// released. Core endpoints are not thread safe, so while one thread is in such a call (`busy`),
@@ -261,5 +284,7 @@ void register_arguments(py::module_& m);
 void register_publisher(py::module_& m);
 void register_subscriber(py::module_& m);
 void register_wait_set(py::module_& m);
+void register_recording_reader(py::module_& m);
+void register_recording_writer(py::module_& m);
 
 }  // namespace cerulion::python
