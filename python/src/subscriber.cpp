@@ -3,30 +3,69 @@
 
 #include "subscriber.hpp"
 
+#include <climits>
+
 namespace cerulion::python {
 namespace {
+
+/// numpy's functions as_array calls, looked up once: a lookup (and numpy.prod) per frame costs more
+/// than the rest of a receive in a process whose caches went cold between frames. Kept for the
+/// interpreter's life, as the numpy module itself is.
+struct NumpyFunctions {
+  py::handle dtype, frombuffer;
+};
+const NumpyFunctions& numpy_functions() {
+  static const NumpyFunctions functions = [] {
+    py::module_ numpy = py::module_::import("numpy");
+    return NumpyFunctions{py::object(numpy.attr("dtype")).release(), py::object(numpy.attr("frombuffer")).release()};
+  }();
+  return functions;
+}
+
+/// The number of items of `shape` (an int or a sequence of ints ≥ 0), or nullopt for anything else.
+std::optional<unsigned long long> items_of_shape(py::handle shape) {
+  auto dimension = [](py::handle d) -> std::optional<unsigned long long> {
+    if (!py::isinstance<py::int_>(d) || py::isinstance<py::bool_>(d)) return std::nullopt;
+    const long long n = d.cast<long long>();
+    if (n < 0) return std::nullopt;
+    return static_cast<unsigned long long>(n);
+  };
+  if (py::isinstance<py::int_>(shape)) return dimension(shape);
+  if (!py::isinstance<py::sequence>(shape) || py::isinstance<py::str>(shape)) return std::nullopt;
+  unsigned long long items = 1;
+  for (py::handle d : py::reinterpret_borrow<py::sequence>(shape)) {
+    auto n = dimension(d);
+    if (!n || (*n != 0 && items > ULLONG_MAX / *n)) return std::nullopt;
+    items *= *n;
+  }
+  return items;
+}
 
 py::object as_array(py::object self, py::object dtype, py::object shape) {
   PySample& sample = self.cast<PySample&>();
   auto bytes = sample.bytes("as_array()");
-  py::module_ numpy = py::module_::import("numpy");
-  py::object type = numpy.attr("dtype")(dtype);
-  const auto item = type.attr("itemsize").cast<std::size_t>();
+  const NumpyFunctions& numpy = numpy_functions();
   auto refuse = [&](const std::string& why) {
     raise(Status(ErrorCode::InvalidArgument,
                  "sample #" + std::to_string(sample.seq()) + " of '" + sample.topic() + "': " + why,
                  Subject::topic(sample.topic())));
   };
-  if (item == 0 || bytes.size() % item != 0) {
+  // numpy checks the item size itself (ValueError); the dtype is looked at again only to say why.
+  py::object array;
+  try {
+    array = numpy.frombuffer(self, dtype);
+  } catch (py::error_already_set& error) {
+    if (!error.matches(PyExc_ValueError)) throw;
+    py::object type = numpy.dtype(dtype);
     refuse(std::to_string(bytes.size()) + " bytes are not a whole number of " + std::string(py::str(type)) + " (" +
-           std::to_string(item) + " bytes each)");
+           std::to_string(type.attr("itemsize").cast<std::size_t>()) + " bytes each)");
   }
-  py::object array = numpy.attr("frombuffer")(self, type);
+  const auto item = array.attr("itemsize").cast<std::size_t>();
   if (shape.is_none()) return array;
-  py::object wanted = numpy.attr("prod")(shape).attr("__int__")();
-  if (wanted.cast<long long>() * static_cast<long long>(item) != static_cast<long long>(bytes.size())) {
+  const std::optional<unsigned long long> items = items_of_shape(shape);
+  if (!items || *items * item != bytes.size()) {
     refuse(std::to_string(bytes.size()) + " bytes do not make shape " + std::string(py::str(shape)) + " of " +
-           std::string(py::str(type)));
+           std::string(py::str(array.attr("dtype"))));
   }
   return array.attr("reshape")(shape);
 }
