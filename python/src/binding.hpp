@@ -234,6 +234,19 @@ class EndpointHandle {
   std::shared_ptr<E> endpoint_;
 };
 
+/// __next__ of T, a Subscriber or WaitSet: its receive() without end, until it is closed (before
+/// or during the wait: StopIteration) or Ctrl-C (KeyboardInterrupt).
+template <typename T>
+auto next_until_closed(T& self) {
+  if (self.closed()) throw py::stop_iteration();
+  try {
+    return self.receive(py::none());
+  } catch (const StatusError& error) {
+    if (error.closed) throw py::stop_iteration();
+    throw;
+  }
+}
+
 /// The buffer protocol of a loan or sample T (T::bytes(use) gives the bytes, or raises when there
 /// are none any more; view_taken() and view_dropped() count the views), by hand rather than
 /// pybind11's def_buffer: a view's end must be seen, to give the slot back once no view is left.

@@ -142,15 +142,7 @@ void register_subscriber(py::module_& m) {
            "with Closed.")
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__",
-           [](PySubscriber& s) {
-             if (s.closed()) throw py::stop_iteration();
-             try {
-               return s.receive(py::none());
-             } catch (const StatusError& error) {
-               if (error.closed) throw py::stop_iteration();
-               throw;
-             }
-           },
+           &next_until_closed<PySubscriber>,
            "Waits for the next message: `for sample in sub:` runs until Ctrl-C (KeyboardInterrupt) or close().")
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](PySubscriber& s, py::args) { s.close(); return false; })

@@ -247,15 +247,7 @@ void register_wait_set(py::module_& m) {
       .def_property_readonly("closed", &PyWaitSet::closed)
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__",
-           [](PyWaitSet& s) {
-             if (s.closed()) throw py::stop_iteration();
-             try {
-               return s.receive(py::none());
-             } catch (const StatusError& error) {
-               if (error.closed) throw py::stop_iteration();
-               throw;
-             }
-           },
+           &next_until_closed<PyWaitSet>,
            "The next event: `for event in ws:` runs until Ctrl-C (KeyboardInterrupt) or close().")
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](PyWaitSet& s, py::args) { s.close(); return false; });
