@@ -7,8 +7,9 @@ round trip costs what a 64 B one does).
     python3 -m cerulion.ping                       # 64 B at 100 Hz, 500 round trips
     python3 -m cerulion.ping -s 64 -s 16MiB --against build/cerulion   # and `cerulion ping` too
 
-With --against, `cerulion ping` runs the same sizes, rate and count in the same run, and the
-ratio of the medians is printed. The pong is a second Python process (`--pong`).
+Several sizes take turns slot by slot (a pong process each), so the ratio between sizes compares
+like with like. With --against, `cerulion ping` then runs each size at the same rate and count in
+the same run, and the ratio of the medians is printed.
 """
 
 import argparse
@@ -60,44 +61,68 @@ def pong(prefix):
             reply[:_STAMP.size] = stamp
 
 
-def ping(prefix, size, rate, count, warmup, timeout):
-    """Round-trip times in µs of `count` requests (after `warmup`), on a grid of `rate` Hz."""
-    requests = cerulion.Publisher(prefix + "/ping")
-    replies = cerulion.Subscriber(prefix + "/pong")
-    child = subprocess.Popen([sys.executable, "-m", "cerulion.ping", "--pong", "--topic", prefix],
-                             stdout=subprocess.PIPE, text=True)
-    try:
-        if child.stdout.readline() != "ready\n":
+class _Lane:
+    """One size's topics and pong process."""
+
+    def __init__(self, prefix, size):
+        self.size, self.rtts, self.lost = size, [], 0
+        self.requests = cerulion.Publisher(prefix + "/ping")
+        self.replies = cerulion.Subscriber(prefix + "/pong")
+        self.pong = subprocess.Popen([sys.executable, "-m", "cerulion.ping", "--pong", "--topic", prefix],
+                                     stdout=subprocess.PIPE, text=True)
+
+    def start(self, timeout):
+        if self.pong.stdout.readline() != "ready\n":
             raise SystemExit("cerulion.ping: the pong did not start")
-        requests.wait_for_subscribers(1, timeout=timeout)
+        self.requests.wait_for_subscribers(1, timeout=timeout)
+
+    def round_trip(self, timeout, measured):
+        with self.requests.loan(self.size, timeout=timeout) as request:
+            request[:_STAMP.size] = _STAMP.pack(time.monotonic_ns())  # the last thing before publishing
+        try:
+            with self.replies.receive(timeout=timeout) as reply, memoryview(reply) as view:
+                stamp = _STAMP.unpack(view[:_STAMP.size])[0]
+                now = time.monotonic_ns()
+        except cerulion.Timeout:
+            self.lost += 1
+            return
+        if measured:
+            self.rtts.append((now - stamp) / 1000)
+
+    def stop(self, timeout):
+        if self.pong.poll() is None:
+            try:
+                with self.requests.loan(self.size, timeout=timeout) as request:
+                    request[:_STAMP.size] = _STAMP.pack(_STOP)
+                self.pong.wait(timeout=timeout)
+            except (cerulion.Error, subprocess.TimeoutExpired):
+                self.pong.send_signal(signal.SIGINT)
+                self.pong.wait(timeout=timeout)
+
+
+def ping(prefix, sizes, rate, count, warmup, timeout):
+    """Per size, the round-trip times in µs of `count` requests after `warmup`, and how many were
+    lost. The sizes take turns slot by slot on one grid, each at `rate` Hz, so that each meets the
+    machine in the same state (on a shared machine it changes from one minute to the next)."""
+    lanes = []
+    try:
+        for size in sizes:
+            lanes.append(_Lane(f"{prefix}-{size}", size))
+        for lane in lanes:
+            lane.start(timeout)
         _pin(0)
-        period = 1 / rate if rate > 0 else 0
+        period = 1 / (rate * len(lanes)) if rate > 0 else 0  # each size at `rate`
         start = time.monotonic()
-        rtts, lost = [], 0
-        for n in range(warmup + count):
+        for n in range((warmup + count) * len(lanes)):
             if period:
                 delay = start + n * period - time.monotonic()
                 if delay > 0:
                     time.sleep(delay)
-            with requests.loan(size, timeout=timeout) as request:
-                request[:_STAMP.size] = _STAMP.pack(time.monotonic_ns())  # the last thing before publishing
-            try:
-                with replies.receive(timeout=timeout) as reply, memoryview(reply) as view:
-                    stamp = _STAMP.unpack(view[:_STAMP.size])[0]
-                    now = time.monotonic_ns()
-            except cerulion.Timeout:
-                lost += 1
-                continue
-            if n >= warmup:
-                rtts.append((now - stamp) / 1000)
-        with requests.loan(size, timeout=timeout) as request:
-            request[:_STAMP.size] = _STAMP.pack(_STOP)
-        child.wait(timeout=timeout)
-        return rtts, lost
+            lanes[n % len(lanes)].round_trip(timeout, measured=n >= warmup * len(lanes))
+        return {lane.size: (lane.rtts, lane.lost) for lane in lanes}
     finally:
-        if child.poll() is None:
-            child.send_signal(signal.SIGINT)
-            child.wait(timeout=timeout)
+        for lane in lanes:
+            lane.stop(timeout)
 
 
 def cpp_ping(cerulion_bin, size, rate, count, warmup):
@@ -111,7 +136,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python3 -m cerulion.ping", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-s", "--size", type=_size, action="append", help="payload size, repeatable (default 64)")
-    parser.add_argument("-r", "--rate", type=float, default=100, help="requests per second; 0: back to back")
+    parser.add_argument("-r", "--rate", type=float, default=100, help="requests per second of each size; 0: back to back")
     parser.add_argument("-c", "--count", type=int, default=500, help="measured round trips")
     parser.add_argument("--warmup", type=int, default=50, help="round trips before measuring")
     parser.add_argument("--timeout", type=float, default=5, help="seconds to wait for a reply")
@@ -126,8 +151,10 @@ def main(argv=None):
         if args.pong:
             pong(args.topic)
             return 0
-        for size in args.size or [64]:
-            rtts, lost = ping(f"{args.topic}-{size}", size, args.rate, args.count, args.warmup, args.timeout)
+        sizes = list(dict.fromkeys(args.size or [64]))
+        measured = ping(args.topic, sizes, args.rate, args.count, args.warmup, args.timeout)
+        for size in sizes:
+            rtts, lost = measured[size]
             if not rtts:
                 print(f"cerulion.ping: every reply of {size} B was lost", file=sys.stderr)
                 return 1
@@ -135,6 +162,8 @@ def main(argv=None):
             result = {"size_bytes": size, "rate_hz": args.rate, "count": len(rtts), "lost": lost,
                       "rtt_us": {"min": min(rtts), "median": statistics.median(rtts), "p90": quantiles[89],
                                  "max": max(rtts)}}
+            if size != sizes[0]:
+                result["median_over_first_size"] = result["rtt_us"]["median"] / statistics.median(measured[sizes[0]][0])
             if args.against:
                 result["cpp_rtt_median_us"] = cpp_ping(args.against, size, args.rate, args.count, args.warmup)
                 result["python_over_cpp"] = result["rtt_us"]["median"] / result["cpp_rtt_median_us"]
@@ -144,6 +173,8 @@ def main(argv=None):
                 r = result["rtt_us"]
                 line = (f"{size} B at {args.rate:g} Hz, {len(rtts)} round trips, {lost} lost: Python rtt "
                         f"min/median/p90/max = {r['min']:.1f}/{r['median']:.1f}/{r['p90']:.1f}/{r['max']:.1f} µs")
+                if size != sizes[0]:
+                    line += f" ({result['median_over_first_size']:.2f}x {sizes[0]} B)"
                 if args.against:
                     line += (f"; cerulion ping median {result['cpp_rtt_median_us']:.1f} µs "
                              f"(Python {result['python_over_cpp']:.2f}x)")

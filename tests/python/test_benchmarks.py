@@ -21,6 +21,7 @@ def test_python_ping_measures_round_trips_at_each_size_beside_cerulion_ping(ceru
         assert r["count"] + r["lost"] == 20 and r["count"] > 0
         assert 0 < r["rtt_us"]["min"] <= r["rtt_us"]["median"] <= r["rtt_us"]["max"]
         assert r["cpp_rtt_median_us"] > 0 and r["python_over_cpp"] > 0
+    assert "median_over_first_size" not in results[0] and results[1]["median_over_first_size"] > 0
 
 
 def test_python_ping_refuses_a_size_without_room_for_its_timestamp():
