@@ -161,7 +161,7 @@ def run_shared_memory(args, shape):
 
         send_frames(args, shape, hand_over)
         out, _ = child.communicate(timeout=60)
-        del frames
+        frames.clear()  # no view of the segment may be left when it is closed
         return json.loads(out)
     finally:
         for fd in (ready_r, ready_w, free_r, free_w):
