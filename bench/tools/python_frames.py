@@ -1,12 +1,13 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
-"""Camera frames between two Python processes, side by side in one run: through cerulion (the
+"""Camera frames between Python processes, side by side in one run: through cerulion (the
 frame written into a loaned slot from numpy, received as a numpy view of the slot) and through
 what a Python user writes by hand today (multiprocessing.shared_memory, two slots, a pipe to say
-which slot is ready and a pipe back to say it is free). Per transport: latency from the
-timestamp written last before the frame is handed over to its receipt, and the receiver's memory
-(VmRSS, RssAnon, RssShmem) after the first frames and after the last: a receiver that copied
-frames and kept them would grow by a frame each.
+which slot is ready and a pipe back to say it is free), the two taking turns frame by frame, each
+at the rate asked, so that both meet the machine in the same state. Per transport: latency from
+the timestamp written last before the frame is handed over to its receipt, and the receiver's
+memory (VmRSS, RssAnon, RssShmem) after the first frames and after the last: a receiver that
+copied frames and kept them would grow by a frame each.
 
     PYTHONPATH=build/python python3 bench/tools/python_frames.py [--frames 300] [--rate 30] [--json]
 """
@@ -14,6 +15,7 @@ frames and kept them would grow by a frame each.
 import argparse
 import json
 import os
+import select
 import statistics
 import struct
 import subprocess
@@ -95,79 +97,96 @@ def receiver(args, shape):
     print(json.dumps(result), flush=True)
 
 
-def send_frames(args, shape, hand_over):
-    """Writes a frame per period (the whole frame, then the timestamp last) through hand_over(n, fill)."""
-    period = 1 / args.rate
-    start = time.monotonic()
-    for n in range(args.frames):
-        delay = start + n * period - time.monotonic()
-        if delay > 0:
-            time.sleep(delay)
-        hand_over(n)
-
-
 def fill(frame, n):
+    """Writes the whole frame, then the timestamp last."""
     frame[:] = n & 0xFF
     frame.reshape(-1)[:8] = np.frombuffer(STAMP.pack(time.monotonic_ns()), np.uint8)
 
 
-def run_cerulion(args, shape):
-    topic = f"/python-frames-{os.getpid()}"
-    pub = cerulion.Publisher(topic, depth=4)
-    child = subprocess.Popen([sys.executable, __file__, "--receive", "cerulion", "--topic", topic] + common(args),
-                             stdout=subprocess.PIPE, text=True)
-    assert child.stdout.readline() == "ready\n"
-    pub.wait_for_subscribers(1, timeout=30)
-    nbytes = int(np.prod(shape))
+class CerulionSender:
+    name = "cerulion"
 
-    def hand_over(n):
-        with pub.loan(nbytes, timeout=10) as buf:
-            frame = np.frombuffer(buf, np.uint8).reshape(shape)  # the slot itself
+    def __init__(self, args, shape):
+        self.shape, self.nbytes = shape, int(np.prod(shape))
+        topic = f"/python-frames-{os.getpid()}"
+        self.pub = cerulion.Publisher(topic, depth=4)
+        self.child = subprocess.Popen([sys.executable, __file__, "--receive", "cerulion", "--topic", topic] + common(args),
+                                      stdout=subprocess.PIPE, text=True)
+        assert self.child.stdout.readline() == "ready\n"
+        self.pub.wait_for_subscribers(1, timeout=30)
+
+    def hand_over(self, n):
+        with self.pub.loan(self.nbytes, timeout=10) as buf:
+            frame = np.frombuffer(buf, np.uint8).reshape(self.shape)  # the slot itself
             fill(frame, n)
             del frame
 
-    send_frames(args, shape, hand_over)
-    out, _ = child.communicate(timeout=60)
-    return json.loads(out)
+    def finish(self):
+        return json.loads(self.child.communicate(timeout=60)[0])
+
+    def close(self):
+        self.child.kill()
+        self.pub.close()
 
 
-def run_shared_memory(args, shape):
-    nbytes = int(np.prod(shape))
-    memory = shared_memory.SharedMemory(create=True, size=2 * nbytes)
-    ready_r, ready_w = os.pipe()
-    free_r, free_w = os.pipe()
-    try:
-        child = subprocess.Popen([sys.executable, __file__, "--receive", "shm", "--shm", memory.name, "--ready-fd",
-                                  str(ready_r), "--free-fd", str(free_w)] + common(args),
-                                 stdout=subprocess.PIPE, text=True, pass_fds=(ready_r, free_w))
-        assert child.stdout.readline() == "ready\n"
-        frames = [np.ndarray(shape, np.uint8, memory.buf, offset=slot * nbytes) for slot in range(2)]
-        free = [0, 1]
+class SharedMemorySender:
+    name = "shared_memory+pipe"
 
-        def hand_over(n):
-            while not free:  # both slots with the receiver: wait for one back
-                free.append(os.read(free_r, 1)[0])
-            slot = free.pop(0)
-            fill(frames[slot], n)
-            os.write(ready_w, bytes([slot]))
-            while True:  # slots already given back, without waiting
-                os.set_blocking(free_r, False)
-                try:
-                    free.append(os.read(free_r, 1)[0])
-                except BlockingIOError:
+    def __init__(self, args, shape):
+        self.memory = shared_memory.SharedMemory(create=True, size=2 * int(np.prod(shape)))
+        self.ready_r, self.ready_w = os.pipe()
+        self.free_r, self.free_w = os.pipe()
+        self.child = subprocess.Popen([sys.executable, __file__, "--receive", "shm", "--shm", self.memory.name,
+                                       "--ready-fd", str(self.ready_r), "--free-fd", str(self.free_w)] + common(args),
+                                      stdout=subprocess.PIPE, text=True, pass_fds=(self.ready_r, self.free_w))
+        assert self.child.stdout.readline() == "ready\n"
+        nbytes = int(np.prod(shape))
+        self.frames = [np.ndarray(shape, np.uint8, self.memory.buf, offset=slot * nbytes) for slot in range(2)]
+        self.free = [0, 1]
+        os.set_blocking(self.free_r, False)
+
+    def hand_over(self, n):
+        while True:  # slots the receiver gave back
+            try:
+                self.free.extend(os.read(self.free_r, 2))
+            except BlockingIOError:
+                if self.free:
                     break
-                finally:
-                    os.set_blocking(free_r, True)
+                select.select([self.free_r], [], [])  # both slots with the receiver: wait for one
+        slot = self.free.pop(0)
+        fill(self.frames[slot], n)
+        os.write(self.ready_w, bytes([slot]))
 
-        send_frames(args, shape, hand_over)
-        out, _ = child.communicate(timeout=60)
-        frames.clear()  # no view of the segment may be left when it is closed
-        return json.loads(out)
-    finally:
-        for fd in (ready_r, ready_w, free_r, free_w):
+    def finish(self):
+        return json.loads(self.child.communicate(timeout=60)[0])
+
+    def close(self):
+        self.child.kill()
+        self.frames.clear()  # no view of the segment may be left when it is closed
+        for fd in (self.ready_r, self.ready_w, self.free_r, self.free_w):
             os.close(fd)
-        memory.close()
-        memory.unlink()
+        self.memory.close()
+        self.memory.unlink()
+
+
+def run(args, shape):
+    """Both transports in turns, frame by frame on one grid (each at args.rate), so that both meet
+    the machine in the same state."""
+    senders = []
+    try:
+        for kind in (CerulionSender, SharedMemorySender):
+            senders.append(kind(args, shape))
+        period = 1 / (args.rate * len(senders))
+        start = time.monotonic()
+        for n in range(args.frames * len(senders)):
+            delay = start + n * period - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            senders[n % len(senders)].hand_over(n // len(senders))
+        return [(sender.name, sender.finish()) for sender in senders]
+    finally:
+        for sender in senders:
+            sender.close()
 
 
 def common(args):
@@ -203,8 +222,7 @@ def main():
     if args.receive:
         receiver(args, shape)
         return
-    results = [summary("cerulion", run_cerulion(args, shape), args.frames),
-               summary("shared_memory+pipe", run_shared_memory(args, shape), args.frames)]
+    results = [summary(name, result, args.frames) for name, result in run(args, shape)]
     for r in results:
         if args.json:
             print(json.dumps(r))
