@@ -4,7 +4,8 @@
 # ./build, already built) into a temporary prefix, builds examples/ against it as a separate CMake
 # project, compiles every C++ snippet of the README against it (scripts/readme-snippets.sh), shows
 # that a core-only program finds the package without the other components' dependencies, runs the
-# examples in pairs for about a second each and checks what the receiving side printed, then
+# examples in pairs for about a second each and checks what the receiving side printed (the
+# Python ones of examples/python/ too, with Debian's python3 over the installed package), then
 # compiles and runs small programs with pkg-config alone (core, recording, flashback).
 #   scripts/examples.sh [BUILD_DIR]
 set -eu
@@ -256,6 +257,59 @@ for signal in INT TERM; do
   kill "$watchdog" 2>/dev/null || true
   [ "$status" -eq 0 ] || fail "listener exited with status $status after SIG$signal (137: still running 3 s later)"
 done
+
+# The Python examples over the installed package, with Debian's python3 and nothing but the
+# package's directory on PYTHONPATH; beside the C++ ones on the same topics.
+python_package=$(find "$tmp/prefix" -path '*/cerulion/__init__.py' | head -n 1)
+if [ -z "$python_package" ]; then
+  step "Python examples: skipped (the package was built without python3-dev and pybind11-dev)"
+else
+  PYTHONPATH=$(dirname "$(dirname "$python_package")")
+  export PYTHONPATH
+  # start_py NAME ARGS...: as start, for examples/python/NAME.py; its output in py_NAME.out.
+  start_py() {
+    name=$1
+    shift
+    timeout 20 /usr/bin/python3 "$root/examples/python/$name.py" "$@" >"py_$name.out" 2>&1 &
+    pids="$pids $!"
+    eval "pid_py_$name=$!"
+  }
+
+  step "Python: talker.py and listener.py"
+  start_py listener --count 3
+  settle
+  start_py talker --count 15
+  finish py_listener
+  finish py_talker
+  expect py_listener '^#[0-9]*: hello world [0-9]*'
+
+  step "Python: camera_publisher.py to camera_viewer.py and the C++ camera_viewer"
+  start_py camera_viewer --seconds 1.5
+  start camera_viewer --seconds 1.5
+  settle
+  start_py camera_publisher --seconds 1.2
+  finish py_camera_viewer
+  finish camera_viewer
+  finish py_camera_publisher
+  expect py_camera_viewer '^[0-9.]* fps, latency median [0-9.]* us'
+  expect camera_viewer '^[0-9.]* fps, latency median [0-9.]* us'
+
+  step "Python: wait_set.py over talker.py, the C++ imu_publisher and camera_publisher.py"
+  start_py wait_set --seconds 1.6
+  settle
+  start_py talker --count 13
+  start imu_publisher --seconds 1.3
+  start_py camera_publisher --seconds 1.3
+  finish py_wait_set
+  for name in py_talker imu_publisher py_camera_publisher; do finish "$name"; done
+  expect py_wait_set '^last second: /chatter [1-9][0-9]*, /imu [1-9][0-9]*, /camera/image [1-9][0-9]* messages'
+
+  step "Python: read_recording.py reads chatter.mcap"
+  timeout 20 /usr/bin/python3 "$root/examples/python/read_recording.py" chatter.mcap >py_read_recording.out 2>&1 ||
+    fail "read_recording.py could not read chatter.mcap"
+  expect py_read_recording '^/chatter: [1-9][0-9]* messages'
+  unset PYTHONPATH
+fi
 
 step "the installed cerulion finds its plugins where they were installed"
 # Outside the build tree, the program looks beside itself only: a bridge that runs found bridge.so there.

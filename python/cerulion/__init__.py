@@ -21,8 +21,11 @@ argument, else $CERULION_DOMAIN, else "default".
 
 from cerulion._cerulion import (  # noqa: F401  (re-exported)
     __version__,
+    Channel,
     Closed,
     Corrupted,
+    DumpSummary,
+    DumpedTopic,
     Error,
     ErrorCode,
     Incompatible,
@@ -37,6 +40,10 @@ from cerulion._cerulion import (  # noqa: F401  (re-exported)
     PayloadTooLarge,
     PermissionDenied,
     Publisher,
+    RecordedMessage,
+    RecordedMessages,
+    Recording,
+    RecordingWriter,
     Role,
     Sample,
     Schema,
@@ -46,14 +53,22 @@ from cerulion._cerulion import (  # noqa: F401  (re-exported)
     Timeout,
     TooManyParticipants,
     TopicType,
+    WaitSet,
+    WaitSetEvent,
+    WaitSetReady,
     WaitStrategy,
+    WriterCounters,
+    flashback_dump,
 )
 
 __all__ = [
-    "Closed", "Corrupted", "Error", "ErrorCode", "Incompatible", "Interrupted", "InvalidArgument",
-    "InvalidTopicName", "Loan", "LoanLimit", "Mode", "NotFound", "OutOfMemory", "PayloadTooLarge",
-    "PermissionDenied", "Publisher", "Role", "Sample", "Schema", "StartAt", "Subject", "Subscriber",
-    "Timeout", "TooManyParticipants", "TopicType", "WaitStrategy",
+    "Channel", "Closed", "Corrupted", "DumpSummary", "DumpedTopic", "Error", "ErrorCode",
+    "Incompatible", "Interrupted", "InvalidArgument", "InvalidTopicName", "Loan", "LoanLimit",
+    "Mode", "NotFound", "OutOfMemory", "PayloadTooLarge", "PermissionDenied", "Publisher",
+    "RecordedMessage", "RecordedMessages", "Recording", "RecordingWriter", "Role", "Sample",
+    "Schema", "StartAt", "Subject", "Subscriber", "Timeout", "TooManyParticipants", "TopicType",
+    "WaitSet", "WaitSetEvent", "WaitSetReady", "WaitStrategy", "WriterCounters",
+    "flashback_dump",
 ]
 
 # help() and tracebacks name the package users import, not the extension module inside it.

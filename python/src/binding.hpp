@@ -86,6 +86,29 @@ auto wait_in_slices(const Deadline& deadline, Attempt&& attempt) {
   }
 }
 
+/// A C-contiguous buffer of a Python object, held while it is copied (into a slot, a file); `use`
+/// names the call in the error for any other object.
+class ContiguousBuffer {
+ public:
+  ContiguousBuffer(py::handle object, const char* use) {
+    if (PyObject_GetBuffer(object.ptr(), &view_, PyBUF_C_CONTIGUOUS) != 0) {
+      py::error_already_set why;
+      raise(Status(ErrorCode::InvalidArgument,
+                   std::string(use) + ": " + why.what() +
+                       " (it takes a C-contiguous buffer: bytes, bytearray, memoryview, numpy.ascontiguousarray(...))",
+                   Subject::option("data")));
+    }
+  }
+  ~ContiguousBuffer() { PyBuffer_Release(&view_); }
+  ContiguousBuffer(const ContiguousBuffer&) = delete;
+  ContiguousBuffer& operator=(const ContiguousBuffer&) = delete;
+  const void* data() const { return view_.buf; }
+  std::size_t size() const { return static_cast<std::size_t>(view_.len); }
+
+ private:
+  Py_buffer view_{};
+};
+
 /// A core Publisher or Subscriber, shared by its Python object and the loans or samples it lent
 /// (which need it alive). The GIL guards all of it but the core object's calls made with the GIL
 /// released. Core endpoints are not thread safe, so while one thread is in such a call (`busy`),
@@ -211,6 +234,19 @@ class EndpointHandle {
   std::shared_ptr<E> endpoint_;
 };
 
+/// __next__ of T, a Subscriber or WaitSet: its receive() without end, until it is closed (before
+/// or during the wait: StopIteration) or Ctrl-C (KeyboardInterrupt).
+template <typename T>
+auto next_until_closed(T& self) {
+  if (self.closed()) throw py::stop_iteration();
+  try {
+    return self.receive(py::none());
+  } catch (const StatusError& error) {
+    if (error.closed) throw py::stop_iteration();
+    throw;
+  }
+}
+
 /// The buffer protocol of a loan or sample T (T::bytes(use) gives the bytes, or raises when there
 /// are none any more; view_taken() and view_dropped() count the views), by hand rather than
 /// pybind11's def_buffer: a view's end must be seen, to give the slot back once no view is left.
@@ -260,5 +296,8 @@ void register_errors(py::module_& m);
 void register_arguments(py::module_& m);
 void register_publisher(py::module_& m);
 void register_subscriber(py::module_& m);
+void register_wait_set(py::module_& m);
+void register_recording_reader(py::module_& m);
+void register_recording_writer(py::module_& m);
 
 }  // namespace cerulion::python

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// cerulion._cerulion: the Python bindings over core. The module holds no engine: every call is
-// core's Publisher or Subscriber; what it adds is Python's side of it (the buffer protocol over
+// cerulion._cerulion: the Python bindings over core, the recorder and flashback. The module holds
+// no engine: every call is a library's (core's Publisher, Subscriber and WaitSet, recorder's Reader
+// and Writer, flashback's dump); what it adds is Python's side of it (the buffer protocol over
 // slots, waits that release the GIL and see Ctrl-C, errors as exceptions).
 
 #include "binding.hpp"
@@ -12,5 +13,8 @@ PYBIND11_MODULE(_cerulion, m) {
   cerulion::python::register_arguments(m);
   cerulion::python::register_publisher(m);
   cerulion::python::register_subscriber(m);
+  cerulion::python::register_wait_set(m);
+  cerulion::python::register_recording_reader(m);
+  cerulion::python::register_recording_writer(m);
   m.attr("__version__") = CERULION_VERSION_STRING;
 }

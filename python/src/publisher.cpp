@@ -113,28 +113,6 @@ class PyLoan : public LentSlot<PublisherEndpoint> {
   py::object entered_;
 };
 
-/// A C-contiguous buffer of a Python object, held for the copy into a slot.
-class ContiguousBuffer {
- public:
-  explicit ContiguousBuffer(py::object object) {
-    if (PyObject_GetBuffer(object.ptr(), &view_, PyBUF_C_CONTIGUOUS) != 0) {
-      py::error_already_set why;
-      raise(Status(ErrorCode::InvalidArgument,
-                   std::string("publish(): ") + why.what() +
-                       " (publish takes a C-contiguous buffer: bytes, bytearray, memoryview, numpy.ascontiguousarray(...))",
-                   Subject::option("data")));
-    }
-  }
-  ~ContiguousBuffer() { PyBuffer_Release(&view_); }
-  ContiguousBuffer(const ContiguousBuffer&) = delete;
-  ContiguousBuffer& operator=(const ContiguousBuffer&) = delete;
-  const void* data() const { return view_.buf; }
-  std::size_t size() const { return static_cast<std::size_t>(view_.len); }
-
- private:
-  Py_buffer view_{};
-};
-
 class PyPublisher : public EndpointHandle<PublisherEndpoint> {
  public:
   PyPublisher(const std::string& topic, py::object mode, py::object depth, const std::string& group,
@@ -154,7 +132,7 @@ class PyPublisher : public EndpointHandle<PublisherEndpoint> {
 
   std::uint64_t publish(py::object data, py::object timeout_seconds) {
     std::shared_ptr<PublisherEndpoint> endpoint = open("publish()");
-    const ContiguousBuffer buffer(data);
+    const ContiguousBuffer buffer(data, "publish()");
     const Deadline deadline(timeout_argument(timeout_seconds));
     BusyScope busy(*endpoint, "publisher");
     Loan loan = take(wait_in_slices(deadline, [&](Timeout slice) { return endpoint->core->loan(buffer.size(), slice); }));

@@ -1,129 +1,71 @@
 // SPDX-License-Identifier: Apache-2.0
 // cerulion.Subscriber and cerulion.Sample: a received message whose buffer is the topic's slot.
 
-#include <pybind11/stl.h>
+#include "subscriber.hpp"
 
-#include <memory>
-
-#include "arguments.hpp"
-#include "binding.hpp"
-#include "cerulion/core/subscriber.hpp"
+#include <climits>
 
 namespace cerulion::python {
 namespace {
 
-using SubscriberEndpoint = Endpoint<Subscriber, Sample>;
-
-/// A received message. Its buffer (read-only) is the publisher's slot itself; the slot is held
-/// while the PySample or any view of it lives. release() ends the sample's own access at once and
-/// gives the slot back when the last view is gone, so no view ever reads a reused slot.
-class PySample : public LentSlot<SubscriberEndpoint> {
- public:
-  PySample(std::shared_ptr<SubscriberEndpoint> owner, Sample sample)
-      : LentSlot(std::move(owner), std::move(sample)),
-        size_(held_.size()),
-        address_(reinterpret_cast<std::uintptr_t>(held_.data().data())),
-        seq_(held_.sequence()),
-        publish_time_ns_(held_.publish_time_ns()),
-        publish_realtime_ns_(held_.publish_realtime_ns()),
-        lost_before_(held_.lost_before()),
-        publisher_pid_(held_.publisher_pid()) {}
-
-  /// The payload, or cerulion.Closed once released.
-  std::span<const std::byte> bytes(const char* use) const {
-    if (finished_) {
-      raise_closed("sample #" + std::to_string(seq_) + " of '" + topic_ + "' was released; " + use +
-                       " needs an unreleased sample",
-                   Subject::topic(topic_));
-    }
-    return held_.data();
-  }
-  void release() { finish(); }
-
-  bool released() const { return finished_; }
-  std::size_t size() const { return size_; }
-  std::uintptr_t address() const { return address_; }
-  std::uint64_t seq() const { return seq_; }
-  std::uint64_t publish_time_ns() const { return publish_time_ns_; }
-  std::uint64_t publish_realtime_ns() const { return publish_realtime_ns_; }
-  std::uint64_t lost_before() const { return lost_before_; }
-  std::uint32_t publisher_pid() const { return publisher_pid_; }
-
- private:
-  // What the sample was stays readable after release.
-  std::size_t size_;
-  std::uintptr_t address_;
-  std::uint64_t seq_, publish_time_ns_, publish_realtime_ns_, lost_before_;
-  std::uint32_t publisher_pid_;
+/// numpy's functions as_array calls, looked up once: a lookup (and numpy.prod) per frame costs more
+/// than the rest of a receive in a process whose caches went cold between frames. Kept for the
+/// interpreter's life, as the numpy module itself is.
+struct NumpyFunctions {
+  py::handle dtype, frombuffer;
 };
+const NumpyFunctions& numpy_functions() {
+  static const NumpyFunctions functions = [] {
+    py::module_ numpy = py::module_::import("numpy");
+    return NumpyFunctions{py::object(numpy.attr("dtype")).release(), py::object(numpy.attr("frombuffer")).release()};
+  }();
+  return functions;
+}
 
-/// A Python Subscriber: the shared endpoint, or nothing once closed.
-class PySubscriber : public EndpointHandle<SubscriberEndpoint> {
- public:
-  PySubscriber(const std::string& topic, py::object wait, bool tap, py::object start, py::object domain,
-               py::object mode, py::object depth, const std::string& group)
-      : EndpointHandle(topic, options_of(wait, tap, start, domain, mode, depth, group)) {}
-
-  PySample receive(py::object timeout_seconds) {
-    std::shared_ptr<SubscriberEndpoint> endpoint = open("receive()");
-    const Timeout timeout = timeout_argument(timeout_seconds);
-    BusyScope busy(*endpoint, "subscriber");
-    Result<Sample> sample = wait_in_slices(Deadline(timeout), [&](Timeout slice) { return endpoint->core->receive(slice); });
-    if (sample.ok()) return PySample(endpoint, std::move(sample).value());
-    const std::string& topic = endpoint->core->topic();
-    if (sample.code() == ErrorCode::Interrupted && endpoint->cancel.load()) {
-      raise_closed("subscriber of '" + topic + "' was closed while receive() waited", Subject::topic(topic));
-    }
-    if (sample.code() == ErrorCode::Timeout) {
-      raise(Status(ErrorCode::Timeout, "topic '" + topic + "': no message within the timeout", Subject::topic(topic)));
-    }
-    raise(sample.status());
+/// The number of items of `shape` (an int or a sequence of ints ≥ 0), or nullopt for anything else.
+std::optional<unsigned long long> items_of_shape(py::handle shape) {
+  auto dimension = [](py::handle d) -> std::optional<unsigned long long> {
+    if (!py::isinstance<py::int_>(d) || py::isinstance<py::bool_>(d)) return std::nullopt;
+    const long long n = d.cast<long long>();
+    if (n < 0) return std::nullopt;
+    return static_cast<unsigned long long>(n);
+  };
+  if (py::isinstance<py::int_>(shape)) return dimension(shape);
+  if (!py::isinstance<py::sequence>(shape) || py::isinstance<py::str>(shape)) return std::nullopt;
+  unsigned long long items = 1;
+  for (py::handle d : py::reinterpret_borrow<py::sequence>(shape)) {
+    auto n = dimension(d);
+    if (!n || (*n != 0 && items > ULLONG_MAX / *n)) return std::nullopt;
+    items *= *n;
   }
-
-  std::optional<PySample> try_receive() {
-    std::shared_ptr<SubscriberEndpoint> endpoint = open("try_receive()");
-    BusyScope busy(*endpoint, "subscriber");
-    std::optional<Sample> sample = take(endpoint->core->try_receive());
-    if (!sample) return std::nullopt;
-    return PySample(endpoint, std::move(*sample));
-  }
-
- private:
-  static SubscriberOptions options_of(py::object wait, bool tap, py::object start, py::object domain, py::object mode,
-                                      py::object depth, const std::string& group) {
-    SubscriberOptions options;
-    options.role = tap ? Role::Tap : Role::Subscriber;
-    options.start = start_argument(start);
-    options.topic.domain = domain_argument(domain);
-    options.topic.mode = mode_argument(mode);
-    options.topic.depth = depth_argument(depth);
-    options.topic.group = group;
-    options.wait.strategy = wait_argument(wait);
-    return options;
-  }
-};
+  return items;
+}
 
 py::object as_array(py::object self, py::object dtype, py::object shape) {
   PySample& sample = self.cast<PySample&>();
   auto bytes = sample.bytes("as_array()");
-  py::module_ numpy = py::module_::import("numpy");
-  py::object type = numpy.attr("dtype")(dtype);
-  const auto item = type.attr("itemsize").cast<std::size_t>();
+  const NumpyFunctions& numpy = numpy_functions();
   auto refuse = [&](const std::string& why) {
     raise(Status(ErrorCode::InvalidArgument,
                  "sample #" + std::to_string(sample.seq()) + " of '" + sample.topic() + "': " + why,
                  Subject::topic(sample.topic())));
   };
-  if (item == 0 || bytes.size() % item != 0) {
+  // numpy checks the item size itself (ValueError); the dtype is looked at again only to say why.
+  py::object array;
+  try {
+    array = numpy.frombuffer(self, dtype);
+  } catch (py::error_already_set& error) {
+    if (!error.matches(PyExc_ValueError)) throw;
+    py::object type = numpy.dtype(dtype);
     refuse(std::to_string(bytes.size()) + " bytes are not a whole number of " + std::string(py::str(type)) + " (" +
-           std::to_string(item) + " bytes each)");
+           std::to_string(type.attr("itemsize").cast<std::size_t>()) + " bytes each)");
   }
-  py::object array = numpy.attr("frombuffer")(self, type);
+  const auto item = array.attr("itemsize").cast<std::size_t>();
   if (shape.is_none()) return array;
-  py::object wanted = numpy.attr("prod")(shape).attr("__int__")();
-  if (wanted.cast<long long>() * static_cast<long long>(item) != static_cast<long long>(bytes.size())) {
+  const std::optional<unsigned long long> items = items_of_shape(shape);
+  if (!items || *items * item != bytes.size()) {
     refuse(std::to_string(bytes.size()) + " bytes do not make shape " + std::string(py::str(shape)) + " of " +
-           std::string(py::str(type)));
+           std::string(py::str(array.attr("dtype"))));
   }
   return array.attr("reshape")(shape);
 }
@@ -200,15 +142,7 @@ void register_subscriber(py::module_& m) {
            "with Closed.")
       .def("__iter__", [](py::object self) { return self; })
       .def("__next__",
-           [](PySubscriber& s) {
-             if (s.closed()) throw py::stop_iteration();
-             try {
-               return s.receive(py::none());
-             } catch (const StatusError& error) {
-               if (error.closed) throw py::stop_iteration();
-               throw;
-             }
-           },
+           &next_until_closed<PySubscriber>,
            "Waits for the next message: `for sample in sub:` runs until Ctrl-C (KeyboardInterrupt) or close().")
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](PySubscriber& s, py::args) { s.close(); return false; })

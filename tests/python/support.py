@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """Helpers the Python tests share: where a buffer lies in memory, a topic's file, child processes."""
 
+import signal
 import subprocess
 import sys
+import time
 
 
 def mapping_of(address):
@@ -26,3 +28,20 @@ def python_child(script, *args, **popen):
     """Starts `script` in a Python process of the interpreter running the tests, with text pipes."""
     return subprocess.Popen([sys.executable, "-c", script, *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, **popen)
+
+
+def ctrl_c_ends_wait(setup, wait, *args):
+    """Runs `setup` then `wait` (a statement that would wait for ever) in a child Python, sends it
+    SIGINT once it waits, and asserts that the wait raised KeyboardInterrupt."""
+    indented = "\n".join("    " + line for line in wait.splitlines())
+    child = python_child(f"import sys, cerulion\n{setup}\nprint('waiting', flush=True)\ntry:\n{indented}\n"
+                         "except KeyboardInterrupt:\n    print('interrupted', flush=True)\n    sys.exit(3)\n", *args)
+    try:
+        assert child.stdout.readline() == "waiting\n"
+        time.sleep(0.3)  # into the wait
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert child.returncode == 3, err
+    assert out == "interrupted\n"

@@ -1,14 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
 """Waits release the GIL, and Ctrl-C or close() ends them."""
 
-import signal
 import threading
 import time
 
 import pytest
 
 import cerulion
-from support import python_child
+from support import ctrl_c_ends_wait
 
 
 def test_other_threads_run_while_one_waits_in_receive(topic):
@@ -53,25 +52,7 @@ def test_other_threads_run_while_a_lockstep_publisher_waits_for_room(topic):
 
 
 def test_ctrl_c_interrupts_a_receive_with_keyboard_interrupt(topic):
-    child = python_child(
-        "import sys, cerulion\n"
-        "sub = cerulion.Subscriber(sys.argv[1])\n"
-        "print('waiting', flush=True)\n"
-        "try:\n"
-        "    sub.receive()\n"
-        "except KeyboardInterrupt:\n"
-        "    print('interrupted', flush=True)\n"
-        "    sys.exit(3)\n",
-        topic)
-    try:
-        assert child.stdout.readline() == "waiting\n"
-        time.sleep(0.3)  # into receive(), which without a timeout would wait for ever
-        child.send_signal(signal.SIGINT)
-        out, err = child.communicate(timeout=60)
-    finally:
-        child.kill()
-    assert child.returncode == 3, err
-    assert out == "interrupted\n"
+    ctrl_c_ends_wait("sub = cerulion.Subscriber(sys.argv[1])", "sub.receive()", topic)
 
 
 def test_close_from_another_thread_ends_a_receive(topic):

@@ -56,3 +56,24 @@ def test_a_sample_buffer_refuses_a_writable_view(topic):
     with pytest.raises(ValueError):
         np.frombuffer(sample, np.uint8)[0] = 1
     assert sample.data == b"read only"
+
+
+def test_a_1920x1080_frame_written_through_a_loan_is_received_as_a_view_of_the_same_bytes(topic, domain):
+    shape = (1080, 1920, 3)
+    pub = cerulion.Publisher(topic, depth=2)
+    sub = cerulion.Subscriber(topic)
+    with pub.loan(int(np.prod(shape))) as buf:
+        frame = np.frombuffer(buf, np.uint8).reshape(shape)
+        frame[:] = 7
+        frame[540, 960] = (1, 2, 3)
+        written_at = mapping_of(frame.ctypes.data)
+        del frame
+    with sub.receive(timeout=30) as sample:
+        view = sample.as_array(np.uint8, shape)
+        path, _, _ = mapping_of(view.ctypes.data)
+        end_path, _, _ = mapping_of(view.ctypes.data + view.nbytes - 1)
+        # The whole frame lies in the topic's mapping, at the bytes of the file the loan wrote.
+        assert path == end_path == segment_path(domain, topic)
+        assert mapping_of(view.ctypes.data)[1:] == written_at[1:]
+        assert view[540, 960].tolist() == [1, 2, 3] and view[0, 0, 0] == 7
+        del view
