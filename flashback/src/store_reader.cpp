@@ -13,8 +13,6 @@
 
 namespace cerulion::flashback::detail {
 
-std::uint32_t stored_crc(std::span<const std::byte> bytes);
-
 namespace {
 std::string bounded(const char* s, std::size_t capacity) { return std::string(s, ::strnlen(s, capacity)); }
 }  // namespace
@@ -135,6 +133,7 @@ bool StoreImpl::copy_chunk(std::uint64_t number, CopiedChunk& out) const {
   out.start_ns = s.start_ns.load(std::memory_order_relaxed);
   out.end_ns = s.end_ns.load(std::memory_order_relaxed);
   out.messages = s.messages.load(std::memory_order_relaxed);
+  out.damaged_messages = s.damaged_messages.load(std::memory_order_relaxed);
   // Never touch bytes outside what was reserved, whatever a damaged slot says.
   const std::uint64_t reserved = std::min(h.reserved_bytes.load(std::memory_order_acquire), h.data_capacity);
   if (length == 0 || chunk_length > length || offset > reserved || length > reserved - offset) return false;
@@ -174,6 +173,8 @@ StoreStatus StoreImpl::status() const {
   s.chunks_evicted = h.chunks_evicted.load();
   s.chunks_dropped = h.chunks_dropped.load();
   s.messages_dropped = h.messages_dropped_staging.load();
+  s.damaged_chunks = h.damaged_chunks.load();
+  s.damaged_messages = h.damaged_messages.load();
   const std::uint64_t head = h.head.load(std::memory_order_acquire);
   for (std::uint64_t n = h.tail.load(); n < head; ++n) {
     const auto& slot_n = slot(n);

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include <fmt/core.h>
+
 #include "store_impl.hpp"
 
 namespace cerulion::flashback::detail {
@@ -63,28 +65,82 @@ void count_dropped(StoreHeader& h, ChannelEntry& c, std::uint64_t lost, std::uin
 
 }  // namespace
 
-bool unstage(std::span<const std::byte> staged, std::uint64_t cutoff, std::vector<std::byte>& records,
-             LossTable& losses) {
+namespace {
+
+// A staged record at the start of `bytes`: its parts when it frames as one, and whether its CRC
+// checks. nullopt: it does not even frame (too short, or no Message record after the prefix).
+struct StagedRecord {
+  std::uint64_t lost = 0;
+  recorder::MessageRecordView message;
+  std::uint64_t size = 0;  // prefix included
+  bool sound = false;
+};
+
+std::optional<StagedRecord> frame_staged(std::span<const std::byte> bytes) {
+  if (bytes.size() < kStagedPrefix) return std::nullopt;
+  auto message = recorder::read_message_record(bytes.subspan(kStagedPrefix));
+  if (!message) return std::nullopt;
+  StagedRecord out;
+  out.message = *message;
+  out.size = kStagedPrefix + message->record_size;
+  std::uint32_t crc = 0;
+  std::memcpy(&crc, bytes.data(), sizeof crc);
+  std::memcpy(&out.lost, bytes.data() + 8, sizeof out.lost);
+  out.sound = stored_crc(bytes.subspan(kStagedCrcFrom, out.size - kStagedCrcFrom)) == crc;
+  return out;
+}
+
+}  // namespace
+
+std::string StagedDamage::describe() const {
+  std::string out;
+  if (messages > 0) out = fmt::format("{} damaged message{} (failing {} CRC) left out", messages, messages == 1 ? "" : "s", messages == 1 ? "its" : "their");
+  if (unreadable_bytes > 0) {
+    out += fmt::format("{}the last {} bytes do not read as messages: left out", out.empty() ? "" : "; ", unreadable_bytes);
+  }
+  return out;
+}
+
+Unstaged unstage(std::span<const std::byte> staged, std::uint64_t cutoff, std::vector<std::byte>& records,
+                 LossTable& losses) {
+  Unstaged out;
+  std::uint64_t newest = 0;  // staged log times never decrease: an older one is a stale record
   std::size_t at = 0;
   while (at < staged.size()) {
-    if (staged.size() - at < kStagedPrefix) return false;
-    std::uint64_t lost = 0;
-    std::memcpy(&lost, staged.data() + at, sizeof lost);
-    auto message = recorder::read_message_record(staged.subspan(at + kStagedPrefix));
-    if (!message) return false;
-    const auto whole = static_cast<std::size_t>(message->record_size);
-    if (message->fields.log_time >= cutoff) {
-      const auto* record = staged.data() + at + kStagedPrefix;
-      records.insert(records.end(), record, record + whole);
-      auto [it, fresh] = losses.try_emplace(message->fields.channel_id);
-      if (fresh) it->second.first_lost = lost;
-      it->second.last_lost = lost;
-      it->second.last_sequence = message->fields.sequence;
-      ++it->second.messages;
+    auto record = frame_staged(staged.subspan(at));
+    if (record && record->sound && record->message.fields.log_time < newest) record.reset();
+    if (record && !record->sound) {
+      // Left out alone when the next one is sound where this one says it ends (so its length, at
+      // least, was right); otherwise nothing after it can be trusted.
+      const std::size_t next = at + static_cast<std::size_t>(record->size);
+      auto after = next < staged.size() ? frame_staged(staged.subspan(next)) : std::nullopt;
+      if (next == staged.size() || (after && after->sound)) {
+        ++out.damage.messages;
+        at = next;
+        continue;
+      }
+      record.reset();
     }
-    at += kStagedPrefix + whole;
+    if (!record) {
+      out.damage.unreadable_bytes = staged.size() - at;
+      break;
+    }
+    const auto& fields = record->message.fields;
+    newest = fields.log_time;
+    if (fields.log_time >= cutoff) {
+      const auto* message = staged.data() + at + kStagedPrefix;
+      records.insert(records.end(), message, message + record->message.record_size);
+      auto [it, fresh] = losses.try_emplace(fields.channel_id);
+      if (fresh) it->second.first_lost = record->lost;
+      it->second.last_lost = record->lost;
+      it->second.last_sequence = fields.sequence;
+      ++it->second.messages;
+      if (out.messages++ == 0) out.start_ns = fields.log_time;
+      out.end_ns = fields.log_time;
+    }
+    at += static_cast<std::size_t>(record->size);
   }
-  return true;
+  return out;
 }
 
 void append_loss_table(const LossTable& losses, std::vector<std::byte>& out) {
@@ -201,9 +257,12 @@ Result<bool> StoreImpl::take(std::uint16_t channel_id, std::uint32_t sequence, s
   const CountedAppend taken{channel_id, counted, lost, std::uint64_t{sequence} + 1, data.size(), log_time};
   announce_append(h, taken, a, at + size);
   std::byte* p = staging_area(a) + at;
-  std::memcpy(p, &lost, sizeof lost);
+  std::memset(p, 0, kStagedPrefix);
+  std::memcpy(p + 8, &lost, sizeof lost);
   recorder::encode_message_record(std::span(p + kStagedPrefix, size - kStagedPrefix), channel_id, sequence, log_time,
                                   publish_time, data);
+  const std::uint32_t crc = stored_crc(std::span<const std::byte>(p + kStagedCrcFrom, size - kStagedCrcFrom));
+  std::memcpy(p, &crc, sizeof crc);
   if (at == 0) b.start_ns.store(log_time, std::memory_order_relaxed);
   b.end_ns.store(log_time, std::memory_order_relaxed);
   b.messages.fetch_add(1, std::memory_order_relaxed);
@@ -239,27 +298,42 @@ void StoreImpl::seal_locked() {
   if (background_) sealed_cv_.notify_one();
 }
 
-Status StoreImpl::encode_staged(std::uint64_t buffer, LossTable& losses) {
+StagedChunk StoreImpl::encode_staged(std::uint64_t buffer) {
   const auto& b = header().staging[buffer];
   const std::uint64_t length = std::min(b.length.load(std::memory_order_acquire), header().staging_capacity);
   records_.clear();
-  losses.clear();
-  if (!unstage(std::span<const std::byte>(staging_area(buffer), length), 0, records_, losses)) {
-    return Status(ErrorCode::Corrupted, path_ + ": its staging area is damaged");
+  StagedChunk out;
+  out.read = unstage(std::span<const std::byte>(staging_area(buffer), length), 0, records_, out.losses);
+  if (out.read.messages > 0) {
+    if (auto st = encoder_.encode(records_, encoded_); !st) {
+      out.encoded = Status(ErrorCode::Corrupted, path_ + ": cannot compress its staged messages: " + st.message());
+    }
   }
-  if (auto st = encoder_.encode(records_, encoded_); !st) {
-    return Status(ErrorCode::Corrupted, path_ + ": its staging area is damaged: " + st.message());
+  if (out.read.damage.any()) {
+    // What the buffer says it held, less what read: the unreadable bytes held one message at least.
+    const std::uint64_t said = b.messages.load(std::memory_order_relaxed);
+    const std::uint64_t most = length / (kStagedPrefix + recorder::message_record_size(0));
+    const std::uint64_t at_least = out.read.damage.messages + (out.read.damage.unreadable_bytes > 0 ? 1 : 0);
+    out.left_out = std::max(at_least, said > out.read.messages && said <= most ? said - out.read.messages : 0);
   }
-  return {};
+  return out;
 }
 
-Status StoreImpl::publish_locked(std::uint64_t buffer, Status encoded, const LossTable& losses) {
+Status StoreImpl::publish_locked(std::uint64_t buffer, StagedChunk chunk) {
   auto& h = header();
   auto& b = h.staging[buffer];
   // Committed and freed in one change: a reader sees the buffer or the chunk, never both or none.
   begin_change(h);
-  Status st = std::move(encoded);
-  if (st) st = commit_chunk(encoded_, losses, b.start_ns.load(), b.end_ns.load(), b.messages.load(), records_.size());
+  Status st = std::move(chunk.encoded);
+  const auto& read = chunk.read;
+  if (st && (read.messages > 0 || chunk.left_out > 0)) {
+    // Nothing readable left: a slot without bytes still says what was left out, while in the ring.
+    const auto kept = read.messages > 0 ? std::span<const std::byte>(encoded_) : std::span<const std::byte>();
+    const std::uint64_t start = read.messages > 0 ? read.start_ns : b.start_ns.load();
+    const std::uint64_t end = read.messages > 0 ? read.end_ns : std::max(start, b.end_ns.load());
+    st = commit_chunk(kept, chunk.losses, start, end, read.messages, records_.size(), chunk.left_out);
+  }
+  if (chunk.left_out > 0) h.damaged_messages.fetch_add(chunk.left_out, std::memory_order_relaxed);
   b.length.store(0, std::memory_order_relaxed);
   b.messages.store(0, std::memory_order_relaxed);
   end_change(h);
@@ -267,11 +341,7 @@ Status StoreImpl::publish_locked(std::uint64_t buffer, Status encoded, const Los
   return st;
 }
 
-Status StoreImpl::compress_buffer_locked(std::uint64_t buffer) {
-  LossTable losses;
-  Status encoded = encode_staged(buffer, losses);
-  return publish_locked(buffer, std::move(encoded), losses);
-}
+Status StoreImpl::compress_buffer_locked(std::uint64_t buffer) { return publish_locked(buffer, encode_staged(buffer)); }
 
 Result<bool> StoreImpl::compress_sealed() {
   std::lock_guard compressing(compress_mutex_);
@@ -283,10 +353,9 @@ Result<bool> StoreImpl::compress_sealed() {
     if (h.staging[sealed].length.load(std::memory_order_relaxed) == 0) return false;
   }
   // A sealed buffer does not change: compressed with the taps appending meanwhile.
-  LossTable losses;
-  Status encoded = encode_staged(sealed, losses);
+  StagedChunk chunk = encode_staged(sealed);
   std::lock_guard lock(staging_mutex_);
-  Status st = publish_locked(sealed, std::move(encoded), losses);
+  Status st = publish_locked(sealed, std::move(chunk));
   if (!st && st.code() != ErrorCode::OutOfMemory) return st;
   return true;
 }
