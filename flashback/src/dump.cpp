@@ -91,6 +91,10 @@ Result<DumpSummary> dump_into(const Store& store, std::unique_ptr<recorder::Byte
       return Status(ErrorCode::Corrupted, fmt::format("a chunk names channel {}, which the store never registered", id));
     }
     const TopicStatus& c = *it->second;
+    if (c.name_damaged) {
+      summary.skipped.push_back(fmt::format("the name of channel {}: damaged (failing its CRC); its messages are dumped on {}",
+                                            id, c.topic));
+    }
     auto type = topic_type_of(impl, c, status.domain);
     if (!type) {
       // Its messages are still worth more than their schema: kept, as raw bytes.

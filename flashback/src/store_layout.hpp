@@ -58,7 +58,7 @@ namespace cerulion::flashback::detail {
 
 // 2: topic types; 3: core's header stamp and checksum; 4: the keeper's record, dump records, and
 // the newest chunk evicted for room; 5: the staging area in place of one open chunk, loss tables;
-// 6: a CRC per staged record, damage found set aside and counted.
+// 6: a CRC per staged record and per topic name, damage found set aside and counted.
 inline constexpr std::uint32_t kStoreVersion = 6;
 /// Buffers of the staging area.
 inline constexpr std::uint32_t kStagingBuffers = 2;
@@ -191,6 +191,8 @@ struct ChannelEntry {
   std::uint32_t depth;
   std::uint64_t max_payload;
   char topic[kTopicCapacity];
+  std::uint32_t topic_crc;  // of the topic's name (never changed once registered)
+  std::uint32_t pad;
   char mode[16];
   std::atomic<std::uint64_t> messages;  // taken since the store was created
   std::atomic<std::uint64_t> bytes;

@@ -7,6 +7,8 @@
 #include <sys/statvfs.h>
 #include <thread>
 
+#include <fmt/core.h>
+
 #include "cerulion/core/detail/liveness.hpp"
 #include "cerulion/core/options.hpp"
 #include "store_impl.hpp"
@@ -15,6 +17,13 @@ namespace cerulion::flashback::detail {
 
 namespace {
 std::string bounded(const char* s, std::size_t capacity) { return std::string(s, ::strnlen(s, capacity)); }
+// A mode name as kept (a word), or "" where damage made it something else.
+std::string printable(std::string s) {
+  for (char ch : s) {
+    if (ch < 0x20 || ch > 0x7e) return "";
+  }
+  return s;
+}
 }  // namespace
 
 bool StoreImpl::keeper_alive() const {
@@ -75,8 +84,13 @@ std::vector<TopicStatus> StoreImpl::channels() const {
     if (!c.ready.load(std::memory_order_acquire)) continue;
     TopicStatus t;
     t.topic = bounded(c.topic, sizeof c.topic);
+    if (stored_crc(std::as_bytes(std::span(t.topic))) != c.topic_crc) {
+      // Its messages are still worth having: under a name that says what happened.
+      t.topic = fmt::format("/flashback-damaged-channel-{}", id);
+      t.name_damaged = true;
+    }
     t.channel_id = static_cast<std::uint16_t>(id);
-    t.mode = bounded(c.mode, sizeof c.mode);
+    t.mode = printable(bounded(c.mode, sizeof c.mode));
     t.depth = c.depth;
     t.max_payload = c.max_payload;
     const auto counts = channel_counts(id);

@@ -145,6 +145,7 @@ std::optional<std::uint16_t> StoreImpl::channel_for(const std::string& topic, co
   auto& c = channel(count);
   std::memset(c.topic, 0, sizeof c.topic);
   std::memcpy(c.topic, topic.data(), topic.size());
+  c.topic_crc = crc_of(std::as_bytes(std::span(topic)));
   std::memset(c.mode, 0, sizeof c.mode);
   std::memcpy(c.mode, mode.data(), std::min(mode.size(), sizeof c.mode - 1));
   c.depth = depth;

@@ -62,13 +62,9 @@ struct ReadDump {
   std::size_t schema_records = 0;
 };
 
-/// Dumps into memory and reads the file back, checking every CRC on the way.
-inline ReadDump dump_and_read(const flashback::Store& store, const flashback::DumpOptions& options = {}) {
-  recorder::ByteVector file;
-  auto dumped = flashback::dump(store, std::make_unique<recorder::MemorySink>(file), options);
-  requireOk(dumped.status());
+/// Reads a dump's bytes back, checking every CRC on the way (its summary left empty).
+inline ReadDump read_dump(std::span<const std::byte> file) {
   ReadDump out;
-  out.summary = *dumped;
   requireOk(recorder::stream_records_memory(file, [](const recorder::Record&) { return true; }, &out.problems));
   auto reader = recorder::Reader::open_memory(file);
   requireOk(reader.status());
@@ -88,6 +84,16 @@ inline ReadDump dump_and_read(const flashback::Store& store, const flashback::Du
   auto md = reader->read_metadata();
   requireOk(md.status());
   out.metadata = *md;
+  return out;
+}
+
+/// Dumps into memory and reads the file back, checking every CRC on the way.
+inline ReadDump dump_and_read(const flashback::Store& store, const flashback::DumpOptions& options = {}) {
+  recorder::ByteVector file;
+  auto dumped = flashback::dump(store, std::make_unique<recorder::MemorySink>(file), options);
+  requireOk(dumped.status());
+  ReadDump out = read_dump(file);
+  out.summary = *dumped;
   return out;
 }
 

@@ -39,7 +39,9 @@ struct StoreLimits {
 
 /// One topic as the store counts it.
 struct TopicStatus {
+  /// Its name; "/flashback-damaged-channel-<id>" when the name kept fails its CRC (name_damaged).
   std::string topic;
+  bool name_damaged = false;
   std::uint16_t channel_id = 0;
   std::string mode;
   std::uint32_t depth = 0;
