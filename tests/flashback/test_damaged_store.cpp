@@ -12,6 +12,7 @@
 
 #include <fmt/core.h>
 
+#include "cerulion/flashback/keeper.hpp"
 #include "child.hpp"
 #include "helpers.hpp"
 #include "official_mcap_reader.hpp"
@@ -290,4 +291,31 @@ TEST_CASE("A keeper taking over a damaged store sets aside what fails its CRC, s
             "chunk 1: found damaged (failing its CRC) by the keeper that took the store over, and set aside",
             "chunk 3: 1 damaged message (failing its CRC) left out when it was made"});
   CHECK(dump.summary.chunks_left_out == 0);
+}
+
+TEST_CASE("A keeper that takes over a damaged store says so once, as a warning naming the store",
+          "[flashback][keeper][damage]") {
+  TestDomain domain;
+  store_then_die(domain, 30, 10, 30, realtime_ns());
+  {
+    auto reading = Store::open(domain.name, "k");
+    requireOk(reading.status());
+    damage_byte(*reading, impl_of(*reading).header().data_offset + impl_of(*reading).slot(2).offset.load() + 1, std::byte{1});
+  }
+  cerulion::recording::EventQueue events;
+  cerulion::flashback::KeeperOptions options;
+  options.domain = domain.name;
+  options.name = "k";
+  options.selection.topics = {"/raw"};
+  options.limits = kLimits;
+  options.events = &events;
+  auto keeper = cerulion::flashback::Keeper::start(options);
+  requireOk(keeper.status());
+  keeper->stop();
+  std::vector<std::string> warnings;
+  for (const auto& e : events.drain()) {
+    if (e.kind == cerulion::recording::EventKind::Warning && e.subject == keeper->store().path()) warnings.push_back(e.message);
+  }
+  CHECK(warnings == std::vector<std::string>{cerulion::flashback::describe({.chunks = 1, .messages = 0})});
+  CHECK(keeper->status().damaged_chunks == 1);
 }
