@@ -90,8 +90,10 @@ std::string describe(const StoreDamage& damage) {
   if (damage.messages > 0) {
     found += fmt::format("{}{} not yet compressed left out", found.empty() ? "" : " and ", counted(damage.messages, "message"));
   }
-  return "the store taken over is damaged: " + found +
-         " (failing their CRC); dumps name them while they are in the window and leave them out";
+  const bool one = damage.chunks + damage.messages == 1;
+  return fmt::format("the store taken over is damaged: {} (failing {} CRC); dumps name {} while {} in the window and "
+                     "leave {} out",
+                     found, one ? "its" : "their", one ? "it" : "them", one ? "it is" : "they are", one ? "it" : "them");
 }
 
 }  // namespace cerulion::flashback
