@@ -85,6 +85,8 @@ struct StagedChunk {
 
 /// CRC-32 of `bytes`, as chunks and staged records store it.
 std::uint32_t stored_crc(std::span<const std::byte> bytes);
+/// The CRC-32 of two spans one after the other, from theirs (`second_length`: the second's size).
+std::uint32_t stored_crc_combined(std::uint32_t first, std::uint32_t second, std::uint64_t second_length);
 /// A chunk's loss table (store_layout.hpp), appended to `out`, and read back (nullopt: damaged).
 void append_loss_table(const LossTable& losses, std::vector<std::byte>& out);
 std::optional<LossTable> read_loss_table(std::span<const std::byte> bytes);

@@ -196,6 +196,9 @@ Result<bool> StoreImpl::take(std::uint16_t channel_id, std::uint32_t sequence, s
   auto& c = channel(channel_id);
   const std::uint64_t size = kStagedPrefix + recorder::message_record_size(data.size());
   const std::uint64_t capacity = h.staging_capacity;
+  // The payload's part of its staged record's CRC is taken before the lock (the sample holds still
+  // during the call), so that taps of other topics do not wait for it.
+  const std::uint32_t payload_crc = size <= capacity ? stored_crc(data) : 0;
   std::unique_lock compressing(compress_mutex_, std::defer_lock);
   if (!background_ || size > capacity) compressing.lock();
   std::unique_lock lock(staging_mutex_);
@@ -261,7 +264,9 @@ Result<bool> StoreImpl::take(std::uint16_t channel_id, std::uint32_t sequence, s
   std::memcpy(p + 8, &lost, sizeof lost);
   recorder::encode_message_record(std::span(p + kStagedPrefix, size - kStagedPrefix), channel_id, sequence, log_time,
                                   publish_time, data);
-  const std::uint32_t crc = stored_crc(std::span<const std::byte>(p + kStagedCrcFrom, size - kStagedCrcFrom));
+  const std::uint64_t head = size - kStagedCrcFrom - data.size();
+  const std::uint32_t crc =
+      stored_crc_combined(stored_crc(std::span<const std::byte>(p + kStagedCrcFrom, head)), payload_crc, data.size());
   std::memcpy(p, &crc, sizeof crc);
   if (at == 0) b.start_ns.store(log_time, std::memory_order_relaxed);
   b.end_ns.store(log_time, std::memory_order_relaxed);

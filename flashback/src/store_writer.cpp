@@ -36,6 +36,10 @@ std::uint32_t crc_of(std::span<const std::byte> bytes) {
 
 std::uint32_t stored_crc(std::span<const std::byte> bytes) { return crc_of(bytes); }
 
+std::uint32_t stored_crc_combined(std::uint32_t first, std::uint32_t second, std::uint64_t second_length) {
+  return static_cast<std::uint32_t>(::crc32_combine(first, second, static_cast<z_off_t>(second_length)));
+}
+
 StoreImpl::StoreImpl(cerulion::detail::ShmFile file, cerulion::detail::MappedRegion map, std::string path)
     : file_(std::move(file)), map_(std::move(map)), path_(std::move(path)) {}
 
