@@ -16,6 +16,7 @@
 #include "cerulion/core/topic_type.hpp"
 #include "cerulion/flashback/store.hpp"
 #include "cerulion/recorder/chunk.hpp"
+#include "cerulion/recorder/message_record.hpp"
 #include "store_layout.hpp"
 
 namespace cerulion::flashback::detail {
@@ -87,6 +88,10 @@ struct StagedChunk {
 std::uint32_t stored_crc(std::span<const std::byte> bytes);
 /// The CRC-32 of two spans one after the other, from theirs (`second_length`: the second's size).
 std::uint32_t stored_crc_combined(std::uint32_t first, std::uint32_t second, std::uint64_t second_length);
+/// Writes one staged record into `out` (exactly kStagedPrefix + message_record_size(data.size())
+/// bytes), its CRC made of `payload_crc` (stored_crc(data), taken beforehand) and its head's.
+void write_staged(std::span<std::byte> out, std::uint64_t lost, std::uint32_t payload_crc,
+                  const recorder::MessageFields& fields, std::span<const std::byte> data);
 /// A chunk's loss table (store_layout.hpp), appended to `out`, and read back (nullopt: damaged).
 void append_loss_table(const LossTable& losses, std::vector<std::byte>& out);
 std::optional<LossTable> read_loss_table(std::span<const std::byte> bytes);
