@@ -90,6 +90,22 @@ void store_then_die(const TestDomain& domain, std::uint64_t count, std::uint64_t
   keeper.kill9();
 }
 
+// XORs `mask` into byte `at` of chunk `n` of a dead keeper's store.
+void damage_chunk(const TestDomain& domain, std::uint64_t n, std::uint64_t at, std::byte mask) {
+  auto reading = Store::open(domain.name, "k");
+  requireOk(reading.status());
+  damage_byte(*reading, impl_of(*reading).header().data_offset + impl_of(*reading).slot(n).offset.load() + at, mask);
+}
+
+// XORs `mask` into byte `at` of staged message `index` (of the buffer taps append to) of a dead
+// keeper's store.
+void damage_staged(const TestDomain& domain, std::uint64_t index, std::uint64_t at, std::byte mask) {
+  auto reading = Store::open(domain.name, "k");
+  requireOk(reading.status());
+  const auto& h = impl_of(*reading).header();
+  damage_byte(*reading, h.staging_offset + h.active.load() * h.staging_capacity + index * kStagedSize + at, mask);
+}
+
 bool says_skipped(const ReadDump& dump) {
   for (const auto& md : dump.metadata) {
     if (md.name == "flashback" && md.metadata.count("skipped") && !md.metadata.at("skipped").empty()) return true;
@@ -263,15 +279,8 @@ TEST_CASE("A keeper taking over a damaged store sets aside what fails its CRC, s
   TestDomain domain;
   // Chunks 0, 1 and 2 of 10 messages each, then 10 staged.
   store_then_die(domain, 40, 10, 30, realtime_ns());
-  {
-    auto reading = Store::open(domain.name, "k");
-    requireOk(reading.status());
-    auto& impl = impl_of(*reading);
-    const auto& h = impl.header();
-    damage_byte(*reading, h.data_offset + impl.slot(1).offset.load() + 5, std::byte{0x20});
-    const std::uint64_t staged_at = h.staging_offset + h.active.load() * h.staging_capacity;
-    damage_byte(*reading, staged_at + 4 * kStagedSize + kStagedSize - 1, std::byte{0x80});
-  }
+  damage_chunk(domain, 1, 5, std::byte{0x20});
+  damage_staged(domain, 4, kStagedSize - 1, std::byte{0x80});
   auto store = Store::open_for_keeper(domain.name, "k", kLimits);
   requireOk(store.status());
   CHECK(store->taken_over());
@@ -297,11 +306,7 @@ TEST_CASE("A keeper that takes over a damaged store says so once, as a warning n
           "[flashback][keeper][damage]") {
   TestDomain domain;
   store_then_die(domain, 30, 10, 30, realtime_ns());
-  {
-    auto reading = Store::open(domain.name, "k");
-    requireOk(reading.status());
-    damage_byte(*reading, impl_of(*reading).header().data_offset + impl_of(*reading).slot(2).offset.load() + 1, std::byte{1});
-  }
+  damage_chunk(domain, 2, 1, std::byte{1});
   cerulion::recording::EventQueue events;
   cerulion::flashback::KeeperOptions options;
   options.domain = domain.name;
