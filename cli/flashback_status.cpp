@@ -104,6 +104,8 @@ Json status_json(const std::string& name, const std::string& domain, const flash
   j["chunks_evicted"] = or_null(have, have ? st->chunks_evicted : 0);
   j["chunks_dropped"] = or_null(have, have ? st->chunks_dropped : 0);
   j["messages_dropped"] = or_null(have, have ? st->messages_dropped : 0);
+  j["damaged_chunks"] = or_null(have, have ? st->damaged_chunks : 0);
+  j["damaged_messages"] = or_null(have, have ? st->damaged_messages : 0);
   Json topics = Json::array();
   for (std::size_t i = 0; have && i < st->topics.size(); ++i) {
     const auto& t = st->topics[i];
@@ -213,6 +215,10 @@ void run_status(const std::string& name, bool json) {
   fmt::print("window:   {}\n", window_text(st));
   fmt::print("memory:   {}\n", memory_text(st));
   fmt::print("dumps:    {}\n", dumps_text(st));
+  if (st.damaged_chunks > 0 || st.damaged_messages > 0) {
+    fmt::print("damage:   {} and {} found failing their CRC since the store was made, left out of dumps\n",
+               counted(st.damaged_chunks, "chunk"), counted(st.damaged_messages, "message"));
+  }
   if (st.topics.empty()) return;
   fmt::print("topics:\n");
   for (std::size_t i = 0; i < st.topics.size(); ++i) {

@@ -91,6 +91,10 @@ Result<DumpSummary> dump_into(const Store& store, std::unique_ptr<recorder::Byte
       return Status(ErrorCode::Corrupted, fmt::format("a chunk names channel {}, which the store never registered", id));
     }
     const TopicStatus& c = *it->second;
+    if (c.name_damaged) {
+      summary.skipped.push_back(fmt::format("the name of channel {}: damaged (failing its CRC); its messages are dumped on {}",
+                                            id, c.topic));
+    }
     auto type = topic_type_of(impl, c, status.domain);
     if (!type) {
       // Its messages are still worth more than their schema: kept, as raw bytes.
@@ -143,14 +147,17 @@ Result<DumpSummary> dump_into(const Store& store, std::unique_ptr<recorder::Byte
       // Evicted before or while we copied it, or damaged: left out whole. Still committed and
       // not evicted afterwards, it was its bytes (or where the slot says they are) that failed.
       if (impl.slot(n).length.load() > 0) ++summary.chunks_left_out;
-      if (impl.header().tail.load() <= n) {
-        summary.skipped.push_back(impl.slot(n).state.load() == detail::committed_state(n)
-                                      ? fmt::format("chunk {}: its bytes fail their CRC or lie outside the store", n)
-                                      : fmt::format("chunk {}: its slot does not say it is committed (damaged)", n));
+      if (impl.header().tail.load() <= n && impl.slot(n).end_ns.load() >= cutoff) {
+        if (const std::string why = impl.why_left_out(n); !why.empty()) summary.skipped.push_back(fmt::format("chunk {}: {}", n, why));
       }
       continue;
     }
     if (chunk.end_ns < cutoff) continue;
+    if (chunk.damaged_messages > 0) {
+      summary.skipped.push_back(fmt::format("chunk {}: {} damaged message{} (failing {} CRC) left out when it was made", n,
+                                            chunk.damaged_messages, chunk.damaged_messages == 1 ? "" : "s",
+                                            chunk.damaged_messages == 1 ? "its" : "their"));
+    }
     if (auto st = take(chunk.bytes, chunk.start_ns, chunk.end_ns); !st) {
       // A chunk that copied whole but does not frame as one: damage, not a torn copy.
       ++summary.chunks_left_out;
@@ -162,10 +169,9 @@ Result<DumpSummary> dump_into(const Store& store, std::unique_ptr<recorder::Byte
   }
   std::vector<std::byte> records;
   detail::LossTable staged_losses;
-  const bool whole = detail::unstage(open.staged, cutoff, records, staged_losses);
-  if (!whole) {
-    ++summary.chunks_left_out;  // damaged after what read: what read is kept
-    summary.skipped.push_back("the newest messages (not yet compressed): damaged after the first readable ones");
+  if (const auto read = detail::unstage(open.staged, cutoff, records, staged_losses); read.damage.any()) {
+    // What read is kept; a staged message that fails its CRC is never passed on.
+    summary.skipped.push_back("the newest messages (not yet compressed): " + read.damage.describe());
   }
   if (options.from_topics) {
     // What the keeper has not stored yet, from the topics' rings, after what it has: in the same

@@ -258,6 +258,10 @@ Result<Keeper> Keeper::start(KeeperOptions options) {
   settings.max_dumps_per_hour = options.max_dumps_per_hour;
   settings.max_disk_bytes = options.max_disk_bytes;
   detail::impl_of(*store).set_keeper_settings(settings);
+  // Damage in a store taken over is set aside, and said once.
+  if (const StoreDamage damage = store->damage_found(); damage.any()) {
+    recording::report(options.events, recording::EventKind::Warning, store->path(), describe(damage));
+  }
   // A limit /dev/shm has not the room for is taken (it grows as it fills), and said.
   const auto status = store->status();
   const std::uint64_t to_grow =

@@ -179,6 +179,7 @@ Store& Store::operator=(Store&&) noexcept = default;
 Store::~Store() = default;
 const std::string& Store::path() const noexcept { return impl_->path(); }
 bool Store::taken_over() const noexcept { return impl_->taken_over; }
+StoreDamage Store::damage_found() const noexcept { return impl_->damage_found; }
 StoreStatus Store::status() const { return impl_->status(); }
 
 Result<Store> Store::open(std::string_view domain, std::string_view name) {

@@ -16,6 +16,7 @@
 #include "cerulion/core/topic_type.hpp"
 #include "cerulion/flashback/store.hpp"
 #include "cerulion/recorder/chunk.hpp"
+#include "cerulion/recorder/message_record.hpp"
 #include "store_layout.hpp"
 
 namespace cerulion::flashback::detail {
@@ -42,6 +43,7 @@ struct CopiedChunk {
   std::uint64_t start_ns = 0;
   std::uint64_t end_ns = 0;
   std::uint64_t messages = 0;
+  std::uint64_t damaged_messages = 0;  ///< staged messages left out of it, failing their CRC
   std::vector<std::byte> bytes;   ///< the encoded chunk
   LossTable losses;
 };
@@ -52,9 +54,44 @@ struct CopiedOpenChunk {
   std::vector<std::byte> staged;  ///< staged records (store_layout.hpp), oldest first
 };
 
+/// What reading staged records found damaged, and left out.
+struct StagedDamage {
+  std::uint64_t messages = 0;          ///< records that failed their CRC
+  std::uint64_t unreadable_bytes = 0;  ///< at the end: bytes that do not read as sound records
+  bool any() const { return messages > 0 || unreadable_bytes > 0; }
+  /// "2 damaged messages (failing their CRC) left out; the last 512 bytes do not read as messages: left out".
+  std::string describe() const;
+};
+
+/// What unstage() read: the messages kept, their first and last log times, and the damage.
+struct Unstaged {
+  std::uint64_t messages = 0;
+  std::uint64_t start_ns = 0;
+  std::uint64_t end_ns = 0;
+  StagedDamage damage;
+};
+
 /// Splits staged records into Message records (those logged at `cutoff` or later) and their loss
-/// table; false when they do not read as whole staged records (what read is kept).
-bool unstage(std::span<const std::byte> staged, std::uint64_t cutoff, std::vector<std::byte>& records, LossTable& losses);
+/// table. A record that fails its CRC is left out; where none can be trusted after it (its length
+/// is wrong, or a record older than the one before it follows), the rest is.
+Unstaged unstage(std::span<const std::byte> staged, std::uint64_t cutoff, std::vector<std::byte>& records, LossTable& losses);
+
+/// A staging buffer read for compression: the chunk is in the store's encoder output.
+struct StagedChunk {
+  Status encoded;
+  LossTable losses;
+  Unstaged read;
+  std::uint64_t left_out = 0;  ///< messages left out as damaged (an estimate past unreadable bytes)
+};
+
+/// CRC-32 of `bytes`, as chunks and staged records store it.
+std::uint32_t stored_crc(std::span<const std::byte> bytes);
+/// The CRC-32 of two spans one after the other, from theirs (`second_length`: the second's size).
+std::uint32_t stored_crc_combined(std::uint32_t first, std::uint32_t second, std::uint64_t second_length);
+/// Writes one staged record into `out` (exactly kStagedPrefix + message_record_size(data.size())
+/// bytes), its CRC made of `payload_crc` (stored_crc(data), taken beforehand) and its head's.
+void write_staged(std::span<std::byte> out, std::uint64_t lost, std::uint32_t payload_crc,
+                  const recorder::MessageFields& fields, std::span<const std::byte> data);
 /// A chunk's loss table (store_layout.hpp), appended to `out`, and read back (nullopt: damaged).
 void append_loss_table(const LossTable& losses, std::vector<std::byte>& out);
 std::optional<LossTable> read_loss_table(std::span<const std::byte> bytes);
@@ -96,6 +133,9 @@ class StoreImpl {
   /// Copies committed chunk `number`; false when it was evicted (before or during the copy) or its
   /// bytes do not match their CRC.
   bool copy_chunk(std::uint64_t number, CopiedChunk& out) const;
+  /// Why chunk `number`, still in the ring, could not be copied, for a dump's skipped list: ""
+  /// when it has nothing to say (dropped for room: its messages are counted lost).
+  std::string why_left_out(std::uint64_t number) const;
   StoreStatus status() const;
   bool keeper_alive() const;
   /// What the last keeper to start said of itself (empty while one writes it, or if none did).
@@ -139,7 +179,8 @@ class StoreImpl {
   [[nodiscard]] Status close_open_chunk();
   /// Evicts chunks whose newest message is older than the window.
   void evict_expired(std::uint64_t now_realtime_ns);
-  /// Makes the store consistent after a keeper died at any instruction (see store_layout.hpp).
+  /// Makes the store consistent after a keeper died at any instruction (see store_layout.hpp), and
+  /// sets aside what is damaged (damage_found says how much).
   [[nodiscard]] Status recover_after_keeper();
   /// Makes this process the store's keeper (its lock is held): pid, settings, clean-stop marker.
   void claim(const StoreLimits& limits);
@@ -153,11 +194,18 @@ class StoreImpl {
   const std::string& path() const { return path_; }
   int fd() const { return file_.fd(); }
   bool taken_over = false;
+  StoreDamage damage_found;
 
  private:
+  /// Commits chunk `encoded` (empty: a slot without bytes, saying only that `damaged_messages`
+  /// were left out).
   Status commit_chunk(std::span<const std::byte> encoded, const LossTable& losses, std::uint64_t start_ns,
-                      std::uint64_t end_ns, std::uint64_t messages, std::uint64_t uncompressed);
+                      std::uint64_t end_ns, std::uint64_t messages, std::uint64_t uncompressed,
+                      std::uint64_t damaged_messages = 0);
   bool make_room(std::uint64_t offset, std::uint64_t length);
+  /// Sets aside every chunk in the ring that is not whole (a slot without bytes that says so);
+  /// how many. For a keeper taking the store over, with both locks held.
+  std::uint64_t set_aside_damaged_chunks();
   /// The type_ref of `type`, appending its record unless an identical one is kept already;
   /// kTypeNotKept when the types area (or /dev/shm) is full.
   std::uint64_t keep_type(const TopicType& type);
@@ -165,9 +213,9 @@ class StoreImpl {
   // Staging, with staging_mutex_ held (and compress_mutex_ where they compress).
   void seal_locked();
   Status compress_buffer_locked(std::uint64_t buffer);
-  Status publish_locked(std::uint64_t buffer, Status encoded, const LossTable& losses);
+  Status publish_locked(std::uint64_t buffer, StagedChunk chunk);
   Status flush_locked();
-  Status encode_staged(std::uint64_t buffer, LossTable& losses);
+  StagedChunk encode_staged(std::uint64_t buffer);
   void count_pending_locked();
 
   cerulion::detail::ShmFile file_;

@@ -13,8 +13,10 @@
 // not past n: a chunk evicted during the copy is left out, never written torn.
 //
 // What a tap has taken goes at once into shared memory: the staging area, two buffers of staged
-// records, each [u64 lost | Message record], `lost` being the channel's lost counter as of that
-// message (its gap before it included). One buffer is `active` (taps append to it, `length`
+// records, each [u32 crc | u32 zero | u64 lost | Message record], `lost` being the channel's lost
+// counter as of that message (its gap before it included) and `crc` the CRC-32 (the chunks' own)
+// of every byte after it: whoever reads staged records (a dump, the compressing thread, a keeper
+// taking over) leaves out a record that fails it, and names it, rather than pass on wrong bytes. One buffer is `active` (taps append to it, `length`
 // covering whole records only, published after their bytes); the other is free (length 0) or
 // sealed: full or old enough, it waits there, immutable, for the keeper's compressing thread,
 // which turns it into chunk number `generation` (a Chunk record and MessageIndex records, then a
@@ -24,7 +26,9 @@
 // reader that saw the same even value before and after copying has a consistent picture: chunks
 // [tail, head), then the sealed buffer, then the active one. A keeper killed mid-way leaves a
 // sealed buffer whose generation is below head (committed already: dropped) or not (committed by
-// the next keeper). When both buffers are taken the tap drops the message and counts it lost at
+// the next keeper). A keeper taking a store over also sets aside every chunk whose bytes fail
+// their CRC (its slot keeps no bytes and says `quarantined`), and a chunk made of staged records
+// says in `damaged_messages` how many were left out; dumps name both while they are in the ring. When both buffers are taken the tap drops the message and counts it lost at
 // once; a dump's loss for a topic is the difference of the `lost` of its last and first message.
 //
 // Counters follow the content: a message dropped is counted lost at once; a message staged moves
@@ -53,14 +57,17 @@
 namespace cerulion::flashback::detail {
 
 // 2: topic types; 3: core's header stamp and checksum; 4: the keeper's record, dump records, and
-// the newest chunk evicted for room; 5: the staging area in place of one open chunk, loss tables.
-inline constexpr std::uint32_t kStoreVersion = 5;
+// the newest chunk evicted for room; 5: the staging area in place of one open chunk, loss tables;
+// 6: a CRC per staged record and per topic name, damage found set aside and counted.
+inline constexpr std::uint32_t kStoreVersion = 6;
 /// Buffers of the staging area.
 inline constexpr std::uint32_t kStagingBuffers = 2;
 /// Room of a staging buffer beyond two chunks, when the memory limit is four times as large.
 inline constexpr std::uint64_t kStagingRoom = 8ull << 20;
-/// Bytes before each staged Message record: the channel's lost counter.
-inline constexpr std::uint64_t kStagedPrefix = 8;
+/// Bytes before each staged Message record: its CRC, then the channel's lost counter.
+inline constexpr std::uint64_t kStagedPrefix = 16;
+/// Where in a staged record its CRC's bytes start (the CRC and nothing before it is left out).
+inline constexpr std::uint64_t kStagedCrcFrom = 4;
 inline constexpr std::uint32_t kMaxChannels = 1024;
 inline constexpr std::uint32_t kChunkSlots = 16384;
 inline constexpr std::size_t kTopicCapacity = 256;   // topic names are at most 200 characters
@@ -146,6 +153,10 @@ struct StoreHeader {
   std::atomic<std::uint64_t> evicted_for_memory_end_ns;
   std::atomic<std::uint64_t> evicted_for_slots_end_ns;
   std::atomic<std::uint64_t> messages_dropped;  // more topics than channels
+  // Damage found and left out since the store was made: chunks set aside by keepers taking it over,
+  // staged records that failed their CRC.
+  std::atomic<std::uint64_t> damaged_chunks;
+  std::atomic<std::uint64_t> damaged_messages;
 
   // The types area.
   std::atomic<std::uint64_t> types_length;    // whole records written
@@ -180,6 +191,8 @@ struct ChannelEntry {
   std::uint32_t depth;
   std::uint64_t max_payload;
   char topic[kTopicCapacity];
+  std::uint32_t topic_crc;  // of the topic's name (never changed once registered)
+  std::uint32_t pad;
   char mode[16];
   std::atomic<std::uint64_t> messages;  // taken since the store was created
   std::atomic<std::uint64_t> bytes;
@@ -200,6 +213,8 @@ struct ChunkSlot {
   std::atomic<std::uint64_t> messages;
   std::atomic<std::uint64_t> uncompressed_bytes;
   std::atomic<std::uint64_t> crc;      // CRC-32 of all `length` bytes
+  std::atomic<std::uint32_t> quarantined;       // 1: found damaged by a keeper taking over; no bytes kept
+  std::atomic<std::uint32_t> damaged_messages;  // staged records left out of it (they failed their CRC)
 };
 
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free);

@@ -7,16 +7,23 @@
 #include <sys/statvfs.h>
 #include <thread>
 
+#include <fmt/core.h>
+
 #include "cerulion/core/detail/liveness.hpp"
 #include "cerulion/core/options.hpp"
 #include "store_impl.hpp"
 
 namespace cerulion::flashback::detail {
 
-std::uint32_t stored_crc(std::span<const std::byte> bytes);
-
 namespace {
 std::string bounded(const char* s, std::size_t capacity) { return std::string(s, ::strnlen(s, capacity)); }
+// A mode name as kept (a word), or "" where damage made it something else.
+std::string printable(std::string s) {
+  for (char ch : s) {
+    if (ch < 0x20 || ch > 0x7e) return "";
+  }
+  return s;
+}
 }  // namespace
 
 bool StoreImpl::keeper_alive() const {
@@ -77,8 +84,13 @@ std::vector<TopicStatus> StoreImpl::channels() const {
     if (!c.ready.load(std::memory_order_acquire)) continue;
     TopicStatus t;
     t.topic = bounded(c.topic, sizeof c.topic);
+    if (stored_crc(std::as_bytes(std::span(t.topic))) != c.topic_crc) {
+      // Its messages are still worth having: under a name that says what happened.
+      t.topic = fmt::format("/flashback-damaged-channel-{}", id);
+      t.name_damaged = true;
+    }
     t.channel_id = static_cast<std::uint16_t>(id);
-    t.mode = bounded(c.mode, sizeof c.mode);
+    t.mode = printable(bounded(c.mode, sizeof c.mode));
     t.depth = c.depth;
     t.max_payload = c.max_payload;
     const auto counts = channel_counts(id);
@@ -135,6 +147,7 @@ bool StoreImpl::copy_chunk(std::uint64_t number, CopiedChunk& out) const {
   out.start_ns = s.start_ns.load(std::memory_order_relaxed);
   out.end_ns = s.end_ns.load(std::memory_order_relaxed);
   out.messages = s.messages.load(std::memory_order_relaxed);
+  out.damaged_messages = s.damaged_messages.load(std::memory_order_relaxed);
   // Never touch bytes outside what was reserved, whatever a damaged slot says.
   const std::uint64_t reserved = std::min(h.reserved_bytes.load(std::memory_order_acquire), h.data_capacity);
   if (length == 0 || chunk_length > length || offset > reserved || length > reserved - offset) return false;
@@ -174,6 +187,8 @@ StoreStatus StoreImpl::status() const {
   s.chunks_evicted = h.chunks_evicted.load();
   s.chunks_dropped = h.chunks_dropped.load();
   s.messages_dropped = h.messages_dropped_staging.load();
+  s.damaged_chunks = h.damaged_chunks.load();
+  s.damaged_messages = h.damaged_messages.load();
   const std::uint64_t head = h.head.load(std::memory_order_acquire);
   for (std::uint64_t n = h.tail.load(); n < head; ++n) {
     const auto& slot_n = slot(n);

@@ -12,8 +12,6 @@ namespace cerulion::flashback::detail {
 
 namespace {
 
-constexpr std::uint64_t kLossEntrySize = 32;
-
 void begin_change(StoreHeader& h) {
   h.staging_seq.fetch_add(1, std::memory_order_relaxed);  // odd: being changed
   std::atomic_thread_fence(std::memory_order_release);
@@ -63,71 +61,6 @@ void count_dropped(StoreHeader& h, ChannelEntry& c, std::uint64_t lost, std::uin
 
 }  // namespace
 
-bool unstage(std::span<const std::byte> staged, std::uint64_t cutoff, std::vector<std::byte>& records,
-             LossTable& losses) {
-  std::size_t at = 0;
-  while (at < staged.size()) {
-    if (staged.size() - at < kStagedPrefix) return false;
-    std::uint64_t lost = 0;
-    std::memcpy(&lost, staged.data() + at, sizeof lost);
-    auto message = recorder::read_message_record(staged.subspan(at + kStagedPrefix));
-    if (!message) return false;
-    const auto whole = static_cast<std::size_t>(message->record_size);
-    if (message->fields.log_time >= cutoff) {
-      const auto* record = staged.data() + at + kStagedPrefix;
-      records.insert(records.end(), record, record + whole);
-      auto [it, fresh] = losses.try_emplace(message->fields.channel_id);
-      if (fresh) it->second.first_lost = lost;
-      it->second.last_lost = lost;
-      it->second.last_sequence = message->fields.sequence;
-      ++it->second.messages;
-    }
-    at += kStagedPrefix + whole;
-  }
-  return true;
-}
-
-void append_loss_table(const LossTable& losses, std::vector<std::byte>& out) {
-  const auto count = static_cast<std::uint32_t>(losses.size());
-  const std::size_t at = out.size();
-  out.resize(at + 8 + losses.size() * kLossEntrySize);
-  std::byte* p = out.data() + at;
-  std::memset(p, 0, 8 + losses.size() * kLossEntrySize);
-  std::memcpy(p, &count, sizeof count);
-  p += 8;
-  for (const auto& [channel, loss] : losses) {
-    const auto messages = static_cast<std::uint32_t>(loss.messages);
-    std::memcpy(p, &channel, sizeof channel);
-    std::memcpy(p + 4, &messages, sizeof messages);
-    std::memcpy(p + 8, &loss.first_lost, 8);
-    std::memcpy(p + 16, &loss.last_lost, 8);
-    std::memcpy(p + 24, &loss.last_sequence, 4);
-    p += kLossEntrySize;
-  }
-}
-
-std::optional<LossTable> read_loss_table(std::span<const std::byte> bytes) {
-  std::uint32_t count = 0;
-  if (bytes.size() < 8) return std::nullopt;
-  std::memcpy(&count, bytes.data(), sizeof count);
-  if ((bytes.size() - 8) / kLossEntrySize != count || (bytes.size() - 8) % kLossEntrySize != 0) return std::nullopt;
-  LossTable out;
-  for (std::uint32_t i = 0; i < count; ++i) {
-    const std::byte* p = bytes.data() + 8 + i * kLossEntrySize;
-    std::uint16_t channel = 0;
-    std::uint32_t messages = 0;
-    ChannelLoss loss;
-    std::memcpy(&channel, p, sizeof channel);
-    std::memcpy(&messages, p + 4, sizeof messages);
-    std::memcpy(&loss.first_lost, p + 8, 8);
-    std::memcpy(&loss.last_lost, p + 16, 8);
-    std::memcpy(&loss.last_sequence, p + 24, 4);
-    loss.messages = messages;
-    out[channel] = loss;
-  }
-  return out;
-}
-
 void StoreImpl::compress_in_background(bool background, bool wait_for_room) {
   std::lock_guard lock(staging_mutex_);
   background_ = background;
@@ -140,6 +73,9 @@ Result<bool> StoreImpl::take(std::uint16_t channel_id, std::uint32_t sequence, s
   auto& c = channel(channel_id);
   const std::uint64_t size = kStagedPrefix + recorder::message_record_size(data.size());
   const std::uint64_t capacity = h.staging_capacity;
+  // The payload's part of its staged record's CRC is taken before the lock (the sample holds still
+  // during the call), so that taps of other topics do not wait for it.
+  const std::uint32_t payload_crc = size <= capacity ? stored_crc(data) : 0;
   std::unique_lock compressing(compress_mutex_, std::defer_lock);
   if (!background_ || size > capacity) compressing.lock();
   std::unique_lock lock(staging_mutex_);
@@ -200,10 +136,8 @@ Result<bool> StoreImpl::take(std::uint16_t channel_id, std::uint32_t sequence, s
   const std::uint64_t at = b.length.load(std::memory_order_relaxed);
   const CountedAppend taken{channel_id, counted, lost, std::uint64_t{sequence} + 1, data.size(), log_time};
   announce_append(h, taken, a, at + size);
-  std::byte* p = staging_area(a) + at;
-  std::memcpy(p, &lost, sizeof lost);
-  recorder::encode_message_record(std::span(p + kStagedPrefix, size - kStagedPrefix), channel_id, sequence, log_time,
-                                  publish_time, data);
+  write_staged(std::span(staging_area(a) + at, size), lost, payload_crc,
+               {channel_id, sequence, log_time, publish_time}, data);
   if (at == 0) b.start_ns.store(log_time, std::memory_order_relaxed);
   b.end_ns.store(log_time, std::memory_order_relaxed);
   b.messages.fetch_add(1, std::memory_order_relaxed);
@@ -239,27 +173,42 @@ void StoreImpl::seal_locked() {
   if (background_) sealed_cv_.notify_one();
 }
 
-Status StoreImpl::encode_staged(std::uint64_t buffer, LossTable& losses) {
+StagedChunk StoreImpl::encode_staged(std::uint64_t buffer) {
   const auto& b = header().staging[buffer];
   const std::uint64_t length = std::min(b.length.load(std::memory_order_acquire), header().staging_capacity);
   records_.clear();
-  losses.clear();
-  if (!unstage(std::span<const std::byte>(staging_area(buffer), length), 0, records_, losses)) {
-    return Status(ErrorCode::Corrupted, path_ + ": its staging area is damaged");
+  StagedChunk out;
+  out.read = unstage(std::span<const std::byte>(staging_area(buffer), length), 0, records_, out.losses);
+  if (out.read.messages > 0) {
+    if (auto st = encoder_.encode(records_, encoded_); !st) {
+      out.encoded = Status(ErrorCode::Corrupted, path_ + ": cannot compress its staged messages: " + st.message());
+    }
   }
-  if (auto st = encoder_.encode(records_, encoded_); !st) {
-    return Status(ErrorCode::Corrupted, path_ + ": its staging area is damaged: " + st.message());
+  if (out.read.damage.any()) {
+    // What the buffer says it held, less what read: the unreadable bytes held one message at least.
+    const std::uint64_t said = b.messages.load(std::memory_order_relaxed);
+    const std::uint64_t most = length / (kStagedPrefix + recorder::message_record_size(0));
+    const std::uint64_t at_least = out.read.damage.messages + (out.read.damage.unreadable_bytes > 0 ? 1 : 0);
+    out.left_out = std::max(at_least, said > out.read.messages && said <= most ? said - out.read.messages : 0);
   }
-  return {};
+  return out;
 }
 
-Status StoreImpl::publish_locked(std::uint64_t buffer, Status encoded, const LossTable& losses) {
+Status StoreImpl::publish_locked(std::uint64_t buffer, StagedChunk chunk) {
   auto& h = header();
   auto& b = h.staging[buffer];
   // Committed and freed in one change: a reader sees the buffer or the chunk, never both or none.
   begin_change(h);
-  Status st = std::move(encoded);
-  if (st) st = commit_chunk(encoded_, losses, b.start_ns.load(), b.end_ns.load(), b.messages.load(), records_.size());
+  Status st = std::move(chunk.encoded);
+  const auto& read = chunk.read;
+  if (st && (read.messages > 0 || chunk.left_out > 0)) {
+    // Nothing readable left: a slot without bytes still says what was left out, while in the ring.
+    const auto kept = read.messages > 0 ? std::span<const std::byte>(encoded_) : std::span<const std::byte>();
+    const std::uint64_t start = read.messages > 0 ? read.start_ns : b.start_ns.load();
+    const std::uint64_t end = read.messages > 0 ? read.end_ns : std::max(start, b.end_ns.load());
+    st = commit_chunk(kept, chunk.losses, start, end, read.messages, records_.size(), chunk.left_out);
+  }
+  if (chunk.left_out > 0) h.damaged_messages.fetch_add(chunk.left_out, std::memory_order_relaxed);
   b.length.store(0, std::memory_order_relaxed);
   b.messages.store(0, std::memory_order_relaxed);
   end_change(h);
@@ -267,11 +216,7 @@ Status StoreImpl::publish_locked(std::uint64_t buffer, Status encoded, const Los
   return st;
 }
 
-Status StoreImpl::compress_buffer_locked(std::uint64_t buffer) {
-  LossTable losses;
-  Status encoded = encode_staged(buffer, losses);
-  return publish_locked(buffer, std::move(encoded), losses);
-}
+Status StoreImpl::compress_buffer_locked(std::uint64_t buffer) { return publish_locked(buffer, encode_staged(buffer)); }
 
 Result<bool> StoreImpl::compress_sealed() {
   std::lock_guard compressing(compress_mutex_);
@@ -283,10 +228,9 @@ Result<bool> StoreImpl::compress_sealed() {
     if (h.staging[sealed].length.load(std::memory_order_relaxed) == 0) return false;
   }
   // A sealed buffer does not change: compressed with the taps appending meanwhile.
-  LossTable losses;
-  Status encoded = encode_staged(sealed, losses);
+  StagedChunk chunk = encode_staged(sealed);
   std::lock_guard lock(staging_mutex_);
-  Status st = publish_locked(sealed, std::move(encoded), losses);
+  Status st = publish_locked(sealed, std::move(chunk));
   if (!st && st.code() != ErrorCode::OutOfMemory) return st;
   return true;
 }

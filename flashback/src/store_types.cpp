@@ -11,8 +11,6 @@
 
 namespace cerulion::flashback::detail {
 
-std::uint32_t stored_crc(std::span<const std::byte> bytes);
-
 namespace {
 
 constexpr std::uint64_t kRecordPrefix = 8;  // u32 length, u32 crc

@@ -36,6 +36,10 @@ std::uint32_t crc_of(std::span<const std::byte> bytes) {
 
 std::uint32_t stored_crc(std::span<const std::byte> bytes) { return crc_of(bytes); }
 
+std::uint32_t stored_crc_combined(std::uint32_t first, std::uint32_t second, std::uint64_t second_length) {
+  return static_cast<std::uint32_t>(::crc32_combine(first, second, static_cast<z_off_t>(second_length)));
+}
+
 StoreImpl::StoreImpl(cerulion::detail::ShmFile file, cerulion::detail::MappedRegion map, std::string path)
     : file_(std::move(file)), map_(std::move(map)), path_(std::move(path)) {}
 
@@ -113,8 +117,13 @@ Status StoreImpl::recover_after_keeper() {
     s.length.store(0);
     s.messages.store(0);
   }
-  // What it left staged becomes chunks of the history.
-  return flush_locked();
+  // Damage is set aside before anything new is written, and what it left staged becomes chunks of
+  // the history, less the records that fail their CRC.
+  damage_found.chunks = set_aside_damaged_chunks();
+  const std::uint64_t damaged_before = h.damaged_messages.load();
+  Status status = flush_locked();
+  damage_found.messages = h.damaged_messages.load() - damaged_before;
+  return status;
 }
 
 std::optional<std::uint16_t> StoreImpl::channel_for(const std::string& topic, const std::string& mode,
@@ -140,6 +149,7 @@ std::optional<std::uint16_t> StoreImpl::channel_for(const std::string& topic, co
   auto& c = channel(count);
   std::memset(c.topic, 0, sizeof c.topic);
   std::memcpy(c.topic, topic.data(), topic.size());
+  c.topic_crc = crc_of(std::as_bytes(std::span(topic)));
   std::memset(c.mode, 0, sizeof c.mode);
   std::memcpy(c.mode, mode.data(), std::min(mode.size(), sizeof c.mode - 1));
   c.depth = depth;
@@ -181,7 +191,8 @@ bool StoreImpl::make_room(std::uint64_t offset, std::uint64_t length) {
 }
 
 Status StoreImpl::commit_chunk(std::span<const std::byte> chunk, const LossTable& losses, std::uint64_t start_ns,
-                               std::uint64_t end_ns, std::uint64_t messages, std::uint64_t uncompressed) {
+                               std::uint64_t end_ns, std::uint64_t messages, std::uint64_t uncompressed,
+                               std::uint64_t damaged_messages) {
   auto& h = header();
   // The chunk and its loss table go into the ring together.
   std::vector<std::byte>& encoded = encoded_;
@@ -196,7 +207,8 @@ Status StoreImpl::commit_chunk(std::span<const std::byte> chunk, const LossTable
   };
   std::uint64_t offset = place();
   Status status;
-  if (length > h.usable_bytes.load(std::memory_order_relaxed)) {
+  const bool bytes = !chunk.empty();
+  if (!bytes || length > h.usable_bytes.load(std::memory_order_relaxed)) {
     length = 0;
   } else if (const std::uint64_t reserved = h.reserved_bytes.load(); offset + length > reserved) {
     const std::uint64_t want = std::min(h.data_capacity, std::max(offset + length, reserved + kReserveStep));
@@ -211,8 +223,11 @@ Status StoreImpl::commit_chunk(std::span<const std::byte> chunk, const LossTable
     }
   }
   const std::uint64_t n = h.head.load(std::memory_order_relaxed);
-  if (length > 0) make_room(offset, length);
-  else {
+  if (length > 0) {
+    make_room(offset, length);
+  } else if (!bytes) {
+    while (n - h.tail.load(std::memory_order_relaxed) >= h.chunk_slots) h.tail.fetch_add(1);
+  } else {
     // No room for it at all: its messages are lost, and counted so at once.
     h.chunks_dropped.fetch_add(1, std::memory_order_relaxed);
     for (const auto& [id, loss] : losses) channel(id).lost.fetch_add(loss.messages, std::memory_order_relaxed);
@@ -228,6 +243,9 @@ Status StoreImpl::commit_chunk(std::span<const std::byte> chunk, const LossTable
   s.end_ns.store(end_ns, std::memory_order_relaxed);
   s.messages.store(length ? messages : 0, std::memory_order_relaxed);
   s.uncompressed_bytes.store(length ? uncompressed : 0, std::memory_order_relaxed);
+  s.quarantined.store(0, std::memory_order_relaxed);
+  s.damaged_messages.store(static_cast<std::uint32_t>(std::min<std::uint64_t>(damaged_messages, UINT32_MAX)),
+                           std::memory_order_relaxed);
   if (length > 0) {
     std::memcpy(data_area() + offset, encoded.data(), length);
     s.crc.store(crc_of(encoded), std::memory_order_relaxed);

@@ -22,6 +22,7 @@
 #include "cerulion/core/options.hpp"
 #include "cerulion/recorder/reader.hpp"
 #include "everyday_helpers.hpp"
+#include "official_mcap_reader.hpp"
 #include "process.hpp"
 #include "test_record_helpers.hpp"
 
@@ -986,34 +987,11 @@ TEST_CASE("flashback dump to a path that cannot be written fails with one line a
   CHECK(topic_count(info_json(retry), "/p") == 5);
 }
 
-namespace {
-
-// As tests/recorder/test_npm_reader.cpp: the pinned @mcap/core installed once into the build tree
-// (the same folder that test uses, next to the binary under test); false when npm cannot.
-bool npm_ready(fs::path& dir) {
-  dir = fs::path(cerulion_binary()).parent_path() / "tests" / "recorder" / "npm";
-  fs::create_directories(dir);
-  const fs::path source = fs::path(CERULION_SOURCE_DIR) / "tests" / "recorder" / "npm";
-  for (const char* f : {"package.json", "read_indexed.mjs"}) {
-    fs::copy_file(source / f, dir / f, fs::copy_options::overwrite_existing);
-  }
-  if (fs::exists(dir / "node_modules" / "@mcap" / "core") && fs::exists(dir / "node_modules" / "fzstd")) return true;
-  std::string cmd = "cd '" + dir.string() +
-                    "' && timeout 180 npm install --no-audit --no-fund --no-save --loglevel=error > npm-install.log 2>&1";
-  return std::system(cmd.c_str()) == 0;
-}
-
-}  // namespace
-
 TEST_CASE("A flashback dump is read back by the indexed and streaming readers of mcap core", "[cli][flashback][npm]") {
-  fs::path npm_dir;
-  if (std::system("command -v node > /dev/null 2>&1 && command -v npm > /dev/null 2>&1") != 0) {
-    WARN("skipped: node/npm not installed");
-    return;
-  }
-  if (!npm_ready(npm_dir)) {
-    WARN("skipped: npm registry unreachable (could not install @mcap/core; see "
-         << (npm_dir / "npm-install.log").string() << ")");
+  std::string why;
+  const auto reader = cerulion::test::official_mcap_reader(why);
+  if (!reader) {
+    WARN("skipped: " << why);
     return;
   }
   FlashbackDomain d("fb_npm");
@@ -1029,12 +1007,11 @@ TEST_CASE("A flashback dump is read back by the indexed and streaming readers of
   auto ours = dumped_messages(file);
   REQUIRE(ours.size() >= 295);
 
-  const std::string out = d.path("npm-out.json");
-  std::string cmd = "cd '" + npm_dir.string() + "' && timeout 120 node read_indexed.mjs '" + file + "' > '" + out + "' 2>&1";
-  int rc = std::system(cmd.c_str());
-  INFO(slurp(out));
-  REQUIRE(rc == 0);
-  auto got = json::parse(slurp(out));
+  const auto read_back = cerulion::test::read_with_official_reader(*reader, {file});
+  INFO(read_back.output);
+  REQUIRE(read_back.exit_code == 0);
+  REQUIRE(read_back.files.size() == 1);
+  const auto& got = read_back.files[0];
   CHECK(got["stream_done"] == true);
   CHECK(got["message_count"] == ours.size());
   CHECK(got["streamed_messages"] == ours.size());

@@ -64,8 +64,8 @@ struct ReadDump {
   std::size_t schema_records = 0;
 };
 
-/// A dump's bytes read back, checking every CRC on the way (summary left empty).
-inline ReadDump read_dump(const recorder::ByteVector& file) {
+/// Reads a dump's bytes back, checking every CRC on the way (its summary left empty).
+inline ReadDump read_dump(std::span<const std::byte> file) {
   ReadDump out;
   requireOk(recorder::stream_records_memory(file, [](const recorder::Record&) { return true; }, &out.problems));
   auto reader = recorder::Reader::open_memory(file);
@@ -104,8 +104,7 @@ inline ReadDump read_dump_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   REQUIRE(in);
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto* begin = reinterpret_cast<const std::byte*>(bytes.data());
-  return read_dump(recorder::ByteVector(begin, begin + bytes.size()));
+  return read_dump(std::as_bytes(std::span(bytes.data(), bytes.size())));
 }
 
 /// Per topic, the messages missing between consecutive ones of a dump (sequence gaps).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Files this writer makes are read back by an independent implementation: the npm package
-// @mcap/core's indexed reader (pinned in tests/recorder/npm/package.json). Skips, with a clear
+// @mcap/core's indexed reader (tests/support/official_mcap_reader.hpp). Skips, with a clear
 // message, when npm cannot install it (no network, no registry).
 
 #include <catch2/catch.hpp>
@@ -10,43 +10,15 @@
 
 #include "cerulion/recorder/writer.hpp"
 #include "helpers.hpp"
+#include "official_mcap_reader.hpp"
 
 using namespace rectest;
 
-namespace {
-
-std::uint32_t fnv1a(const ByteVector& bytes) {
-  std::uint32_t h = 0x811c9dc5u;
-  for (auto b : bytes) {
-    h ^= static_cast<std::uint8_t>(b);
-    h *= 0x01000193u;
-  }
-  return h;
-}
-
-// Installs the pinned packages into the build tree once; false when npm cannot.
-bool npm_ready(fs::path& dir) {
-  dir = fs::path(CERULION_TEST_BINARY_DIR) / "npm";
-  fs::create_directories(dir);
-  for (const char* f : {"package.json", "read_indexed.mjs"}) {
-    fs::copy_file(fs::path(CERULION_NPM_TEST_DIR) / f, dir / f, fs::copy_options::overwrite_existing);
-  }
-  if (fs::exists(dir / "node_modules" / "@mcap" / "core") && fs::exists(dir / "node_modules" / "fzstd")) return true;
-  std::string cmd = "cd '" + dir.string() +
-                    "' && timeout 180 npm install --no-audit --no-fund --no-save --loglevel=error > npm-install.log 2>&1";
-  return std::system(cmd.c_str()) == 0;
-}
-
-}  // namespace
-
 TEST_CASE("Files the writer makes are read back by @mcap/core's indexed reader", "[recorder][npm]") {
-  fs::path dir;
-  if (std::system("command -v node > /dev/null 2>&1 && command -v npm > /dev/null 2>&1") != 0) {
-    WARN("skipped: node/npm not installed");
-    return;
-  }
-  if (!npm_ready(dir)) {
-    WARN("skipped: npm registry unreachable (could not install @mcap/core; see " << (dir / "npm-install.log").string() << ")");
+  std::string why;
+  const auto reader = cerulion::test::official_mcap_reader(why);
+  if (!reader) {
+    WARN("skipped: " << why);
     return;
   }
   for (auto compression : {Compression::Zstd, Compression::None}) {
@@ -71,18 +43,17 @@ TEST_CASE("Files the writer makes are read back by @mcap/core's indexed reader",
       std::uint16_t ch = i % 4 ? *a : *b;
       std::uint64_t t = 1'700'000'000'000'000'000ull + i * 1'000'000ull;
       REQUIRE(w->write(ch, i, t, t, data).ok());
-      expected.push_back({ch == *a ? "/a" : "/b", i, std::to_string(t), data.size(), fnv1a(data)});
+      expected.push_back({ch == *a ? "/a" : "/b", i, std::to_string(t), data.size(), cerulion::test::official_reader_digest(data)});
     }
     REQUIRE(w->write_metadata({"cerulion.recording", {{"host", "h"}}}).ok());
     REQUIRE(w->write_attachment({1, 2, "notes.txt", "text/plain", bytes_of("hi"), 0}).ok());
     REQUIRE(w->close().ok());
 
-    auto out = temp_path("npm-out.json");
-    std::string cmd = "cd '" + dir.string() + "' && timeout 120 node read_indexed.mjs '" + path + "' > '" + out + "' 2>&1";
-    int rc = std::system(cmd.c_str());
-    INFO(read_all(out));
-    REQUIRE(rc == 0);
-    auto got = nlohmann::json::parse(read_all(out));
+    const auto read = cerulion::test::read_with_official_reader(*reader, {path});
+    INFO(read.output);
+    REQUIRE(read.exit_code == 0);
+    REQUIRE(read.files.size() == 1);
+    const auto& got = read.files[0];
     CHECK(got["message_count"] == 2000);
     CHECK(got["stream_done"] == true);
     CHECK(got["streamed_messages"] == 2000);

@@ -39,7 +39,9 @@ struct StoreLimits {
 
 /// One topic as the store counts it.
 struct TopicStatus {
+  /// Its name; "/flashback-damaged-channel-<id>" when the name kept fails its CRC (name_damaged).
   std::string topic;
+  bool name_damaged = false;
   std::uint16_t channel_id = 0;
   std::string mode;
   std::uint32_t depth = 0;
@@ -110,8 +112,22 @@ struct StoreStatus {
   /// Taken, then dropped because the staging area was full (compression behind the input);
   /// counted in their topics' `lost` when dropped.
   std::uint64_t messages_dropped = 0;
+  /// Damage found and left out since the store was made: chunks whose bytes failed their CRC, set
+  /// aside by keepers taking it over, and staged messages that failed theirs.
+  std::uint64_t damaged_chunks = 0;
+  std::uint64_t damaged_messages = 0;
   std::vector<TopicStatus> topics;
 };
+
+/// What a keeper taking a store over found damaged in it, and left out (dumps name it while it is
+/// in the window).
+struct StoreDamage {
+  std::uint64_t chunks = 0;    ///< chunks whose bytes failed their CRC: set aside
+  std::uint64_t messages = 0;  ///< staged messages that failed their CRC: left out of the history
+  bool any() const noexcept { return chunks > 0 || messages > 0; }
+};
+/// One line saying what a keeper taking a store over found damaged, and what it did with it.
+std::string describe(const StoreDamage& damage);
 
 namespace detail {
 class StoreImpl;
@@ -139,6 +155,8 @@ class Store {
   const std::string& path() const noexcept;
   /// True when this Store came from open_for_keeper and took over a dead keeper's store.
   bool taken_over() const noexcept;
+  /// What open_for_keeper found damaged in the store it took over (nothing otherwise).
+  StoreDamage damage_found() const noexcept;
 
  private:
   friend struct detail::StoreAccess;
