@@ -13,9 +13,9 @@ namespace dds = eprosima::fastdds::dds;
 
 namespace {
 /// How long a new writer holds samples while no reader of another participant matches it: beyond
-/// the discovery of a bridge started at the same time on a busy machine. Then they go to the
-/// writer, whose history keeps the last `depth` for readers that match later.
-constexpr auto kExportHoldWithoutReader = std::chrono::seconds(2);
+/// the discovery of a restarted bridge on a busy machine, which can take seconds. Then they go to
+/// the writer, whose history keeps the last `depth` for readers that match later.
+constexpr auto kExportHoldWithoutReader = std::chrono::seconds(5);
 /// How long, once a remote reader matched and the first held samples were written, the writer
 /// waits for their acknowledgment before it writes the rest anyway.
 constexpr auto kExportProbeWait = std::chrono::milliseconds(500);
@@ -102,7 +102,7 @@ bool Exporter::on_sample(const recording::TappedSample& sample) {
   t->held.emplace_back(sample.data.begin(), sample.data.end());
   t->held_bytes += sample.data.size();
   while (!t->held.empty() && (t->held.size() > kExportMaxHeldSamples || t->held_bytes > kExportMaxHeldBytes)) {
-    (void)write(*t, t->held.front());
+    write_held(*t, t->held.front());
     t->held_bytes -= t->held.front().size();
     t->held.pop_front();
   }
@@ -112,13 +112,15 @@ bool Exporter::on_sample(const recording::TappedSample& sample) {
 bool Exporter::write(Topic& t, std::span<const std::byte> data) {
   WireMessage message;
   message.outgoing = data;
-  if (!t.writer->write(&message)) {
-    t.failed.fetch_add(1, std::memory_order_relaxed);
-    return false;
-  }
+  if (!t.writer->write(&message)) return false;
   t.messages.fetch_add(1, std::memory_order_relaxed);
   t.bytes.fetch_add(data.size(), std::memory_order_relaxed);
   return true;
+}
+
+void Exporter::write_held(Topic& t, std::span<const std::byte> data) {
+  // The tap was told this one was taken: a write that fails is counted here.
+  if (!write(t, data)) t.failed.fetch_add(1, std::memory_order_relaxed);
 }
 
 void Exporter::release(Topic& t) {
@@ -132,7 +134,7 @@ void Exporter::release(Topic& t) {
       // writer matched but that has not matched the writer yet still gets them.
       const auto depth = static_cast<std::size_t>(std::max(1, t.writer->get_qos().history().depth));
       for (std::size_t n = 0; n < depth && !t.held.empty(); ++n) {
-        (void)write(t, t.held.front());
+        write_held(t, t.held.front());
         t.held_bytes -= t.held.front().size();
         t.held.pop_front();
       }
@@ -142,7 +144,7 @@ void Exporter::release(Topic& t) {
     const bool acknowledged = t.writer->wait_for_acknowledgments(export_duration({})) == ReturnCode_t::RETCODE_OK;
     if (!acknowledged && now - t.probed_at < kExportProbeWait) return;
   }
-  for (const auto& s : t.held) (void)write(t, s);
+  for (const auto& s : t.held) write_held(t, s);
   t.held.clear();
   t.held_bytes = 0;
   t.direct = true;
@@ -174,9 +176,11 @@ std::vector<BridgedTopic> Exporter::topics(const std::vector<recording::TopicCou
     b.dds_type = std::string(dds_type_name(wire_type_for(t->type)));
     b.messages = t->messages.load();
     b.bytes = t->bytes.load();
-    // Dropped by the sink are the failed writes; missed are what the tap could not read in time.
+    // Dropped by the sink are the failed writes of samples written as they came (held ones that
+    // failed are counted by the topic); missed are what the tap could not read in time.
     for (const auto& c : counts)
       if (c.topic == t->name) b.lost = c.missed + c.dropped;
+    b.lost += t->failed.load();
     if (t->writer) {
       dds::PublicationMatchedStatus matched{};
       t->writer->get_publication_matched_status(matched);
@@ -194,7 +198,7 @@ void Exporter::close() {
     if (!t) continue;
     std::lock_guard topic_lock(t->mutex);
     if (t->writer) {
-      for (const auto& s : t->held) (void)write(*t, s);
+      for (const auto& s : t->held) write_held(*t, s);
       if (t->remote_readers.load(std::memory_order_relaxed) > 0) {
         (void)t->writer->wait_for_acknowledgments(export_duration(deadline - std::chrono::steady_clock::now()));
       }

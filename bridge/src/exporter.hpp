@@ -70,14 +70,17 @@ class Exporter final : public recording::SampleSink {
     std::chrono::steady_clock::time_point opened_at, probed_at;
     /// Readers of other participants matched now (the bridge's own importing readers not counted).
     std::atomic<int> remote_readers{0};
-    std::atomic<std::uint64_t> messages{0}, bytes{0}, failed{0};
+    std::atomic<std::uint64_t> messages{0}, bytes{0};
+    std::atomic<std::uint64_t> failed{0};  ///< held samples the writer refused (the tap counts the rest)
     void on_publication_matched(eprosima::fastdds::dds::DataWriter*,
                                 const eprosima::fastdds::dds::PublicationMatchedStatus& status) override;
   };
   Topic* at(std::size_t index) const;
   bool open_writer(Topic& t);
-  /// Writes one sample, counting it. With the topic's lock held.
+  /// Writes one sample, counting it (a failure is for the caller to count). With the topic's lock held.
   bool write(Topic& t, std::span<const std::byte> data);
+  /// Writes a held sample, counting a failure as lost.
+  void write_held(Topic& t, std::span<const std::byte> data);
   /// Writes what the topic held once it may, and then lets samples through as they come. With the
   /// topic's lock held.
   void release(Topic& t);
