@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include "bridge_helpers.hpp"
+#include "ros2_node.hpp"
 
 using namespace cerulion;
 using namespace cerulion::test;
@@ -35,6 +36,12 @@ std::uint64_t lost_on(const bridge::Bridge& b, const std::string& topic) {
     if (t.topic == topic) lost += t.lost;
   }
   return lost;
+}
+
+/// A participant's user data as a bridge's says when it started: now.
+std::vector<unsigned char> started_now() {
+  const std::string text = "cerulion.started=" + std::to_string(realtime_ns());
+  return {text.begin(), text.end()};
 }
 
 }  // namespace
@@ -117,4 +124,47 @@ TEST_CASE("After an exporting bridge restarts the far side gets every message pu
     INFO("message " << index);
     CHECK(n == 1);
   }
+}
+
+TEST_CASE("An importing bridge counts as lost what a restarted writer sent before its reader matched it",
+          "[bridge][restart]") {
+  const std::string b = unique_domain("rcb"), topic = unique_topic("restart_count");
+  const std::uint32_t dds = test_dds_domain();
+  auto importer = start_bridge(b, dds, bridge::Direction::Import);
+  auto far = open_subscriber(b, topic, 64);
+  {
+    // A first writer, as another bridge's, until the importer reads the topic: older than the
+    // importer's reader, so its history is no loss.
+    PlainNode first(dds, started_now());
+    auto* w = first.publisher->create_datawriter(first.topic("rt" + topic, "std_msgs::msg::dds_::String_"),
+                                                 first.writer_qos(true));
+    REQUIRE(w);
+    bool arrived = false;
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
+    while (!arrived && std::chrono::steady_clock::now() < deadline) {
+      RawCdr m = ros_string("warm-up");
+      REQUIRE(w->write(&m));
+      arrived = far.receive(100ms).ok();
+    }
+    REQUIRE(arrived);
+    (void)drain(far, 300ms);
+  }
+  // Its successor's bridge starts after the importer's reader: all it writes is owed. Its twenty
+  // messages go before any reader can have matched it, and its history keeps the last five.
+  PlainNode next(dds, started_now());
+  fdds::DataWriterQos qos = next.writer_qos(true);
+  qos.history().depth = 5;
+  auto* w = next.publisher->create_datawriter(next.topic("rt" + topic, "std_msgs::msg::dds_::String_"), qos);
+  REQUIRE(w);
+  constexpr int kSent = 20;
+  for (int i = 0; i < kSent; ++i) {
+    RawCdr m = ros_string(std::to_string(i));
+    REQUIRE(w->write(&m));
+  }
+  std::set<std::string> got;
+  for (auto s = far.receive(3s); s.ok(); s = far.receive(3s)) got.insert(std::string(s->text()));
+  const std::uint64_t lost = lost_on(importer, topic);
+  INFO("received " << got.size() << ", counted lost " << lost);
+  CHECK(got.size() < std::size_t{kSent});  // the history kept only the last ones
+  CHECK(got.size() + lost == std::size_t{kSent});
 }
