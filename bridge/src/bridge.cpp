@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The bridge's Fast DDS engine (engine.hpp): a participant, a tap set (a thread per topic) feeding
-// the exporter, the importer, and one control thread that follows DDS discovery, computes rates and
-// replaces the status file once a second.
+// the exporter, the importer, and one control thread that follows DDS discovery, writes what new
+// exporting writers held once they may, computes rates and replaces the status file once a second.
 
 #include <chrono>
 #include <condition_variable>
@@ -111,6 +111,7 @@ class DdsBridge final : public BridgeImpl {
       lock.unlock();
       if (importer)
         for (const auto& w : participant->take_discoveries()) importer->discovered(w);
+      if (exporter) exporter->service();
       if (std::chrono::steady_clock::now() >= next_status) {
         update_status();
         next_status += kStatusPeriod;

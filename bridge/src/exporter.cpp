@@ -1,16 +1,51 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "exporter.hpp"
 
+#include <algorithm>
+
+#include <fastdds/rtps/common/InstanceHandle.h>
+
 #include "dds_types.hpp"
 
 namespace cerulion::bridge::detail {
 
 namespace dds = eprosima::fastdds::dds;
 
+namespace {
+/// How long a new writer holds samples while no reader of another participant matches it: beyond
+/// the discovery of a restarted bridge on a busy machine, which can take seconds. Then they go to
+/// the writer, whose history keeps the last `depth` for readers that match later.
+constexpr auto kExportHoldWithoutReader = std::chrono::seconds(5);
+/// How long, once a remote reader matched and the first held samples were written, the writer
+/// waits for their acknowledgment before it writes the rest anyway.
+constexpr auto kExportProbeWait = std::chrono::milliseconds(500);
+/// What a topic holds at most; beyond, the oldest go to the writer as they would have.
+constexpr std::size_t kExportMaxHeldSamples = 4096;
+constexpr std::size_t kExportMaxHeldBytes = std::size_t{64} << 20;
+/// How long stopping waits, for all topics together, for remote readers to acknowledge what was
+/// written (deleting a writer drops what it has not delivered).
+constexpr auto kExportCloseWait = std::chrono::milliseconds(500);
+
+eprosima::fastrtps::Duration_t export_duration(std::chrono::nanoseconds d) {
+  const auto ns = std::max<std::int64_t>(0, d.count());
+  return {static_cast<std::int32_t>(ns / 1'000'000'000), static_cast<std::uint32_t>(ns % 1'000'000'000)};
+}
+}  // namespace
+
+void Exporter::Topic::on_publication_matched(dds::DataWriter*, const dds::PublicationMatchedStatus& status) {
+  // The bridge's own importing readers take nothing it writes: they are no reason to release.
+  const auto reader = eprosima::fastrtps::rtps::iHandle2GUID(status.last_subscription_handle);
+  if (participant->own(reader)) return;
+  remote_readers.fetch_add(status.current_count_change, std::memory_order_relaxed);
+}
+
 void Exporter::on_topic(const recording::TopicDescription& topic) {
   std::lock_guard lock(mutex_);
   if (topics_.size() <= topic.index) topics_.resize(topic.index + 1);
-  if (!topics_[topic.index]) topics_[topic.index] = std::make_unique<Topic>();
+  if (!topics_[topic.index]) {
+    topics_[topic.index] = std::make_unique<Topic>();
+    topics_[topic.index]->participant = &participant_;
+  }
   topics_[topic.index]->name = topic.topic;
   topics_[topic.index]->type = topic.type;
 }
@@ -28,7 +63,8 @@ bool Exporter::open_writer(Topic& t) {
   dds::DataWriter* writer = nullptr;
   std::string why;
   if (topic) {
-    writer = participant_.publisher()->create_datawriter(*topic, participant_.writer_qos(announcement));
+    writer = participant_.publisher()->create_datawriter(*topic, participant_.writer_qos(announcement), &t,
+                                                         dds::StatusMask::publication_matched());
     if (!writer) why = "Fast DDS cannot create a writer";
   } else {
     why = topic.message();
@@ -40,6 +76,7 @@ bool Exporter::open_writer(Topic& t) {
   }
   t.writer = writer;
   t.opened = true;
+  t.opened_at = std::chrono::steady_clock::now();
   recording::report(&events_, recording::EventKind::Info, t.name,
                     "exporting " + t.name + " as " + name + " (" + std::string(dds_type_name(wire)) + ")");
   if (read_type_announcement(announcement).type != t.type) {
@@ -60,15 +97,70 @@ bool Exporter::on_sample(const recording::TappedSample& sample) {
   if (guard_.imported(t->name, sample.publisher_pid, sample.sequence)) return true;
   std::lock_guard lock(t->mutex);
   if (t->unusable || (!t->writer && !open_writer(*t))) return false;
-  WireMessage message;
-  message.outgoing = sample.data;
-  if (!t->writer->write(&message)) {
-    t->failed.fetch_add(1, std::memory_order_relaxed);
-    return false;
+  if (!t->direct) release(*t);
+  if (t->direct) return write(*t, sample.data);
+  t->held.emplace_back(sample.data.begin(), sample.data.end());
+  t->held_bytes += sample.data.size();
+  while (!t->held.empty() && (t->held.size() > kExportMaxHeldSamples || t->held_bytes > kExportMaxHeldBytes)) {
+    write_held(*t, t->held.front());
+    t->held_bytes -= t->held.front().size();
+    t->held.pop_front();
   }
-  t->messages.fetch_add(1, std::memory_order_relaxed);
-  t->bytes.fetch_add(sample.data.size(), std::memory_order_relaxed);
   return true;
+}
+
+bool Exporter::write(Topic& t, std::span<const std::byte> data) {
+  WireMessage message;
+  message.outgoing = data;
+  if (!t.writer->write(&message)) return false;
+  t.messages.fetch_add(1, std::memory_order_relaxed);
+  t.bytes.fetch_add(data.size(), std::memory_order_relaxed);
+  return true;
+}
+
+void Exporter::write_held(Topic& t, std::span<const std::byte> data) {
+  // The tap was told this one was taken: a write that fails is counted here.
+  if (!write(t, data)) t.failed.fetch_add(1, std::memory_order_relaxed);
+}
+
+void Exporter::release(Topic& t) {
+  if (t.direct || !t.writer) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (t.remote_readers.load(std::memory_order_relaxed) <= 0) {
+    if (now - t.opened_at < kExportHoldWithoutReader) return;
+  } else {
+    if (!t.probed) {
+      // A history's depth, which the writer keeps until it is acknowledged: a reader that the
+      // writer matched but that has not matched the writer yet still gets them.
+      const auto depth = static_cast<std::size_t>(std::max(1, t.writer->get_qos().history().depth));
+      for (std::size_t n = 0; n < depth && !t.held.empty(); ++n) {
+        write_held(t, t.held.front());
+        t.held_bytes -= t.held.front().size();
+        t.held.pop_front();
+      }
+      t.probed = true;
+      t.probed_at = now;
+    }
+    const bool acknowledged = t.writer->wait_for_acknowledgments(export_duration({})) == ReturnCode_t::RETCODE_OK;
+    if (!acknowledged && now - t.probed_at < kExportProbeWait) return;
+  }
+  for (const auto& s : t.held) write_held(t, s);
+  t.held.clear();
+  t.held_bytes = 0;
+  t.direct = true;
+}
+
+void Exporter::service() {
+  std::vector<Topic*> all;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& t : topics_)
+      if (t) all.push_back(t.get());
+  }
+  for (Topic* t : all) {
+    std::lock_guard lock(t->mutex);
+    if (!t->unusable) release(*t);
+  }
 }
 
 std::vector<BridgedTopic> Exporter::topics(const std::vector<recording::TopicCounts>& counts) const {
@@ -84,9 +176,11 @@ std::vector<BridgedTopic> Exporter::topics(const std::vector<recording::TopicCou
     b.dds_type = std::string(dds_type_name(wire_type_for(t->type)));
     b.messages = t->messages.load();
     b.bytes = t->bytes.load();
-    // Dropped by the sink are the failed writes; missed are what the tap could not read in time.
+    // Dropped by the sink are the failed writes of samples written as they came (held ones that
+    // failed are counted by the topic); missed are what the tap could not read in time.
     for (const auto& c : counts)
       if (c.topic == t->name) b.lost = c.missed + c.dropped;
+    b.lost += t->failed.load();
     if (t->writer) {
       dds::PublicationMatchedStatus matched{};
       t->writer->get_publication_matched_status(matched);
@@ -99,10 +193,20 @@ std::vector<BridgedTopic> Exporter::topics(const std::vector<recording::TopicCou
 
 void Exporter::close() {
   std::lock_guard lock(mutex_);
+  const auto deadline = std::chrono::steady_clock::now() + kExportCloseWait;
   for (auto& t : topics_) {
     if (!t) continue;
     std::lock_guard topic_lock(t->mutex);
-    if (t->writer) participant_.publisher()->delete_datawriter(t->writer);
+    if (t->writer) {
+      for (const auto& s : t->held) write_held(*t, s);
+      if (t->remote_readers.load(std::memory_order_relaxed) > 0) {
+        (void)t->writer->wait_for_acknowledgments(export_duration(deadline - std::chrono::steady_clock::now()));
+      }
+      t->writer->set_listener(nullptr);
+      participant_.publisher()->delete_datawriter(t->writer);
+    }
+    t->held.clear();
+    t->held_bytes = 0;
     t->writer = nullptr;
     t->unusable = true;
   }

@@ -2,14 +2,29 @@
 #pragma once
 // Export: the local readers hand each local sample here, and it is written to the topic's DDS writer
 // (created with the first sample that is not the bridge's own import).
+//
+// A new writer's keep-last history holds only `depth` samples, and discovery of a new participant
+// (a restarted bridge) by the importing bridges takes longer than that many samples of a busy
+// topic: written straight away, its first messages would leave the history before an importing
+// reader matched the writer. So a new writer's samples are held here until a reader of another
+// participant matched it and acknowledged the first of them (proof that it matched the writer
+// too), or a while after the match, or longer without any reader; then they are written in order,
+// and from then on each as it comes. While held, the oldest beyond a bound go to the writer
+// (whose history keeps them as it would have). What is lost anyway shows at the importing bridge,
+// which counts the gaps in the writer's sequence numbers.
 
 #include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <deque>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
 #include <fastdds/dds/publisher/DataWriter.hpp>
+#include <fastdds/dds/publisher/DataWriterListener.hpp>
 
 #include "cerulion/bridge/status.hpp"
 #include "cerulion/recording/events.hpp"
@@ -31,21 +46,44 @@ class Exporter final : public recording::SampleSink {
 
   /// The exported topics (those with a DDS writer), with the readers' counts folded in.
   std::vector<BridgedTopic> topics(const std::vector<recording::TopicCounts>& counts) const;
-  /// Deletes the writers (after the tap set stopped).
+  /// Writes what new writers held once they may (the control thread's, called often: a topic
+  /// that goes quiet still sends what it held).
+  void service();
+  /// Writes what is still held, waits a moment for remote readers to acknowledge, and deletes the
+  /// writers (after the tap set stopped).
   void close();
 
  private:
-  struct Topic {
+  struct Topic final : eprosima::fastdds::dds::DataWriterListener {
     std::string name;
     TopicType type;
+    const Participant* participant = nullptr;
     std::mutex mutex;
     eprosima::fastdds::dds::DataWriter* writer = nullptr;
     bool unusable = false;
     bool opened = false;  ///< a writer was created (still counted after close())
-    std::atomic<std::uint64_t> messages{0}, bytes{0}, failed{0};
+    /// Samples not yet written, oldest first (copies); written as they come once `direct`.
+    std::deque<std::vector<std::byte>> held;
+    std::size_t held_bytes = 0;
+    bool direct = false;
+    bool probed = false;  ///< the first held samples were written, for a matched reader to acknowledge
+    std::chrono::steady_clock::time_point opened_at, probed_at;
+    /// Readers of other participants matched now (the bridge's own importing readers not counted).
+    std::atomic<int> remote_readers{0};
+    std::atomic<std::uint64_t> messages{0}, bytes{0};
+    std::atomic<std::uint64_t> failed{0};  ///< held samples the writer refused (the tap counts the rest)
+    void on_publication_matched(eprosima::fastdds::dds::DataWriter*,
+                                const eprosima::fastdds::dds::PublicationMatchedStatus& status) override;
   };
   Topic* at(std::size_t index) const;
   bool open_writer(Topic& t);
+  /// Writes one sample, counting it (a failure is for the caller to count). With the topic's lock held.
+  bool write(Topic& t, std::span<const std::byte> data);
+  /// Writes a held sample, counting a failure as lost.
+  void write_held(Topic& t, std::span<const std::byte> data);
+  /// Writes what the topic held once it may, and then lets samples through as they come. With the
+  /// topic's lock held.
+  void release(Topic& t);
 
   Participant& participant_;
   LoopGuard& guard_;

@@ -18,6 +18,22 @@ constexpr auto kPublishWait = std::chrono::milliseconds(100);
 constexpr auto kLockstepPublishWait = std::chrono::seconds(1);
 }  // namespace
 
+void Importer::Topic::follow_sequence(const eprosima::fastrtps::rtps::GUID_t& writer, std::uint64_t sequence,
+                                      bool durable) {
+  auto [it, first] = last_sequence.try_emplace(writer, 0);
+  // A sequence that goes back is a new writer of the same GUID (one made again in its process).
+  if (first || sequence <= it->second) {
+    // A writer's sequence starts at 1. Its earlier messages were meant for this reader when its
+    // bridge started after the reader was made; otherwise they are history from before.
+    const auto started = participant->started_ns(writer);
+    const std::uint64_t since = durable_since_ns.load(std::memory_order_relaxed);
+    const bool owed = durable && started && since != 0 && *started > since;
+    it->second = owed ? 0 : sequence - 1;
+  }
+  if (sequence > it->second + 1) skipped.fetch_add(sequence - it->second - 1, std::memory_order_relaxed);
+  it->second = sequence;
+}
+
 void Importer::Topic::on_data_available(dds::DataReader* r) {
   // One listener call at a time (shared memory and UDP have their own threads): the message buffer
   // is the topic's.
@@ -32,6 +48,8 @@ void Importer::Topic::on_data_available(dds::DataReader* r) {
     if (participant->own(writer)) continue;
     // A durable writer's samples come through the durable reader.
     if (volatile_reader && participant->durable_writer(writer)) continue;
+    follow_sequence(writer, static_cast<std::uint64_t>(info.sample_identity.sequence_number().to64long()),
+                    !volatile_reader);
     const auto payload = message.payload();
     // The loan waits for room (lockstep) outside the guard's lock, so the export side, which
     // takes that lock to check a sample, is never what keeps room from being made.
@@ -102,10 +120,13 @@ Status Importer::open_reader(Topic& t, bool durable) {
   (durable ? t.durable_tried : t.volatile_tried) = true;
   auto topic = participant_.topic(t.dds_topic, t.wire);
   if (!topic) return topic.status();
+  // Before the reader exists: its listener may run before create_datareader() returns.
+  if (durable) t.durable_since_ns.store(realtime_ns(), std::memory_order_relaxed);
   auto* reader = participant_.subscriber()->create_datareader(*topic, participant_.reader_qos(durable), &t,
                                                               dds::StatusMask::data_available());
   if (!reader) return Status(ErrorCode::SystemError, "Fast DDS cannot create a reader");
   (durable ? t.durable_reader : t.volatile_reader) = reader;
+
   return {};
 }
 
@@ -180,7 +201,9 @@ std::vector<BridgedTopic> Importer::topics() const {
     b.imported = true;
     b.messages = t->messages.load();
     b.bytes = t->bytes.load();
-    b.lost = t->dds_lost + t->failed.load();
+    // DDS's count and the sequences' see the same losses (a GAP DDS counts is a hole in the
+    // sequence too): the larger is what was lost.
+    b.lost = std::max(t->dds_lost, t->skipped.load()) + t->failed.load();
     b.peers = t->peers;
     out.push_back(std::move(b));
   }

@@ -8,6 +8,11 @@
 // durable writers (other bridges: their history brings a new topic's first messages), a volatile
 // one for volatile writers (ROS 2's default). The volatile reader matches durable writers too; it
 // leaves their samples to the durable reader, so that none is published twice.
+//
+// What DDS did not deliver is counted from the writers' sequence numbers: a gap between two
+// samples of one writer, and the first messages of a writer whose bridge started after the
+// topic's durable reader was made (a bridge restarted while this one ran: everything it wrote
+// was meant for this reader; an older writer's history before the reader came is not).
 
 #include <atomic>
 #include <chrono>
@@ -63,9 +68,17 @@ class Importer {
     std::mutex receiving;
     std::chrono::milliseconds publish_wait{100};
     std::atomic<std::uint64_t> messages{0}, bytes{0}, failed{0};
+    /// Messages missing from the writers' sequences (see above).
+    std::atomic<std::uint64_t> skipped{0};
+    /// The last sequence number taken from each writer (under `receiving`).
+    std::map<eprosima::fastrtps::rtps::GUID_t, std::uint64_t> last_sequence;
+    /// When the durable reader was made (realtime ns); 0 before.
+    std::atomic<std::uint64_t> durable_since_ns{0};
     std::uint64_t dds_lost = 0;  ///< lost and rejected as DDS last reported them
     std::uint32_t peers = 0;
     void on_data_available(eprosima::fastdds::dds::DataReader* reader) override;
+    /// Counts what is missing before sample `sequence` of `writer`.
+    void follow_sequence(const eprosima::fastrtps::rtps::GUID_t& writer, std::uint64_t sequence, bool durable);
   };
   /// The local publisher of a new topic, of the type the exporting bridge announced (raw bytes for
   /// writers that announce none). What it cannot take of that type is said as a warning.

@@ -3,12 +3,16 @@
 // makes large messages lose fragments and wait for NACK repair: ~100-250 ms at 16 MiB in the bench
 // lane, ~14 ms with 64 MiB), and UDPv4 with larger socket buffers for other machines. QoS: ROS 2's
 // defaults (reliable, keep last 10) but transient local, so that a reader matching late still gets
-// a new topic's first messages; synchronous publication as rmw_fastrtps does.
+// a new topic's first messages; synchronous publication as rmw_fastrtps does. The participant's
+// user data says when it started, so that an importing bridge knows whether a writer's first
+// messages were meant for it (a bridge restarted while it ran) or were history before it came.
 
 #include "participant.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <sstream>
+#include <string_view>
 
 #include <fastdds/dds/domain/DomainParticipantFactory.hpp>
 #include <fastdds/dds/topic/TypeSupport.hpp>
@@ -28,6 +32,35 @@ namespace {
 /// queue when the removal is reported.
 constexpr auto kRemovedWriterKept = std::chrono::seconds(10);
 
+/// Fast DDS makes a participant's GUID of the process's and the lowest free participant id, so a
+/// bridge created again in the same process would take its predecessor's GUID, and its writers
+/// theirs: a reader that has not yet seen the old writer go takes the new one's first samples for
+/// repeats of the old one's and drops them. So each bridge participant after the process's first
+/// gets a GUID of its own: the first's process part, then a mark and a count where the id goes.
+struct BridgePrefixes {
+  std::mutex mutex;
+  std::optional<rtps::GuidPrefix_t> first;
+  std::uint32_t made = 0;
+};
+BridgePrefixes& bridge_prefixes() {
+  static BridgePrefixes prefixes;
+  return prefixes;
+}
+constexpr rtps::octet kOwnPrefixMark = 0xce;
+
+/// The participant's user data: "cerulion.started=<realtime ns>".
+constexpr std::string_view kStartedKey = "cerulion.started=";
+
+std::optional<std::uint64_t> read_started(const std::vector<rtps::octet>& user_data) {
+  const std::string_view text(reinterpret_cast<const char*>(user_data.data()), user_data.size());
+  if (!text.starts_with(kStartedKey)) return std::nullopt;
+  std::uint64_t ns = 0;
+  const auto* end = text.data() + text.size();
+  const auto parsed = std::from_chars(text.data() + kStartedKey.size(), end, ns);
+  if (parsed.ec != std::errc{} || parsed.ptr != end) return std::nullopt;
+  return ns;
+}
+
 std::string peer_name(const rtps::ParticipantProxyData& data) {
   std::string name = data.m_participantName.to_string();
   if (!name.empty()) return name;
@@ -43,6 +76,8 @@ Result<std::unique_ptr<Participant>> Participant::create(const BridgeOptions& op
   auto* factory = dds::DomainParticipantFactory::get_instance();
   dds::DomainParticipantQos qos = factory->get_default_participant_qos();
   qos.name("cerulion_bridge/" + options.domain);
+  const std::string started = std::string(kStartedKey) + std::to_string(realtime_ns());
+  qos.user_data().data_vec(std::vector<rtps::octet>(started.begin(), started.end()));
   qos.transport().use_builtin_transports = false;
   if (options.shared_memory) {
     auto shm = std::make_shared<eprosima::fastdds::rtps::SharedMemTransportDescriptor>();
@@ -56,6 +91,19 @@ Result<std::unique_ptr<Participant>> Participant::create(const BridgeOptions& op
   qos.transport().send_socket_buffer_size = options.udp_buffer_bytes;
   qos.transport().listen_socket_buffer_size = options.udp_buffer_bytes;
 
+  {
+    auto& prefixes = bridge_prefixes();
+    std::lock_guard lock(prefixes.mutex);
+    if (prefixes.first) {
+      rtps::GuidPrefix_t prefix = *prefixes.first;
+      const std::uint32_t n = ++prefixes.made;
+      prefix.value[8] = kOwnPrefixMark;
+      prefix.value[9] = static_cast<rtps::octet>(n >> 16);
+      prefix.value[10] = static_cast<rtps::octet>(n >> 8);
+      prefix.value[11] = static_cast<rtps::octet>(n);
+      qos.wire_protocol().prefix = prefix;
+    }
+  }
   // The participant starts discovering at once: the listener must be ready before creation.
   self->participant_ = factory->create_participant(static_cast<dds::DomainId_t>(options.dds_domain), qos, self.get(),
                                                    dds::StatusMask::none());
@@ -64,6 +112,11 @@ Result<std::unique_ptr<Participant>> Participant::create(const BridgeOptions& op
                   "Fast DDS cannot join DDS domain " + std::to_string(options.dds_domain)};
   }
   self->prefix_ = self->participant_->guid().guidPrefix;
+  {
+    auto& prefixes = bridge_prefixes();
+    std::lock_guard lock(prefixes.mutex);
+    if (!prefixes.first) prefixes.first = self->prefix_;
+  }
   for (WireType type : {WireType::String, WireType::ByteArray}) {
     dds::TypeSupport support(new WireTopicType(type));
     if (support.register_type(self->participant_) != ReturnCode_t::RETCODE_OK) {
@@ -109,6 +162,11 @@ dds::DataWriterQos Participant::writer_qos(const std::vector<unsigned char>& use
   q.history().depth = static_cast<std::int32_t>(options_.depth);
   q.durability().kind = dds::TRANSIENT_LOCAL_DURABILITY_QOS;
   q.publish_mode().kind = dds::SYNCHRONOUS_PUBLISH_MODE;
+  // Readers acknowledge in answer to heartbeats: sent often, a new writer learns soon that a new
+  // reader has its first samples (the exporter holds the rest until then), and a lost sample is
+  // asked for again while the keep-last history still has it. Heartbeats stop once all is
+  // acknowledged.
+  q.reliable_writer_qos().times.heartbeatPeriod = eprosima::fastrtps::Duration_t(0, 100'000'000);
   q.endpoint().history_memory_policy = rtps::PREALLOCATED_WITH_REALLOC_MEMORY_MODE;
   q.data_sharing().off();
   if (!user_data.empty()) q.user_data().data_vec(user_data);
@@ -148,11 +206,19 @@ void Participant::on_participant_discovery(dds::DomainParticipant*, rtps::Partic
     case rtps::ParticipantDiscoveryInfo::DISCOVERED_PARTICIPANT:
     case rtps::ParticipantDiscoveryInfo::CHANGED_QOS_PARTICIPANT:
       if (known == peers_.end()) peers_.emplace_back(prefix, peer_name(info.info));
+      if (auto started = read_started(info.info.m_userData.data_vec())) started_[prefix] = *started;
       break;
     default:  // removed, dropped (lease expired: a bridge killed with -9), ignored
       if (known != peers_.end()) peers_.erase(known);
       break;
   }
+}
+
+std::optional<std::uint64_t> Participant::started_ns(const rtps::GUID_t& writer) const {
+  std::lock_guard lock(mutex_);
+  auto it = started_.find(writer.guidPrefix);
+  if (it == started_.end()) return std::nullopt;
+  return it->second;
 }
 
 bool Participant::durable_writer(const rtps::GUID_t& writer) const {

@@ -68,6 +68,11 @@ class Participant final : public eprosima::fastdds::dds::DomainParticipantListen
   /// any of its samples arrives; still known for a while after the writer is gone.
   bool durable_writer(const eprosima::fastrtps::rtps::GUID_t& writer) const;
 
+  /// When the participant of `writer` (another process's bridge) started, in realtime ns, as its
+  /// discovery said; nullopt for participants that are no bridge (or of a version that did not
+  /// say). A writer is at most as old as its participant.
+  std::optional<std::uint64_t> started_ns(const eprosima::fastrtps::rtps::GUID_t& writer) const;
+
   /// What discovery found since the last call.
   std::vector<DiscoveredWriter> take_discoveries();
   /// Names of the other participants seen now.
@@ -88,6 +93,8 @@ class Participant final : public eprosima::fastdds::dds::DomainParticipantListen
   mutable std::mutex mutex_;
   std::vector<DiscoveredWriter> discoveries_;
   std::vector<std::pair<eprosima::fastrtps::rtps::GuidPrefix_t, std::string>> peers_;
+  /// When other bridges' participants started, as they announced (kept while the bridge runs).
+  std::map<eprosima::fastrtps::rtps::GuidPrefix_t, std::uint64_t> started_;
   /// Durable writers of others, with when they were removed (forgotten some time after).
   std::map<eprosima::fastrtps::rtps::GUID_t, std::optional<std::chrono::steady_clock::time_point>> durable_;
   std::mutex topics_mutex_;

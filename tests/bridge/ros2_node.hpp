@@ -71,9 +71,12 @@ struct PlainNode {
   fdds::DomainParticipant* participant = nullptr;
   fdds::Publisher* publisher = nullptr;
   fdds::Subscriber* subscriber = nullptr;
-  explicit PlainNode(std::uint32_t domain) {
-    participant =
-        fdds::DomainParticipantFactory::get_instance()->create_participant(domain, fdds::PARTICIPANT_QOS_DEFAULT);
+  /// `user_data`: the participant's (as a bridge says when it started), none by default.
+  explicit PlainNode(std::uint32_t domain, const std::vector<unsigned char>& user_data = {}) {
+    auto* factory = fdds::DomainParticipantFactory::get_instance();
+    fdds::DomainParticipantQos qos = factory->get_default_participant_qos();
+    if (!user_data.empty()) qos.user_data().data_vec(user_data);
+    participant = factory->create_participant(domain, qos);
     REQUIRE(participant);
     for (const char* name : {"std_msgs::msg::dds_::String_", "std_msgs::msg::dds_::UInt8MultiArray_"}) {
       REQUIRE(fdds::TypeSupport(new RawCdrType(name)).register_type(participant) == ReturnCode_t::RETCODE_OK);

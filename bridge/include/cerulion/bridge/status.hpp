@@ -22,7 +22,9 @@ struct BridgedTopic {
   std::uint64_t messages = 0;  ///< carried across
   std::uint64_t bytes = 0;     ///< payload bytes carried across
   /// What could not be delivered. Export: messages the tap missed plus writes DDS refused.
-  /// Import: samples DDS reported lost or rejected plus local publishes that failed.
+  /// Import: samples missing from the writers' sequences (or DDS's count of lost and rejected
+  /// samples, if larger) plus local publishes that failed; a writer whose bridge started after
+  /// this one was importing the topic owes its messages from its first.
   std::uint64_t lost = 0;
   double rate_hz = 0;          ///< messages per second over the last status period
   double bytes_per_s = 0;
