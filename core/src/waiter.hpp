@@ -125,7 +125,7 @@ template <typename Ready, typename Housekeeping>
         options_.strategy == WaitStrategy::Adaptive ? planner_.plan(start) : AdaptivePlanner::Plan{0, 0};
     // Only the target's readiness, the deadline and a cancel end a participant's wait.
     for (;;) {
-      WaitOutcome out = wait_with(options_.strategy, target, {deadline, kWaitForever, options_.cancel}, plan, &planner_);
+      WaitOutcome out = wait_with(options_.strategy, target, {deadline, kWaitForever, options_.cancel, options_.trace}, plan, &planner_);
       if (!out.status.ok() || out.ready) return std::move(out.status);
     }
   }();

@@ -13,6 +13,8 @@
 
 namespace cerulion {
 
+struct WaitTrace;  // cerulion/core/wait_trace.hpp
+
 /// How a topic treats a subscriber that is slower than its publishers.
 enum class Mode : std::uint8_t {
   /// No slot is reused before every subscriber has released it; publishers wait. Nothing is lost,
@@ -99,6 +101,9 @@ struct WaitOptions {
   /// When non-null and set to true, any wait returns ErrorCode::Interrupted: at once when a signal
   /// handler set it and interrupted the futex call, else within kWaitRecheckIntervalNs.
   const std::atomic<bool>* cancel = nullptr;
+  /// When non-null, each wait writes here where it stood when its message came
+  /// (cerulion/core/wait_trace.hpp): a diagnosis, owned by the caller, used by the waiting thread.
+  WaitTrace* trace = nullptr;
 };
 
 /// Nanoseconds on CLOCK_MONOTONIC: the clock of publish timestamps and of round trips.
