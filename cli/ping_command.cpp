@@ -34,6 +34,7 @@ struct PingArgs {
   std::string transport = "native";
   std::uint32_t wait_set = 0;
   bool explain_tail = false;
+  double cpu_budget_pct = kDefaultWaitCpuBudget * 100;
 };
 
 // A tail percentile of too few round trips is only their largest: it is left out ("-" in text,
@@ -168,6 +169,10 @@ void add_ping_command(CLI::App& app) {
   cmd->add_flag("--explain-tail", a->explain_tail,
                 "Record both sides' waits and say, for round trips over 5x the median, which wake-up was "
                 "late and by how much (native, 64 B and more; a --peer pong needs --explain-tail too)");
+  cmd->add_option("--cpu-budget", a->cpu_budget_pct,
+                  "Adaptive wait: the % of a CPU each side's polling may take; more polls through more of a late "
+                  "message instead of a futex wake-up (also given to the pong this starts)")
+      ->check(CLI::Range(0.1, 100.0))->capture_default_str();
   (void)peer;
   cmd->callback([a] {
     if (a->peer && a->process == "single") throw CLI::ValidationError("--peer", "--peer runs with --process multi");
@@ -197,6 +202,7 @@ void add_ping_command(CLI::App& app) {
                                                                measurement::kTraceReplyBytes));
     }
     o.explain_tail = a->explain_tail;
+    o.cpu_budget = a->cpu_budget_pct / 100;
     o.cpus = parse_cpu_plan(a->cpus);
     if (o.peer) o.cpus.pong.reset();  // that pong was started elsewhere: `cerulion pong --cpu N` pins it
     o.timeout = std::chrono::nanoseconds(static_cast<std::int64_t>(a->timeout * 1e9));

@@ -16,9 +16,13 @@ import sys
 import time
 
 
-def run(argv):
+def run(argv, json_even_on_failure=False):
     done = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if done.returncode != 0:
+        # A ping that lost round trips still printed its summary: it is reported, with the loss.
+        if json_even_on_failure and done.stdout.strip().startswith("{"):
+            print(f"  ({' '.join(argv[1:3])}...: {done.stderr.strip()})", flush=True)
+            return done.stdout
         sys.exit(f"tail-figures: {' '.join(argv)} failed ({done.returncode}): {done.stderr.strip()}")
     return done.stdout
 
@@ -33,7 +37,7 @@ def ping(binary, count, size, wait, explain):
     argv = [binary, "ping", "-c", str(count), "-s", str(size), "--wait", wait, "--json"]
     if explain:
         argv.append("--explain-tail")
-    out = run(argv)
+    out = run(argv, json_even_on_failure=True)
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -64,7 +68,7 @@ def main():
         s = ping(binary, a.count, a.size, "adaptive", True)
         rtt = s["rtt_us"]
         p99 = rtt["p99"]
-        ok = p99 is not None and p99 <= floor_med
+        ok = p99 is not None and p99 <= floor_med and s["lost"] == 0
         hits += ok
         medians.append(rtt["median"])
         if p99 is not None:

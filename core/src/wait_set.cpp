@@ -26,7 +26,7 @@ CERULION_HOT_PATH AdaptivePlanner::Plan WaitSetImpl::plan_wait(std::uint64_t now
   for (const auto& m : members_) {
     AdaptivePlanner& p = m.impl->waiter().planner();
     if (p.predicted_next_ns() == 0) continue;
-    const AdaptivePlanner::Plan candidate = p.plan(now);
+    const AdaptivePlanner::Plan candidate = p.plan(now, options_.cpu_budget);
     if (learner == nullptr || candidate.wake_at < plan.wake_at) {
       plan = candidate;
       learner = &p;

@@ -45,6 +45,7 @@ class ResponderHandle {
     ro.transport_options.mode = o.mode;
     ro.transport_options.stop_on_request = true;
     ro.transport_options.trace_waits = o.explain_tail;
+    ro.transport_options.cpu_budget = o.cpu_budget;
     ro.cpu = o.cpus.pong;
     ro.ready = &ready_;
     thread_ = std::thread([this, ro] {
@@ -149,6 +150,7 @@ Result<PingReport> run_ping(const PingOptions& o) {
   ro.cancel = o.cancel;
   ro.mode = o.mode;
   ro.trace_waits = o.explain_tail;
+  ro.cpu_budget = o.cpu_budget;
   auto created = create_requester(o.transport, ro);
   if (!created.ok()) return created.status();
   Requester& requester = **created;

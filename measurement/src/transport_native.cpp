@@ -90,12 +90,12 @@ Result<NativeInbox> make_native_inbox(Subscriber subscriber, const TransportOpti
     SubscriberOptions options;
     options.topic.domain = o.domain;
     options.topic.max_payload = o.topic_ceiling;
-    options.wait = {o.wait, o.cancel, nullptr};
+    options.wait = {o.wait, o.cancel, nullptr, o.cpu_budget};
     auto s = Subscriber::create(o.prefix + "/idle/" + side + "/" + std::to_string(k), options);
     if (!s.ok()) return s.status();
     idle.push_back(std::move(s).value());
   }
-  if (Status st = inbox.use_wait_set({o.wait, o.cancel, subscriber_trace}, std::move(idle), o.alternate_wait_set); !st.ok()) return st;
+  if (Status st = inbox.use_wait_set({o.wait, o.cancel, subscriber_trace, o.cpu_budget}, std::move(idle), o.alternate_wait_set); !st.ok()) return st;
   return inbox;
 }
 
@@ -104,7 +104,7 @@ Result<std::unique_ptr<Requester>> make_native_requester(const RequesterOptions&
   SubscriberOptions sub_options;
   sub_options.topic.domain = o.domain;
   sub_options.topic.max_payload = o.topic_ceiling;
-  sub_options.wait = {o.wait, o.cancel, trace.get()};
+  sub_options.wait = {o.wait, o.cancel, trace.get(), o.cpu_budget};
   auto reply_subscriber = Subscriber::create(reply_topic(o.prefix), sub_options);
   if (!reply_subscriber.ok()) return reply_subscriber.status();
   auto replies = make_native_inbox(std::move(*reply_subscriber), o, "ping", trace.get());
@@ -113,7 +113,7 @@ Result<std::unique_ptr<Requester>> make_native_requester(const RequesterOptions&
   pub_options.topic.domain = o.domain;
   pub_options.topic.max_payload = o.topic_ceiling;
   pub_options.topic.mode = o.mode;
-  pub_options.wait = {o.wait, o.cancel, nullptr};
+  pub_options.wait = {o.wait, o.cancel, nullptr, o.cpu_budget};
   auto requests = Publisher::create(request_topic(o.prefix), pub_options);
   if (!requests.ok()) return requests.status();
   return std::unique_ptr<Requester>(new NativeRequester(std::move(*requests), std::move(*replies), std::move(trace)));
@@ -124,7 +124,7 @@ Result<std::unique_ptr<Responder>> make_native_responder(const ResponderOptions&
   SubscriberOptions sub_options;
   sub_options.topic.domain = o.domain;
   sub_options.topic.max_payload = o.topic_ceiling;
-  sub_options.wait = {o.wait, o.cancel, trace.get()};
+  sub_options.wait = {o.wait, o.cancel, trace.get(), o.cpu_budget};
   auto request_subscriber = Subscriber::create(request_topic(o.prefix), sub_options);
   if (!request_subscriber.ok()) return request_subscriber.status();
   const Mode request_mode = request_subscriber->mode();
@@ -134,7 +134,7 @@ Result<std::unique_ptr<Responder>> make_native_responder(const ResponderOptions&
   pub_options.topic.domain = o.domain;
   pub_options.topic.max_payload = o.topic_ceiling;
   pub_options.topic.mode = o.mode ? o.mode : std::optional<Mode>(request_mode);
-  pub_options.wait = {o.wait, o.cancel, nullptr};
+  pub_options.wait = {o.wait, o.cancel, nullptr, o.cpu_budget};
   auto replies = Publisher::create(reply_topic(o.prefix), pub_options);
   if (!replies.ok()) return replies.status();
   return std::unique_ptr<Responder>(

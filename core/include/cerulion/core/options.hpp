@@ -94,6 +94,9 @@ struct TopicOptions {
 /// participants, in ns: how late a cancel set without a signal is seen.
 inline constexpr std::uint64_t kWaitRecheckIntervalNs = 100'000'000;
 
+/// The adaptive strategy's default CPU budget (WaitOptions::cpu_budget).
+inline constexpr double kDefaultWaitCpuBudget = 0.05;
+
 /// How a participant waits, and what can cut a wait short.
 struct WaitOptions {
   /// Wait strategy; default adaptive.
@@ -104,6 +107,10 @@ struct WaitOptions {
   /// When non-null, each wait writes here where it stood when its message came
   /// (cerulion/core/wait_trace.hpp): a diagnosis, owned by the caller, used by the waiting thread.
   WaitTrace* trace = nullptr;
+  /// Adaptive only: the share of a CPU its polling may take. The margin before a predicted
+  /// message and the window after it scale with it: more polls through more of a late message's
+  /// delay instead of paying a futex wake-up, less leaves more to the wake-ups. Within [0.001, 1].
+  double cpu_budget = kDefaultWaitCpuBudget;
 };
 
 /// Nanoseconds on CLOCK_MONOTONIC: the clock of publish timestamps and of round trips.

@@ -69,6 +69,8 @@ struct PingOptions {
   /// Both sides record their waits, and the report keeps each round trip's TripTrace (native, at
   /// least kTraceReplyBytes; a peer responder must trace too: `cerulion pong --explain-tail`).
   bool explain_tail = false;
+  /// Native, adaptive wait: the share of a CPU each side's polling may take (WaitOptions::cpu_budget).
+  double cpu_budget = kDefaultWaitCpuBudget;
   std::chrono::nanoseconds timeout = std::chrono::seconds(5);
   const std::atomic<bool>* cancel = nullptr;
   /// MultiProcess without peer: starts the responder process (one that answers on these topics

@@ -91,6 +91,8 @@ struct TransportOptions {
   /// Native only: each side records its waits (`ping --explain-tail`): the responder into its
   /// replies (the protocol above), the requester for Requester::last_trip(). Off: no cost.
   bool trace_waits = false;
+  /// Native, adaptive wait: the share of a CPU each side's polling may take (WaitOptions::cpu_budget).
+  double cpu_budget = kDefaultWaitCpuBudget;
 };
 
 struct RequesterOptions : TransportOptions {
