@@ -5,6 +5,9 @@
 # the count of repetitions where p99 <= the floor's median, the spin and block medians, and where
 # the late round trips came from (`ping --explain-tail`, summed over the repetitions).
 #   scripts/tail-figures.py [--build DIR] [--reps N] [--count N] [--size BYTES] [--no-spin-block]
+#                           [--cpu-budget PCT] [--timers]
+# --cpu-budget runs the adaptive pings with that budget (ping --cpu-budget); --timers adds
+# bench/timer-lateness's table of timed wake-ups (about 10 s more).
 # About 4 minutes with the defaults (5 x (2,000 floor + 2,100 ping round trips at 100 Hz), then
 # spin and block once each). Run it on a quiet machine: other work's wake-ups are in every figure.
 import argparse
@@ -33,8 +36,10 @@ def floor_median(floor, count):
     return float(fields["median_us"]), float(fields["p99_us"])
 
 
-def ping(binary, count, size, wait, explain):
+def ping(binary, count, size, wait, explain, budget=None):
     argv = [binary, "ping", "-c", str(count), "-s", str(size), "--wait", wait, "--json"]
+    if budget is not None:
+        argv += ["--cpu-budget", str(budget)]
     if explain:
         argv.append("--explain-tail")
     out = run(argv, json_even_on_failure=True)
@@ -49,6 +54,8 @@ def main():
     p.add_argument("--count", type=int, default=2000)
     p.add_argument("--size", type=int, default=64)
     p.add_argument("--no-spin-block", action="store_true", help="skip the spin and block runs")
+    p.add_argument("--cpu-budget", type=float, help="the adaptive pings' --cpu-budget, in %%")
+    p.add_argument("--timers", action="store_true", help="also run bench/timer-lateness")
     a = p.parse_args()
     binary = os.path.join(a.build, "cerulion")
     floor = os.path.join(a.build, "bench", "floor-pingpong")
@@ -65,7 +72,7 @@ def main():
     futex = []
     for rep in range(1, a.reps + 1):
         floor_med, _ = floor_median(floor, a.count)
-        s = ping(binary, a.count, a.size, "adaptive", True)
+        s = ping(binary, a.count, a.size, "adaptive", True, a.cpu_budget)
         rtt = s["rtt_us"]
         p99 = rtt["p99"]
         ok = p99 is not None and p99 <= floor_med and s["lost"] == 0
@@ -102,6 +109,10 @@ def main():
               f"{medians_by[len(medians_by) // 2]:.3f} µs")
     for legs, med, p99 in futex:
         print(f"  futex wake-ups: {legs} legs, publish to seen median {med:.3f} µs, p99 {p99:.3f} µs")
+    if a.timers:
+        timers = os.path.join(a.build, "bench", "timer-lateness")
+        print("timed wake-ups, lateness by how they are asked for:")
+        print(run([timers, "--samples", "300"]).rstrip())
     print(f"took {time.monotonic() - started:.0f} s")
 
 
