@@ -8,7 +8,6 @@
 // Sleeps to the next point of a P µs grid N times in each way, the ways taking turns, and prints
 // per way the lateness of the wake-ups (how long after the asked time the thread ran again)
 // min/median/p99/max in µs.
-#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -20,6 +19,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <vector>
+
+#include "cerulion/measurement/statistics.hpp"
 
 namespace {
 
@@ -61,15 +62,6 @@ void sleep_until(Way way, std::uint64_t until) {
   }
 }
 
-double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const double h = (static_cast<double>(v.size()) - 1) * p;
-  const auto lo = static_cast<std::size_t>(h);
-  const std::size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (h - static_cast<double>(lo)) * (v[hi] - v[lo]);
-}
-
 struct Config {
   const char* name;
   Way way;
@@ -92,9 +84,9 @@ void measure(std::vector<Config>& configs, int samples, std::uint64_t period_ns)
     }
   }
   for (const Config& c : configs) {
+    const cerulion::measurement::Summary s = cerulion::measurement::summarize(c.late_us);
     std::printf("timer way=%s slack=%s samples=%zu min_us=%.3f median_us=%.3f p99_us=%.3f max_us=%.3f\n", c.name,
-                c.slack_ns == 0 ? "default" : "1ns", c.late_us.size(), percentile(c.late_us, 0),
-                percentile(c.late_us, 0.5), percentile(c.late_us, 0.99), percentile(c.late_us, 1));
+                c.slack_ns == 0 ? "default" : "1ns", s.count, s.min, s.median, s.p99, s.max);
   }
 }
 
