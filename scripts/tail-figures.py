@@ -64,7 +64,7 @@ def main():
             sys.exit(f"tail-figures: build first ({path} is missing)")
     started = time.monotonic()
     print(f"{'rep':>3}  {'floor median':>12}  {'adaptive median':>15}  {'adaptive p99':>12}  "
-          f"{'p99<=floor':>10}  {'late':>5}  {'cpu ping/pong %':>15}")
+          f"{'p99<=floor':>10}  {'late':>5}  {'cpu ping/pong %':>15}  most late round trips")
     hits = 0
     medians, p99s = [], []
     causes = collections.Counter()
@@ -89,8 +89,10 @@ def main():
         if f.get("legs"):
             futex.append((f["legs"], f["median_us"], f["p99_us"]))
         p99_text = f"{p99:.3f}" if p99 is not None else "-"
+        rows = tail.get("rows", [])
+        top = f"{rows[0]['part']} {rows[0]['cause']} ({rows[0]['count']})" if rows else "-"
         print(f"{rep:>3}  {floor_med:>12.3f}  {rtt['median']:>15.3f}  {p99_text:>12}  {'yes' if ok else 'no':>10}  "
-              f"{tail.get('late', 0):>5}  {s['cpu_pct']['ping']:>7.2f}/{s['cpu_pct']['pong']:<7.2f}", flush=True)
+              f"{tail.get('late', 0):>5}  {s['cpu_pct']['ping']:>7.2f}/{s['cpu_pct']['pong']:<7.2f}  {top}", flush=True)
     print(f"p99 <= the futex floor's median in {hits} of {a.reps} repetitions (target: at least 4)")
     medians.sort()
     print(f"adaptive median of medians {medians[len(medians) // 2]:.3f} µs")
