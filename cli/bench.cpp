@@ -230,10 +230,11 @@ void add_bench_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("bench", "Run the latency campaign (cerulion against Fast DDS and iceoryx)");
   cmd->footer(
       "Each lane x size cell: repetitions in fresh processes of warm-up then round trips on a 100 Hz slot grid\n"
-      "(every lane at the default sizes: 18 cells x 3 x 600 round trips, about 6 min; bench prints its plan first);\n"
+      "(every lane at the default sizes: 21 cells x 3 x 600 round trips, about 7 min; bench prints its plan first);\n"
       "median = median of the repetition medians, p99 pooled (quoted with at least 20 samples beyond it). A cell\n"
       "skipping over 1 % of its slots falls back to 50 then 20 Hz, then fails. Lanes: native-multi,\n"
-      "native-multi-lockstep, native-single (flashback on), fastdds-multi, fastdds-single, iceoryx-multi.\n"
+      "native-multi-lockstep, native-single (flashback on), fastdds-multi, fastdds-single, iceoryx-multi (WaitSet),\n"
+      "iceoryx-multi-poll (busy poll).\n"
       "Examples:\n"
       "  cerulion bench\n"
       "  cerulion bench --lanes native-multi,native-single --sizes 64,1MiB --json run.json --html run.html\n"

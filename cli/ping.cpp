@@ -24,6 +24,8 @@ Result<measurement::ChildProcess> spawn_pong(const measurement::PingOptions& o) 
   if (o.alternate_wait_set) child.argv.push_back("--alternate");
   if (o.wait_set_members > 0) child.argv.insert(child.argv.end(), {"--wait-set", std::to_string(o.wait_set_members)});
   if (o.cpus.pong) child.argv.insert(child.argv.end(), {"--cpu", std::to_string(*o.cpus.pong)});
+  if (o.explain_tail) child.argv.push_back("--explain-tail");
+  if (o.cpu_budget != kDefaultWaitCpuBudget) child.argv.insert(child.argv.end(), {"--cpu-budget", fmt::format("{}", o.cpu_budget * 100)});
   child.program = measurement::kThisProgram;
   // In ping's own process group: whoever stops ping's group (bench) stops its pong too.
   child.own_process_group = false;

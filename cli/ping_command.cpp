@@ -33,6 +33,8 @@ struct PingArgs {
   bool flashback = false;
   std::string transport = "native";
   std::uint32_t wait_set = 0;
+  bool explain_tail = false;
+  double cpu_budget_pct = kDefaultWaitCpuBudget * 100;
 };
 
 // A tail percentile of too few round trips is only their largest: it is left out ("-" in text,
@@ -90,6 +92,27 @@ void print_human(const PingRun& run, const measurement::PingFigures& f) {
   }
 }
 
+/// The late round trips, which part of each was late and why (`--explain-tail`).
+void print_tail(const measurement::TailBreakdown& b) {
+  fmt::print("--- tail: {} of {} round trips over {:g}x the median ({:.3f} µs) ---\n", b.late, b.trips, b.factor,
+             b.median_us);
+  if (!b.rows.empty()) {
+    fmt::print("{:<10} {:>5}  {:>21}  {:>10}  {}\n", "late part", "trips", "by median/max µs", "rtt median", "why");
+    for (const auto& r : b.rows) {
+      fmt::print("{:<10} {:>5}  {:>21}  {:>10.3f}  {}\n", measurement::to_string(r.part), r.count,
+                 fmt::format("{:.3f}/{:.3f}", r.median_by_us, r.max_by_us), r.median_rtt_us, measurement::describe(r.cause));
+    }
+  }
+  if (b.futex_legs > 0) {
+    fmt::print("futex wake-ups (all round trips): {} legs, publish to seen median/p99/max = {:.3f}/{:.3f}/{:.3f} µs\n",
+               b.futex_legs, b.futex_median_us, b.futex_p99_us, b.futex_max_us);
+  } else {
+    fmt::print("futex wake-ups (all round trips): none\n");
+  }
+  fmt::print("requests left after their slot by median/max = {:.3f}/{:.3f} µs\n", b.send_lateness_median_us,
+             b.send_lateness_max_us);
+}
+
 void add_ping_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("ping", "Measure round-trip latency to a pong (started for you, or --peer)");
   cmd->footer(
@@ -143,6 +166,13 @@ void add_ping_command(CLI::App& app) {
       ->transform(size_at_most(kLargestPayload))->capture_default_str();
   cmd->add_flag("--flashback", a->flashback,
                 "Run a flashback keeper (a separate process) on the ping topics during the measurement");
+  cmd->add_flag("--explain-tail", a->explain_tail,
+                "Record both sides' waits and say, for round trips over 5x the median, which wake-up was "
+                "late and by how much (native, 64 B and more; a --peer pong needs --explain-tail too)");
+  cmd->add_option("--cpu-budget", a->cpu_budget_pct,
+                  "Adaptive wait: the % of a CPU each side's polling may take; more polls through more of a late "
+                  "message instead of a futex wake-up (also given to the pong this starts)")
+      ->check(CLI::Range(0.1, 100.0))->capture_default_str();
   (void)peer;
   cmd->callback([a] {
     if (a->peer && a->process == "single") throw CLI::ValidationError("--peer", "--peer runs with --process multi");
@@ -167,6 +197,12 @@ void add_ping_command(CLI::App& app) {
     o.alternate_wait_set = a->alternate;
     o.topic_ceiling = parse_size(a->topic_ceiling).value_or(kDefaultMaxPayload);
     if (o.topic_ceiling < o.size) throw CLI::ValidationError("--topic-ceiling", "is smaller than --size");
+    if (a->explain_tail && (o.transport != "native" || o.size < measurement::kTraceReplyBytes)) {
+      throw CLI::ValidationError("--explain-tail", fmt::format("needs --transport native and --size of at least {} bytes",
+                                                               measurement::kTraceReplyBytes));
+    }
+    o.explain_tail = a->explain_tail;
+    o.cpu_budget = a->cpu_budget_pct / 100;
     o.cpus = parse_cpu_plan(a->cpus);
     if (o.peer) o.cpus.pong.reset();  // that pong was started elsewhere: `cerulion pong --cpu N` pins it
     o.timeout = std::chrono::nanoseconds(static_cast<std::int64_t>(a->timeout * 1e9));
@@ -182,6 +218,7 @@ void add_ping_command(CLI::App& app) {
     }
     if (a->json) fmt::print("{}\n", measurement::to_json(measurement::summary_of(report, figures, run.keeper)));
     else print_human(run, figures);
+    if (a->explain_tail && !a->json) print_tail(measurement::explain_tail(report.samples_ns, report.traces));
     if (report.interrupted) throw Exit{stop_exit_code(), ""};
     if (report.lost > 0 || report.responder_gone) {
       throw Exit{kExitFailure, fmt::format("{} round trip(s) went missing{}", report.lost,

@@ -28,6 +28,8 @@ void add_pong_command(CLI::App& app) {
     std::uint32_t wait_set = 0;
     std::string topic_ceiling = "1GiB";
     bool alternate = false;
+    bool explain_tail = false;
+    double cpu_budget_pct = kDefaultWaitCpuBudget * 100;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("--topic", args->prefix, "Topic prefix: requests on PREFIX/ping, replies on PREFIX/pong")
@@ -45,6 +47,11 @@ void add_pong_command(CLI::App& app) {
   cmd->add_option("--topic-ceiling", args->topic_ceiling, "Payload ceiling of the topics this pong creates (as `ping --topic-ceiling`)")
       ->transform(size_at_most(kLargestPayload))->capture_default_str();
   cmd->add_flag("--alternate", args->alternate, "With --wait-set: every other request is taken from the topic itself (as `ping --alternate`)");
+  cmd->add_flag("--explain-tail", args->explain_tail,
+                "Say in each reply where this pong's wait stood when the request came (for `ping --peer "
+                "--explain-tail`; native, requests of 64 B and more)");
+  cmd->add_option("--cpu-budget", args->cpu_budget_pct, "Adaptive wait: the % of a CPU this pong's polling may take (as `ping --cpu-budget`)")
+      ->check(CLI::Range(0.1, 100.0))->capture_default_str();
   cmd->add_flag("--once", args->once, "Exit when the ping that started this pong says it is done");
   cmd->add_option("--cpu", args->cpu, "Pin the pong to this CPU (as `ping --cpus` does with the pong it starts)")
       ->check(count_in(0, 4095));
@@ -62,6 +69,8 @@ void add_pong_command(CLI::App& app) {
     options.transport_options.alternate_wait_set = args->alternate;
     options.transport_options.topic_ceiling = parse_size(args->topic_ceiling).value_or(kDefaultMaxPayload);
     options.transport_options.cancel = stop_flag();
+    options.transport_options.trace_waits = args->explain_tail;
+    options.transport_options.cpu_budget = args->cpu_budget_pct / 100;
     if (args->cpu >= 0) {
       require_allowed_cpu(args->cpu, "--cpu");
       options.cpu = args->cpu;

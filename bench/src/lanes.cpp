@@ -7,7 +7,7 @@ namespace cerulion::bench {
 
 std::vector<Lane> known_lanes() {
   auto lane = [](const char* name, const char* description, const char* transport, const char* process,
-                 const char* mode, bool native) {
+                 const char* mode, bool native, const char* wait = "") {
     Lane l;
     l.name = name;
     l.description = description;
@@ -15,6 +15,7 @@ std::vector<Lane> known_lanes() {
     l.process = process;
     l.mode = mode;
     l.native = native;
+    l.wait = wait;
     return l;
   };
   return {
@@ -25,7 +26,11 @@ std::vector<Lane> known_lanes() {
       lane("fastdds-multi", "Fast DDS (ROS 2's default transport), two processes, ROS 2 default QoS", "fastdds",
            "multi", "", false),
       lane("fastdds-single", "Fast DDS, one process, intra-process delivery", "fastdds", "single", "", false),
-      lane("iceoryx-multi", "iceoryx, two processes, zero-copy, RouDi", "iceoryx", "multi", "", false),
+      lane("iceoryx-multi", "iceoryx, two processes, zero-copy, RouDi, waiting in a WaitSet", "iceoryx", "multi", "",
+           false),
+      // iceoryx's own latency benchmark polls: this lane is what to set cerulion's spin wait against.
+      lane("iceoryx-multi-poll", "iceoryx, two processes, zero-copy, RouDi, busy poll", "iceoryx", "multi", "", false,
+           "spin"),
   };
 }
 

@@ -75,7 +75,7 @@ Result<Repetition> PingRunner::run(const RepetitionRequest& q) {
   c.argv = {"cerulion", "--domain", options_.domain, "ping", "--topic", prefix,
             "-s", std::to_string(q.size), "-r", fmt::format("{:g}", q.rate_hz),
             "-c", std::to_string(q.samples), "--warmup", std::to_string(q.warmup),
-            "--process", lane.process, "--wait", q.wait, "--json", "--samples-out", samples_out};
+            "--process", lane.process, "--wait", lane.wait.empty() ? q.wait : lane.wait, "--json", "--samples-out", samples_out};
   if (lane.transport != "native") c.argv.insert(c.argv.end(), {"--transport", lane.transport});
   if (!lane.mode.empty()) c.argv.insert(c.argv.end(), {"--mode", lane.mode});
   if (q.flashback) c.argv.push_back("--flashback");

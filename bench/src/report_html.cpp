@@ -73,7 +73,7 @@ std::string headline_chart(const CampaignResult& r) {
   std::string svg = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" role=\"img\" "
       "aria-label=\"Median round trip at {} per lane, log scale\">\n",
-      label_w + plot_w + 130, height, esc(size_label(r.settings.headline_size)));
+      label_w + plot_w + 340, height, esc(size_label(r.settings.headline_size)));
   for (double g = lo; g <= hi * 1.0001; g *= 10) {
     const double x = x_of(g);
     svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" class=\"grid\"/>\n", x, top - 8,
@@ -92,8 +92,10 @@ std::string headline_chart(const CampaignResult& r) {
       svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"{}/>\n", label_w, y,
                          std::max(1.0, x - label_w), bar_h, color_of(r, lane.name),
                          c->fell_back ? fmt::format(" fill-opacity=\"0.35\" stroke=\"{}\"", color_of(r, lane.name)) : "");
+      // The p99 where it is quotable, and what the lane's two workers cost in CPU.
       svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"value\">{}</text>\n", x + 6, y + bar_h / 2 + 5,
-                         esc(detail::median_text(*c)));
+                         esc(detail::median_text(*c) + (c->p99_quotable ? ", p99 " + detail::p99_text(*c) : "") +
+                             ", CPU " + detail::cpu_text(*c)));
     } else {
       svg += fmt::format("<text x=\"{}\" y=\"{}\" class=\"missing\">{}</text>\n", label_w + 6, y + bar_h / 2 + 5,
                          esc(!c ? "not measured"

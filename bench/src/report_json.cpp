@@ -108,6 +108,7 @@ nlohmann::ordered_json json_report(const CampaignResult& r, const Machine& machi
                           {"transport", lane.transport},
                           {"process", lane.process},
                           {"mode", lane.mode},
+                          {"wait", lane.wait},
                           {"native", lane.native},
                           {"available", lane.available},
                           {"reason", lane.reason}});
@@ -197,6 +198,7 @@ Result<SavedReport> read_json_report(std::string_view text) {
       lane.transport = get_or(l, "transport", lane.transport);
       lane.process = get_or(l, "process", lane.process);
       lane.mode = get_or(l, "mode", lane.mode);
+      lane.wait = get_or(l, "wait", lane.wait);
       lane.native = get_or(l, "native", lane.native);
       lane.available = get_or(l, "available", true);
       lane.reason = get_or<std::string>(l, "reason", "");

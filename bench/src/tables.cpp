@@ -37,11 +37,15 @@ std::string median_text(const Cell& c) {
   return time_text(c.median_us) + (c.fell_back ? fmt::format(" @{:g} Hz", c.rate_hz) : "");
 }
 
+std::string p99_text(const Cell& c) { return c.p99_quotable ? time_text(c.p99_us) : "-"; }
+
+std::string cpu_text(const Cell& c) { return fmt::format("{:.1f} / {:.1f} %", c.cpu_pct_ping, c.cpu_pct_pong); }
+
 Table headline_table(const CampaignResult& r) {
   Table t;
   t.title = fmt::format("Round trip at {} (median of {} repetition medians)", size_label(r.settings.headline_size),
                         r.settings.repetitions);
-  t.header = {"lane", "median", "vs fastest"};
+  t.header = {"lane", "median", "p99", "CPU ping / pong", "vs fastest"};
   const Cell* fastest = nullptr;
   for (const auto& lane : r.lanes) {
     if (auto* c = find_cell(r, lane.name, r.settings.headline_size);
@@ -62,7 +66,8 @@ Table headline_table(const CampaignResult& r) {
     }
     std::string median = median_text(*c);
     if (c->status != CellStatus::Ok && !c->reason.empty()) median += " (" + c->reason + ")";
-    t.rows.push_back({lane.name, median, ratio});
+    const bool ok = c->status == CellStatus::Ok;
+    t.rows.push_back({lane.name, median, ok ? p99_text(*c) : "", ok ? cpu_text(*c) : "", ratio});
   }
   return t;
 }

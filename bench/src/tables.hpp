@@ -15,7 +15,7 @@ struct Table {
   std::vector<std::vector<std::string>> rows;
 };
 
-/// Headline: lane, median at the headline size, ratio to the fastest.
+/// Headline: lane, median at the headline size with its p99 and both workers' CPU, ratio to the fastest.
 Table headline_table(const CampaignResult& r);
 /// Every measured value: lane x size medians with p99 beside them.
 Table values_table(const CampaignResult& r);
@@ -31,6 +31,10 @@ std::vector<std::string> notes(const CampaignResult& r, const Machine& m);
 std::string time_text(double us);
 /// A cell's median as shown ("4.07 µs", "9.10 µs @20 Hz" when it fell back), or why there is none.
 std::string median_text(const Cell& c);
+/// A measured cell's pooled p99 as shown, "-" when too few samples lie beyond it to quote it.
+std::string p99_text(const Cell& c);
+/// A measured cell's CPU of both workers: "1.5 / 0.7 %".
+std::string cpu_text(const Cell& c);
 const Cell* find_cell(const CampaignResult& r, const std::string& lane, std::uint64_t size);
 /// The cell's lane as the result lists it.
 const Lane* find_lane(const CampaignResult& r, const std::string& name);

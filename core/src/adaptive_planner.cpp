@@ -71,15 +71,20 @@ CERULION_HOT_PATH std::uint64_t AdaptivePlanner::predicted_next_ns() const { ret
 
 CERULION_HOT_PATH void AdaptivePlanner::note_oversleep(std::uint64_t late_ns) { oversleep_.note(late_ns); }
 
-CERULION_HOT_PATH AdaptivePlanner::Plan AdaptivePlanner::plan(std::uint64_t now) const {
+CERULION_HOT_PATH AdaptivePlanner::Plan AdaptivePlanner::plan(std::uint64_t now, double cpu_budget) const {
   const std::uint64_t predicted = predicted_next_ns();
   if (predicted == 0) return {0, now + kUnlearntPollNs};
-  const auto poll_past = static_cast<std::uint64_t>(std::clamp(
-      std::max(period_ * kPollPastShare, jitter_ * kPollPastJitters + kPollPastMinNs), kPollPastMinNs, kPollPastMaxNs));
+  // NaN fails both comparisons of the clamp's inputs below: it is the default's scale.
+  const double scale = cpu_budget == cpu_budget
+                           ? std::clamp(cpu_budget / kDefaultWaitCpuBudget, kBudgetScaleMin, kBudgetScaleMax)
+                           : 1.0;
+  const auto poll_past = static_cast<std::uint64_t>(
+      std::clamp(std::max(period_ * kPollPastShare * scale, jitter_ * kPollPastJitters + kPollPastMinNs), kPollPastMinNs,
+                 std::max(kPollPastMaxNs * scale, kPollPastMinNs)));
   // Already due (a reply to a request just sent, or a late message): poll, then block.
   if (predicted <= now) return {0, now + poll_past};
   const double margin = std::clamp(oversleep_.high(kAssumedOversleepNs, kOversleepSamplesToTrust) * kOversleepFactor + jitter_ * kMarginJitters + kMarginSlackNs,
-                                   kMarginMinNs, std::max(period_ * kMarginShare, kMarginMinNs));
+                                   kMarginMinNs, std::max(period_ * kMarginShare * scale, kMarginMinNs));
   const auto margin_ns = static_cast<std::uint64_t>(margin);
   const std::uint64_t wake_at = predicted > margin_ns ? predicted - margin_ns : 0;
   return {wake_at, predicted + poll_past};

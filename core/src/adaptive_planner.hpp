@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cerulion/core/options.hpp"
 #include "lateness.hpp"
 
 namespace cerulion::detail {
@@ -29,6 +30,7 @@ inline constexpr double kLateShare = 1.0 / 8;
 
 /// How early the sleep ends: the recent timed wake-ups' lateness (x kOversleepFactor) plus
 /// kMarginJitters x the jitter plus kMarginSlackNs, within [kMarginMinNs, kMarginShare x period].
+/// kMarginShare and the kPollPast bounds below are the default CPU budget's; a budget scales them.
 inline constexpr double kOversleepFactor = 1.2;
 inline constexpr double kMarginJitters = 3;
 inline constexpr double kMarginSlackNs = 20'000;
@@ -46,6 +48,9 @@ inline constexpr double kPollPastShare = 1.0 / 20;
 inline constexpr double kPollPastJitters = 4;
 inline constexpr double kPollPastMinNs = 100'000;
 inline constexpr double kPollPastMaxNs = 500'000;
+/// The CPU budget's scale against the default is kept within these (a budget of 0.1 % to 100 %).
+inline constexpr double kBudgetScaleMin = 0.02;
+inline constexpr double kBudgetScaleMax = 20;
 /// With nothing learnt: poll this long, then block.
 inline constexpr std::uint64_t kUnlearntPollNs = 100'000;
 /// A timed sleep shorter than this would only add a VM's wake-up lateness to it: poll instead.
@@ -69,8 +74,9 @@ class AdaptivePlanner {
   /// A timed sleep planned by plan() ended `late_ns` after its wake_at (the margins follow it).
   void note_oversleep(std::uint64_t late_ns);
 
-  /// The plan for a wait that starts at `now`.
-  [[nodiscard]] Plan plan(std::uint64_t now) const;
+  /// The plan for a wait that starts at `now`, its margin and window scaled by `cpu_budget`
+  /// against kDefaultWaitCpuBudget (WaitOptions::cpu_budget).
+  [[nodiscard]] Plan plan(std::uint64_t now, double cpu_budget = kDefaultWaitCpuBudget) const;
   /// Predicted time of the next arrival, 0 while nothing is learnt.
   [[nodiscard]] std::uint64_t predicted_next_ns() const;
   /// The learnt period between arrivals in ns, 0 while nothing is learnt.

@@ -19,7 +19,7 @@ class alignas(64) PublisherImpl {
         // Attaching a publisher fixed the topic's mode for good: no need to read it again.
         mode_(static_cast<Mode>(segment_->control().mode.load(std::memory_order_acquire))),
         room_waiter_(options.wait, static_cast<std::uint32_t>(1u << index)),
-        member_waiter_(WaitOptions{WaitStrategy::Block, options.wait.cancel}, static_cast<std::uint32_t>(1u << index)) {}
+        member_waiter_(WaitOptions{WaitStrategy::Block, options.wait.cancel, nullptr, kDefaultWaitCpuBudget}, static_cast<std::uint32_t>(1u << index)) {}
 
   ~PublisherImpl() {
     WarmSet::of_this_thread().release(warm_ticket_);

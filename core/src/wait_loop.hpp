@@ -18,6 +18,7 @@
 #include "adaptive_planner.hpp"
 #include "cerulion/core/options.hpp"
 #include "cerulion/core/status.hpp"
+#include "cerulion/core/wait_trace.hpp"
 #include "cerulion/core/warm.hpp"
 #include "futex.hpp"
 #include "warm.hpp"
@@ -41,6 +42,7 @@ struct WaitLimits {
   std::uint64_t deadline = kWaitForever;   ///< Timeout
   std::uint64_t return_at = kWaitForever;  ///< Ok, not ready: a wait set's next timer
   const std::atomic<bool>* cancel = nullptr;  ///< Interrupted once set
+  WaitTrace* trace = nullptr;  ///< where a wait that ends ready says how (WaitOptions::trace)
 };
 
 /// How one wait ended: Ok with `ready` (the target is ready) or not (`return_at` came, or the
@@ -66,7 +68,7 @@ class WaitLoop {
     std::uint64_t next_housekeeping = start + kHousekeepingNs;
     std::uint64_t next_warm = start + kWarmCachesIntervalNs;
     for (std::uint32_t i = 1;; ++i) {
-      if (target_.ready()) return {Status::success(), true};
+      if (target_.ready()) return traced({Status::success(), true}, WaitPhase::Poll, {.start_ns = start});
       poll_relax();
       if ((i & 255) == 0) {
         const std::uint64_t now = monotonic_ns();
@@ -131,17 +133,28 @@ class WaitLoop {
   [[gnu::always_inline]] WaitOutcome adaptive(AdaptivePlanner::Plan plan, AdaptivePlanner* learner) {
     const std::uint64_t start = monotonic_ns();
     const bool sleeps = plan.wake_at > start + adaptive::kShortestSleepNs;
+    WaitTrace seen{.start_ns = start, .wake_at_ns = sleeps ? plan.wake_at : 0};
     if (sleeps) {
       WaitOutcome slept = block(plan.wake_at);
-      if (!slept.status.ok() || slept.ready) return slept;
+      if (!slept.status.ok() || slept.ready) return traced(std::move(slept), WaitPhase::Sleep, seen);
       const std::uint64_t now = monotonic_ns();
       if (now >= limits_.return_at) return slept;
       if (learner != nullptr) learner->note_oversleep(now - plan.wake_at);
+      seen.woke_ns = now;
     }
-    WaitOutcome polled =
-        poll_until(std::max(plan.poll_until, monotonic_ns() + adaptive::kShortestPollNs), sleeps);
-    if (!polled.status.ok() || polled.ready || monotonic_ns() >= limits_.return_at) return polled;
-    return block();
+    seen.poll_until_ns = std::max(plan.poll_until, monotonic_ns() + adaptive::kShortestPollNs);
+    WaitOutcome polled = poll_until(seen.poll_until_ns, sleeps);
+    if (polled.ready) return traced(std::move(polled), WaitPhase::Poll, seen);
+    if (!polled.status.ok() || monotonic_ns() >= limits_.return_at) return polled;
+    if (limits_.trace != nullptr) [[unlikely]] seen.blocked_ns = monotonic_ns();
+    return traced(block(), WaitPhase::Block, seen);
+  }
+
+  /// The block strategy: blocks, its trace saying so.
+  [[gnu::always_inline]] WaitOutcome block_traced() {
+    if (limits_.trace == nullptr) [[likely]] return block();
+    const std::uint64_t start = monotonic_ns();
+    return traced(block(), WaitPhase::Block, {.start_ns = start, .blocked_ns = start});
   }
 
  private:
@@ -160,6 +173,16 @@ class WaitLoop {
       return true;
     }
     return false;
+  }
+
+  /// `out`, after writing to the trace (when there is one) that the wait ended ready in `phase`.
+  [[gnu::always_inline]] WaitOutcome traced(WaitOutcome out, WaitPhase phase, WaitTrace seen) const {
+    if (limits_.trace != nullptr && out.ready) [[unlikely]] {
+      seen.ready_ns = monotonic_ns();
+      seen.phase = phase;
+      *limits_.trace = seen;
+    }
+    return out;
   }
 
   Target& target_;
@@ -183,7 +206,7 @@ template <typename Target>
     case WaitStrategy::Spin:
       return loop.spin();
     case WaitStrategy::Block:
-      return loop.block();
+      return loop.block_traced();
     case WaitStrategy::Adaptive:
       break;
   }

@@ -26,7 +26,7 @@ CERULION_HOT_PATH AdaptivePlanner::Plan WaitSetImpl::plan_wait(std::uint64_t now
   for (const auto& m : members_) {
     AdaptivePlanner& p = m.impl->waiter().planner();
     if (p.predicted_next_ns() == 0) continue;
-    const AdaptivePlanner::Plan candidate = p.plan(now);
+    const AdaptivePlanner::Plan candidate = p.plan(now, options_.cpu_budget);
     if (learner == nullptr || candidate.wake_at < plan.wake_at) {
       plan = candidate;
       learner = &p;
@@ -56,7 +56,7 @@ CERULION_HOT_PATH Result<WaitSetReady> WaitSetImpl::wait(Timeout timeout) {
     AdaptivePlanner* learner = nullptr;
     const AdaptivePlanner::Plan plan =
         options_.strategy == WaitStrategy::Adaptive ? plan_wait(now, learner) : AdaptivePlanner::Plan{0, 0};
-    WaitOutcome out = wait_with(options_.strategy, target, {deadline, next_timer_due_, options_.cancel}, plan, learner);
+    WaitOutcome out = wait_with(options_.strategy, target, {deadline, next_timer_due_, options_.cancel, options_.trace}, plan, learner);
     if (!out.status.ok()) return std::move(out.status);
     if (!damage.ok()) [[unlikely]] return damage;
     members_ready = out.ready;  // else a timer came due: the poll above says which
@@ -108,7 +108,7 @@ CERULION_HOT_PATH SubscriberImpl::Take WaitSetImpl::wait_and_receive(WaitSetEven
     AdaptivePlanner* learner = nullptr;
     const AdaptivePlanner::Plan plan =
         options_.strategy == WaitStrategy::Adaptive ? plan_wait(now, learner) : AdaptivePlanner::Plan{0, 0};
-    WaitOutcome waited = wait_with(options_.strategy, target, {deadline, next_timer_due_, options_.cancel}, plan, learner);
+    WaitOutcome waited = wait_with(options_.strategy, target, {deadline, next_timer_due_, options_.cancel, options_.trace}, plan, learner);
     if (!waited.status.ok()) {
       failure = std::move(waited.status);
       return SubscriberImpl::Take::Failed;

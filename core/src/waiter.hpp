@@ -122,10 +122,10 @@ template <typename Ready, typename Housekeeping>
     ChannelTarget<std::remove_reference_t<Ready>, std::remove_reference_t<Housekeeping>> target{ready, channel, bit_,
                                                                                                 housekeeping};
     const AdaptivePlanner::Plan plan =
-        options_.strategy == WaitStrategy::Adaptive ? planner_.plan(start) : AdaptivePlanner::Plan{0, 0};
+        options_.strategy == WaitStrategy::Adaptive ? planner_.plan(start, options_.cpu_budget) : AdaptivePlanner::Plan{0, 0};
     // Only the target's readiness, the deadline and a cancel end a participant's wait.
     for (;;) {
-      WaitOutcome out = wait_with(options_.strategy, target, {deadline, kWaitForever, options_.cancel}, plan, &planner_);
+      WaitOutcome out = wait_with(options_.strategy, target, {deadline, kWaitForever, options_.cancel, options_.trace}, plan, &planner_);
       if (!out.status.ok() || out.ready) return std::move(out.status);
     }
   }();

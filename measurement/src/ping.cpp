@@ -44,6 +44,8 @@ class ResponderHandle {
     ro.transport_options.cancel = &stop_;
     ro.transport_options.mode = o.mode;
     ro.transport_options.stop_on_request = true;
+    ro.transport_options.trace_waits = o.explain_tail;
+    ro.transport_options.cpu_budget = o.cpu_budget;
     ro.cpu = o.cpus.pong;
     ro.ready = &ready_;
     thread_ = std::thread([this, ro] {
@@ -132,6 +134,10 @@ Result<PingReport> run_ping(const PingOptions& o) {
   if (o.size < kStampBytes) {
     return Status{ErrorCode::InvalidArgument, "a request must hold the 8-byte timestamp"};
   }
+  if (o.explain_tail && (o.transport != "native" || o.size < kTraceReplyBytes)) {
+    return Status{ErrorCode::InvalidArgument, "explaining the tail needs the native transport and requests of at least " +
+                                                  std::to_string(kTraceReplyBytes) + " bytes"};
+  }
   RequesterOptions ro;
   ro.domain = o.domain;
   ro.prefix = o.prefix;
@@ -143,6 +149,8 @@ Result<PingReport> run_ping(const PingOptions& o) {
   ro.alternate_wait_set = o.alternate_wait_set;
   ro.cancel = o.cancel;
   ro.mode = o.mode;
+  ro.trace_waits = o.explain_tail;
+  ro.cpu_budget = o.cpu_budget;
   auto created = create_requester(o.transport, ro);
   if (!created.ok()) return created.status();
   Requester& requester = **created;
@@ -192,6 +200,7 @@ Result<PingReport> run_ping(const PingOptions& o) {
   plan.warmup = o.warmup;
   plan.timeout = o.timeout;
   plan.cancel = o.cancel;
+  plan.trace = o.explain_tail;
   plan.on_measured_start = [&](std::int64_t replied_pid) {
     ping_cpu.start();
     if (!responder.is_thread()) {
@@ -233,6 +242,7 @@ Result<PingReport> run_ping(const PingOptions& o) {
   if (o.hooks.after_run) o.hooks.after_run(report.measured_wall_ns);
   report.samples_ns = std::move(trips.samples_ns);
   report.request_legs_ns = std::move(trips.request_legs_ns);
+  report.traces = std::move(trips.traces);
   return report;
 }
 

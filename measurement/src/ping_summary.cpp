@@ -26,6 +26,19 @@ std::optional<double> read_optional_number(const json& j) {
   if (j.is_null()) return std::nullopt;
   return j.get<double>();
 }
+TripPart tail_part_named(const std::string& name) {
+  for (TripPart p : {TripPart::Request, TripPart::Turnaround, TripPart::Reply}) {
+    if (name == to_string(p)) return p;
+  }
+  throw json::other_error::create(501, "unknown tail part '" + name + "'", nullptr);
+}
+LateCause tail_cause_named(const std::string& name) {
+  for (std::size_t i = 0; i < kLateCauses; ++i) {
+    if (name == to_string(static_cast<LateCause>(i))) return static_cast<LateCause>(i);
+  }
+  throw json::other_error::create(501, "unknown tail cause '" + name + "'", nullptr);
+}
+
 std::optional<int> read_optional_cpu(const json& j) {
   if (j.is_null()) return std::nullopt;
   return j.get<int>();
@@ -64,6 +77,7 @@ PingSummary summary_of(const PingReport& r, const PingFigures& f, const std::opt
     out.alternate = PingSummary::Alternate{us(a->direct_us.median), us(a->wait_set_us.median), a->direct_us.count,
                                            a->wait_set_us.count, rounded(a->median_ratio, 3)};
   }
+  if (o.explain_tail) out.tail = explain_tail(r.samples_ns, r.traces);
   out.flashback = keeper.has_value();
   if (keeper) {
     out.keeper = *keeper;
@@ -106,6 +120,24 @@ std::string to_json(const PingSummary& s) {
     j["keeper"] = {{"cpu_pct", k->cpu_pct},           {"rss_bytes", k->rss_bytes},
                    {"messages", k->messages},         {"lost", k->lost},
                    {"memory_bytes", k->memory_bytes}, {"compression_ratio", k->compression_ratio}};
+  }
+  if (const auto& t = s.tail) {
+    json rows = json::array();
+    for (const auto& row : t->rows) {
+      rows.push_back({{"part", to_string(row.part)},
+                      {"cause", to_string(row.cause)},
+                      {"count", row.count},
+                      {"median_by_us", us(row.median_by_us)},
+                      {"max_by_us", us(row.max_by_us)},
+                      {"median_rtt_us", us(row.median_rtt_us)}});
+    }
+    j["tail"] = {{"factor", t->factor},
+                 {"median_us", us(t->median_us)},
+                 {"trips", t->trips},
+                 {"late", t->late},
+                 {"rows", rows},
+                 {"futex", {{"legs", t->futex_legs}, {"median_us", us(t->futex_median_us)}, {"p99_us", us(t->futex_p99_us)}, {"max_us", us(t->futex_max_us)}}},
+                 {"send_lateness_us", {{"median", us(t->send_lateness_median_us)}, {"max", us(t->send_lateness_max_us)}}}};
   }
   return j.dump();
 }
@@ -157,6 +189,32 @@ Result<PingSummary> ping_summary_from_json(std::string_view text) {
       s.keeper = PingKeeperFigures{k.at("cpu_pct").get<double>(),      k.at("rss_bytes").get<std::uint64_t>(),
                                    k.at("messages").get<std::uint64_t>(), k.at("lost").get<std::uint64_t>(),
                                    k.at("memory_bytes").get<std::uint64_t>(), k.at("compression_ratio").get<double>()};
+    }
+    if (j.contains("tail")) {
+      const json& t = j.at("tail");
+      TailBreakdown b;
+      b.factor = t.at("factor").get<double>();
+      b.median_us = t.at("median_us").get<double>();
+      b.trips = t.at("trips").get<std::size_t>();
+      b.late = t.at("late").get<std::size_t>();
+      for (const json& row : t.at("rows")) {
+        TailBreakdown::Row r;
+        r.part = tail_part_named(row.at("part").get<std::string>());
+        r.cause = tail_cause_named(row.at("cause").get<std::string>());
+        r.count = row.at("count").get<std::size_t>();
+        r.median_by_us = row.at("median_by_us").get<double>();
+        r.max_by_us = row.at("max_by_us").get<double>();
+        r.median_rtt_us = row.at("median_rtt_us").get<double>();
+        b.rows.push_back(r);
+      }
+      const json& f = t.at("futex");
+      b.futex_legs = f.at("legs").get<std::size_t>();
+      b.futex_median_us = f.at("median_us").get<double>();
+      b.futex_p99_us = f.at("p99_us").get<double>();
+      b.futex_max_us = f.at("max_us").get<double>();
+      b.send_lateness_median_us = t.at("send_lateness_us").at("median").get<double>();
+      b.send_lateness_max_us = t.at("send_lateness_us").at("max").get<double>();
+      s.tail = std::move(b);
     }
     return s;
   } catch (const json::exception& e) {

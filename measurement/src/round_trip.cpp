@@ -12,6 +12,16 @@
 namespace cerulion::measurement {
 namespace {
 
+/// After the sample is taken: what both sides' waits said of this round trip.
+[[gnu::cold, gnu::noinline]] void keep_trace(const Requester& requester, std::uint64_t slot_ns, std::uint64_t sent_ns,
+                                             std::vector<TripTrace>& traces) {
+  TripTrace trip;
+  (void)requester.last_trip(trip);
+  trip.slot_ns = slot_ns;
+  trip.sent_ns = sent_ns;
+  traces.push_back(trip);
+}
+
 template <typename R>
 [[gnu::always_inline]] inline RoundTrips round_trips(R& requester, const RoundTripPlan& plan) {
   RoundTrips out;
@@ -76,6 +86,7 @@ template <typename R>
         if (done >= plan.warmup) {
           out.samples_ns.push_back(reply->arrived_ns - stamp);
           if (reply->request_leg_ns != 0) out.request_legs_ns.push_back(reply->request_leg_ns);
+          if (plan.trace) [[unlikely]] keep_trace(requester, slot_deadline, stamp, out.traces);
         }
       }
     }

@@ -6,14 +6,18 @@ namespace {
 
 class NativeResponder final : public Responder {
  public:
-  NativeResponder(NativeInbox requests, Publisher replies, bool stop_on_request)
-      : requests_(std::move(requests)), replies_(std::move(replies)), stop_on_request_(stop_on_request) {}
+  NativeResponder(NativeInbox requests, Publisher replies, bool stop_on_request, std::unique_ptr<WaitTrace> trace)
+      : requests_(std::move(requests)),
+        replies_(std::move(replies)),
+        stop_on_request_(stop_on_request),
+        trace_(std::move(trace)) {}
   Status serve() override;
 
  private:
   NativeInbox requests_;
   Publisher replies_;
   bool stop_on_request_;
+  std::unique_ptr<WaitTrace> trace_;  ///< where the requests' subscriber records its waits; null: off
 };
 
 /// How serving ended when a step failed: Ok for an interrupt, else the step's error named. Out of
@@ -25,9 +29,11 @@ class NativeResponder final : public Responder {
 
 CERULION_HOT_PATH Status NativeResponder::serve() {
   for (;;) {
+    if (trace_) [[unlikely]] *trace_ = {};  // a request there at once leaves it unwritten
     auto request = requests_.take(std::nullopt);
     if (!request.ok()) [[unlikely]] return serving_ended("receive", request.status());
-    const std::uint64_t leg = monotonic_ns() - request->publish_time_ns();
+    const std::uint64_t request_publish_ns = request->publish_time_ns();
+    const std::uint64_t leg = monotonic_ns() - request_publish_ns;
     std::uint64_t stamp = 0;
     const std::size_t size = request->size();
     if (size >= kStampBytes) std::memcpy(&stamp, request->data().data(), kStampBytes);
@@ -40,12 +46,27 @@ CERULION_HOT_PATH Status NativeResponder::serve() {
     if (!reply.ok()) [[unlikely]] return serving_ended("loan", reply.status());
     if (size >= kStampBytes) std::memcpy(reply->data().data(), &stamp, kStampBytes);
     if (size >= kRequestLegOffset + 8) std::memcpy(reply->data().data() + kRequestLegOffset, &leg, 8);
+    if (trace_) [[unlikely]] encode_responder_trace(reply->data(), request_publish_ns, *trace_);
     auto sent = replies_.publish(std::move(*reply));
     if (!sent.ok()) [[unlikely]] return serving_ended("publish", sent.status());
   }
 }
 
 }  // namespace
+
+bool NativeRequester::last_trip(TripTrace& trip) const {
+  if (!trace_) return false;
+  trip = last_trip_;
+  return true;
+}
+
+void NativeRequester::note_trip(const Sample& reply, std::uint64_t arrived_ns) {
+  last_trip_ = {};
+  (void)decode_responder_trace(reply.data(), last_trip_);
+  last_trip_.requester = *trace_;
+  last_trip_.reply_publish_ns = reply.publish_time_ns();
+  last_trip_.arrived_ns = arrived_ns;
+}
 
 Status NativeInbox::use_wait_set(WaitOptions wait, std::vector<Subscriber> idle, bool alternate) {
   idle_ = std::move(idle);
@@ -60,7 +81,8 @@ Status NativeInbox::use_wait_set(WaitOptions wait, std::vector<Subscriber> idle,
   return {};
 }
 
-Result<NativeInbox> make_native_inbox(Subscriber subscriber, const TransportOptions& o, const char* side) {
+Result<NativeInbox> make_native_inbox(Subscriber subscriber, const TransportOptions& o, const char* side,
+                                      WaitTrace* subscriber_trace) {
   NativeInbox inbox(std::move(subscriber));
   if (o.wait_set_members == 0) return inbox;
   std::vector<Subscriber> idle;
@@ -68,52 +90,55 @@ Result<NativeInbox> make_native_inbox(Subscriber subscriber, const TransportOpti
     SubscriberOptions options;
     options.topic.domain = o.domain;
     options.topic.max_payload = o.topic_ceiling;
-    options.wait = {o.wait, o.cancel};
+    options.wait = {o.wait, o.cancel, nullptr, o.cpu_budget};
     auto s = Subscriber::create(o.prefix + "/idle/" + side + "/" + std::to_string(k), options);
     if (!s.ok()) return s.status();
     idle.push_back(std::move(s).value());
   }
-  if (Status st = inbox.use_wait_set({o.wait, o.cancel}, std::move(idle), o.alternate_wait_set); !st.ok()) return st;
+  if (Status st = inbox.use_wait_set({o.wait, o.cancel, subscriber_trace, o.cpu_budget}, std::move(idle), o.alternate_wait_set); !st.ok()) return st;
   return inbox;
 }
 
 Result<std::unique_ptr<Requester>> make_native_requester(const RequesterOptions& o) {
+  auto trace = o.trace_waits ? std::make_unique<WaitTrace>() : nullptr;
   SubscriberOptions sub_options;
   sub_options.topic.domain = o.domain;
   sub_options.topic.max_payload = o.topic_ceiling;
-  sub_options.wait = {o.wait, o.cancel};
+  sub_options.wait = {o.wait, o.cancel, trace.get(), o.cpu_budget};
   auto reply_subscriber = Subscriber::create(reply_topic(o.prefix), sub_options);
   if (!reply_subscriber.ok()) return reply_subscriber.status();
-  auto replies = make_native_inbox(std::move(*reply_subscriber), o, "ping");
+  auto replies = make_native_inbox(std::move(*reply_subscriber), o, "ping", trace.get());
   if (!replies.ok()) return replies.status();
   PublisherOptions pub_options;
   pub_options.topic.domain = o.domain;
   pub_options.topic.max_payload = o.topic_ceiling;
   pub_options.topic.mode = o.mode;
-  pub_options.wait = {o.wait, o.cancel};
+  pub_options.wait = {o.wait, o.cancel, nullptr, o.cpu_budget};
   auto requests = Publisher::create(request_topic(o.prefix), pub_options);
   if (!requests.ok()) return requests.status();
-  return std::unique_ptr<Requester>(new NativeRequester(std::move(*requests), std::move(*replies)));
+  return std::unique_ptr<Requester>(new NativeRequester(std::move(*requests), std::move(*replies), std::move(trace)));
 }
 
 Result<std::unique_ptr<Responder>> make_native_responder(const ResponderOptions& o) {
+  auto trace = o.trace_waits ? std::make_unique<WaitTrace>() : nullptr;
   SubscriberOptions sub_options;
   sub_options.topic.domain = o.domain;
   sub_options.topic.max_payload = o.topic_ceiling;
-  sub_options.wait = {o.wait, o.cancel};
+  sub_options.wait = {o.wait, o.cancel, trace.get(), o.cpu_budget};
   auto request_subscriber = Subscriber::create(request_topic(o.prefix), sub_options);
   if (!request_subscriber.ok()) return request_subscriber.status();
   const Mode request_mode = request_subscriber->mode();
-  auto requests = make_native_inbox(std::move(*request_subscriber), o, "pong");
+  auto requests = make_native_inbox(std::move(*request_subscriber), o, "pong", trace.get());
   if (!requests.ok()) return requests.status();
   PublisherOptions pub_options;
   pub_options.topic.domain = o.domain;
   pub_options.topic.max_payload = o.topic_ceiling;
   pub_options.topic.mode = o.mode ? o.mode : std::optional<Mode>(request_mode);
-  pub_options.wait = {o.wait, o.cancel};
+  pub_options.wait = {o.wait, o.cancel, nullptr, o.cpu_budget};
   auto replies = Publisher::create(reply_topic(o.prefix), pub_options);
   if (!replies.ok()) return replies.status();
-  return std::unique_ptr<Responder>(new NativeResponder(std::move(*requests), std::move(*replies), o.stop_on_request));
+  return std::unique_ptr<Responder>(
+      new NativeResponder(std::move(*requests), std::move(*replies), o.stop_on_request, std::move(trace)));
 }
 
 }  // namespace cerulion::measurement

@@ -11,6 +11,7 @@
 #include "cerulion/core/publisher.hpp"
 #include "cerulion/core/subscriber.hpp"
 #include "cerulion/core/wait_set.hpp"
+#include "cerulion/core/wait_trace.hpp"
 #include "cerulion/core/warm.hpp"
 #include "cerulion/measurement/transport.hpp"
 
@@ -47,13 +48,16 @@ class NativeInbox {
 };
 
 /// `side` names the idle topics ("ping" or "pong"), so the two sides' wait sets stay apart.
+/// `subscriber_trace`: where its waits (the subscriber's or the wait set's) are recorded; may be null.
 [[nodiscard]] Result<NativeInbox> make_native_inbox(Subscriber subscriber, const TransportOptions& options,
-                                                    const char* side);
+                                                    const char* side, WaitTrace* subscriber_trace = nullptr);
 
 class NativeRequester final : public Requester {
  public:
-  NativeRequester(Publisher requests, NativeInbox replies)
-      : requests_(std::move(requests)), replies_(std::move(replies)) {}
+  /// `trace`: where the replies' subscriber records its waits (SubscriberOptions::wait.trace);
+  /// null when not tracing.
+  NativeRequester(Publisher requests, NativeInbox replies, std::unique_ptr<WaitTrace> trace)
+      : requests_(std::move(requests)), replies_(std::move(replies)), trace_(std::move(trace)) {}
 
   std::uint64_t max_payload() const noexcept override { return requests_.max_payload(); }
   Status wait_for_responder(std::chrono::nanoseconds timeout) override {
@@ -80,10 +84,12 @@ class NativeRequester final : public Requester {
     return {};
   }
   [[gnu::always_inline]] inline Result<Reply> receive(std::chrono::nanoseconds timeout) override {
+    if (trace_) [[unlikely]] *trace_ = {};  // a reply there at once leaves it unwritten
     auto sample = replies_.take(timeout);
     if (!sample.ok()) return sample.status();
     Reply reply;
     reply.arrived_ns = monotonic_ns();
+    if (trace_) [[unlikely]] note_trip(*sample, reply.arrived_ns);
     reply.responder_pid = sample->publisher_pid();
     std::memcpy(&reply.stamp, sample->data().data(), kStampBytes);
     if (sample->size() >= kRequestLegOffset + 8) {
@@ -92,10 +98,17 @@ class NativeRequester final : public Requester {
     return reply;
   }
 
+  bool last_trip(TripTrace& trip) const override;
+
  private:
+  /// Keeps what a traced reply says of both sides' waits, for last_trip().
+  [[gnu::cold, gnu::noinline]] void note_trip(const Sample& reply, std::uint64_t arrived_ns);
+
   Publisher requests_;
   NativeInbox replies_;
   Loan loan_;
+  std::unique_ptr<WaitTrace> trace_;
+  TripTrace last_trip_;
 };
 
 [[nodiscard]] Result<std::unique_ptr<Requester>> make_native_requester(const RequesterOptions& options);

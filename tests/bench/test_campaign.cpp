@@ -180,6 +180,7 @@ TEST_CASE("The plan is cells x repetitions x (warm-up + round trips) / rate plus
           "[bench]") {
   auto lanes = known_lanes();
   lanes[5].available = false;  // iceoryx-multi
+  lanes[6].available = false;  // iceoryx-multi-poll
   CampaignSettings s;          // the default campaign: 3 sizes, 3 x (100 + 500) at 100 Hz
   s.startup_s = 0.5;
   const auto plan = plan_campaign(s, lanes);

@@ -119,6 +119,23 @@ TEST_CASE("The HTML page is well-formed and self-contained, with both charts", "
   CHECK_FALSE(well_formed("<table><tr></table>"));
 }
 
+TEST_CASE("The HTML shows each lane's p99 beside its median where it is quotable, and its CPU", "[bench][report]") {
+  auto r = sample_result();
+  r.cells[0].p99_quotable = true;  // native-multi 64 B
+  r.cells[0].cpu_pct_ping = 1.5;
+  r.cells[0].cpu_pct_pong = 0.7;
+  r.cells[2].cpu_pct_ping = 100;   // native-single 64 B: too few samples for its p99
+  r.cells[2].cpu_pct_pong = 99.5;
+  const auto html = html_report(r, kMachine, kBuild);
+  CHECK(well_formed(html));
+  // The chart's labels, and the headline table's columns.
+  CHECK(html.find("4.00 µs, p99 40.00 µs, CPU 1.5 / 0.7 %") != std::string::npos);
+  CHECK(html.find("36.00 µs, CPU 100.0 / 99.5 %") != std::string::npos);
+  CHECK(html.find("<td>40.00 µs</td>") != std::string::npos);
+  CHECK(html.find("<td>1.5 / 0.7 %</td>") != std::string::npos);
+  CHECK(html.find("36.00 µs, p99") == std::string::npos);
+}
+
 TEST_CASE("A baseline passes within the tolerance and fails when a cerulion lane got slower", "[bench][report]") {
   const auto before = sample_result();
   auto slower = sample_result();

@@ -152,6 +152,51 @@ TEST_CASE("Ping peer uses a pong already running", "[ping]") {
   CHECK_FALSE(done.timed_out);
 }
 
+TEST_CASE("Ping explains its tail: which part of each late round trip was late and why", "[ping]") {
+  const std::string prefix = unique_topic("ping_tail");
+  SECTION("in JSON, with the pong it starts tracing too") {
+    auto r = run_cerulion({"ping", "--topic", prefix, "-c", "60", "--warmup", "5", "-r", "500", "--explain-tail",
+                           "--cpu-budget", "10", "--json"},
+                          {}, 60s);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const json tail = parse_last_line(r.out).at("tail");
+    CHECK(tail["trips"] == 60);
+    CHECK(tail["factor"] == 5);
+    std::size_t counted = 0;
+    for (const auto& row : tail["rows"]) {
+      counted += row["count"].get<std::size_t>();
+      // A pong that sent its trace is never untraced.
+      CHECK(row["cause"] != "untraced");
+    }
+    CHECK(counted == tail["late"].get<std::size_t>());
+    CHECK(tail["futex"].contains("legs"));
+  }
+  SECTION("as text, after the statistics") {
+    auto r = run_cerulion({"ping", "--topic", prefix, "-c", "20", "--warmup", "2", "-r", "500", "--explain-tail"}, {}, 60s);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out.find("--- tail: ") > r.out.find("--- ping statistics ---"));
+    CHECK(r.out.find("of 20 round trips over 5x the median") != std::string::npos);
+    CHECK(r.out.find("futex wake-ups (all round trips): ") != std::string::npos);
+  }
+  SECTION("a peer pong started without --explain-tail still answers; its side of a late round trip is untraced") {
+    BackgroundProcess pong({cerulion_binary(), "pong", "--topic", prefix});
+    auto r = run_cerulion({"ping", "--peer", "--topic", prefix, "-c", "20", "--warmup", "2", "-r", "500",
+                           "--explain-tail", "--json"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const json tail = parse_last_line(r.out).at("tail");
+    CHECK(tail["trips"] == 20);
+    for (const auto& row : tail["rows"]) {
+      CHECK(row["part"] != "turnaround");  // unknown without the pong's times
+      if (row["part"] == "request") CHECK(row["cause"] == "untraced");
+    }
+    pong.signal(SIGINT);
+    CHECK(pong.wait(10s).exit_code == 0);
+  }
+}
+
 TEST_CASE("Ping says when its peer pong may run on ping's own CPU", "[ping]") {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -222,6 +267,10 @@ TEST_CASE("Ping usage errors exit with 2", "[ping][usage]") {
            {"ping", "--cpus", "0,99999"},
            {"pong", "--cpu", "99999"},
            {"--domain", "bad.domain", "ping"},
+           {"ping", "--explain-tail", "-s", "32"},
+           {"ping", "--explain-tail", "--transport", "fastdds"},
+           {"ping", "--cpu-budget", "0"},
+           {"pong", "--cpu-budget", "101"},
        }) {
     auto r = run_cerulion(args, {}, 20s);
     INFO(args[0] << " " << (args.size() > 1 ? args[1] : "") << ": " << r.err);

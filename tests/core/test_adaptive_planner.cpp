@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "adaptive_planner.hpp"
 
 using cerulion::detail::AdaptivePlanner;
@@ -132,4 +134,28 @@ TEST_CASE("Late arrivals among punctual ones leave the punctual ones predicted, 
     planner.record_arrival(late ? grid + kLate : grid);
   }
   CHECK(worst_punctual_error <= 100'000);
+}
+
+TEST_CASE("A planner's CPU budget scales its margin and window; the default budget plans as before", "[planner]") {
+  AdaptivePlanner planner;
+  const std::uint64_t next = learn_grid(planner, 40);
+  for (int i = 0; i < 8; ++i) planner.note_oversleep(5'000'000);  // the margin is at its cap
+  const std::uint64_t now = next - kPeriod / 2;
+  const AdaptivePlanner::Plan as_before = planner.plan(now);
+  CHECK(planner.plan(now, kDefaultWaitCpuBudget).wake_at == as_before.wake_at);
+  CHECK(planner.plan(now, kDefaultWaitCpuBudget).poll_until == as_before.poll_until);
+
+  const AdaptivePlanner::Plan doubled = planner.plan(now, 2 * kDefaultWaitCpuBudget);
+  CHECK(next - doubled.wake_at == 2 * (next - as_before.wake_at));
+  CHECK(doubled.poll_until - next == 2 * (as_before.poll_until - next));
+
+  // Half the budget halves the margin's cap; the window keeps its floor (a peer's futex wake-up).
+  const AdaptivePlanner::Plan halved = planner.plan(now, kDefaultWaitCpuBudget / 2);
+  CHECK(next - halved.wake_at == (next - as_before.wake_at) / 2);
+  CHECK(halved.poll_until - next >= static_cast<std::uint64_t>(adaptive::kPollPastMinNs));
+  CHECK(halved.poll_until < as_before.poll_until);
+
+  // A budget that is no number plans as the default does; one past 100 % as 100 %.
+  CHECK(planner.plan(now, std::nan("")).wake_at == as_before.wake_at);
+  CHECK(planner.plan(now, 50).wake_at == planner.plan(now, 1).wake_at);
 }

@@ -53,7 +53,8 @@ Result<ChildProcess> spawn_responder(const PingOptions& o) {
   child.program = kThisProgram;
   child.environment = {"CERULION_TEST_RESPONDER_TRANSPORT=" + o.transport, "CERULION_TEST_RESPONDER_DOMAIN=" + o.domain,
                        "CERULION_TEST_RESPONDER_PREFIX=" + o.prefix,
-                       "CERULION_TEST_RESPONDER_SIZE=" + std::to_string(o.size)};
+                       "CERULION_TEST_RESPONDER_SIZE=" + std::to_string(o.size),
+                       std::string("CERULION_TEST_RESPONDER_SPIN=") + (o.wait == WaitStrategy::Spin ? "1" : "0")};
   child.out = Stream::Null;  // Catch2's summary; errors still reach stderr
   child.parent_death_signal = SIGKILL;
   return ChildProcess::start(child);
@@ -75,10 +76,12 @@ PingOptions options(const std::string& transport, const std::string& stem, Layou
 }
 
 /// 20 round trips at 64 B and 2 at 1 MiB, every one answered.
-void round_trips(const std::string& transport, Layout layout) {
+void round_trips(const std::string& transport, Layout layout, WaitStrategy wait = WaitStrategy::Adaptive) {
   for (auto [size, count] : {std::pair<std::uint64_t, std::uint64_t>{64, 20}, {1u << 20, 2}}) {
-    INFO(transport << ", " << to_string(layout) << ", " << size << " B");
-    auto r = run_ping(options(transport, "tr_" + transport, layout, size, count));
+    INFO(transport << ", " << to_string(layout) << ", " << size << " B, " << to_string(wait) << " wait");
+    PingOptions o = options(transport, "tr_" + transport, layout, size, count);
+    o.wait = wait;
+    auto r = run_ping(o);
     REQUIRE(r.ok());
     CHECK(r->samples_ns.size() == count);
     CHECK(r->lost == 0);
@@ -131,6 +134,9 @@ TEST_CASE(kResponderTest, "[.transport-responder]") {
   ro.transport_options.prefix = std::getenv("CERULION_TEST_RESPONDER_PREFIX");
   ro.transport_options.max_payload = std::strtoull(std::getenv("CERULION_TEST_RESPONDER_SIZE"), nullptr, 10);
   ro.transport_options.stop_on_request = true;
+  if (const char* spin = std::getenv("CERULION_TEST_RESPONDER_SPIN"); spin && std::string(spin) == "1") {
+    ro.transport_options.wait = WaitStrategy::Spin;
+  }
   Status served = run_responder(ro);
   INFO(served.message());
   REQUIRE(served.ok());
@@ -172,6 +178,12 @@ TEST_CASE("iceoryx carries round trips over a RouDi it starts and stops it after
     round_trips("iceoryx", Layout::SingleProcess);
     check_roudi_gone();
     round_trips("iceoryx", Layout::MultiProcess);
+    check_roudi_gone();
+  }
+
+  SECTION("both sides busy-polling (the spin wait), as iceoryx's own benchmark waits") {
+    round_trips("iceoryx", Layout::SingleProcess, WaitStrategy::Spin);
+    round_trips("iceoryx", Layout::MultiProcess, WaitStrategy::Spin);
     check_roudi_gone();
   }
 

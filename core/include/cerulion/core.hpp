@@ -14,5 +14,6 @@
 #include "cerulion/core/subscriber.hpp"
 #include "cerulion/core/topic_type.hpp"
 #include "cerulion/core/wait_set.hpp"
+#include "cerulion/core/wait_trace.hpp"
 #include "cerulion/core/warm.hpp"
 #include "cerulion/version.hpp"

@@ -14,6 +14,7 @@ struct Lane {
   std::string transport;     ///< "native", "fastdds", "iceoryx"
   std::string process;       ///< "multi" or "single"
   std::string mode;          ///< native lanes: "free-run" or "lockstep"
+  std::string wait;          ///< the lane's own wait ("spin": busy poll); empty: the campaign's
   bool native = false;       ///< cerulion's own (flashback applies; regressions are checked)
   bool available = true;
   std::string reason;        ///< why not available

@@ -13,6 +13,8 @@
 
 namespace cerulion {
 
+struct WaitTrace;  // cerulion/core/wait_trace.hpp
+
 /// How a topic treats a subscriber that is slower than its publishers.
 enum class Mode : std::uint8_t {
   /// No slot is reused before every subscriber has released it; publishers wait. Nothing is lost,
@@ -92,6 +94,9 @@ struct TopicOptions {
 /// participants, in ns: how late a cancel set without a signal is seen.
 inline constexpr std::uint64_t kWaitRecheckIntervalNs = 100'000'000;
 
+/// The adaptive strategy's default CPU budget (WaitOptions::cpu_budget).
+inline constexpr double kDefaultWaitCpuBudget = 0.05;
+
 /// How a participant waits, and what can cut a wait short.
 struct WaitOptions {
   /// Wait strategy; default adaptive.
@@ -99,6 +104,13 @@ struct WaitOptions {
   /// When non-null and set to true, any wait returns ErrorCode::Interrupted: at once when a signal
   /// handler set it and interrupted the futex call, else within kWaitRecheckIntervalNs.
   const std::atomic<bool>* cancel = nullptr;
+  /// When non-null, each wait writes here where it stood when its message came
+  /// (cerulion/core/wait_trace.hpp): a diagnosis, owned by the caller, used by the waiting thread.
+  WaitTrace* trace = nullptr;
+  /// Adaptive only: the share of a CPU its polling may take. The margin before a predicted
+  /// message and the window after it scale with it: more polls through more of a late message's
+  /// delay instead of paying a futex wake-up, less leaves more to the wake-ups. Within [0.001, 1].
+  double cpu_budget = kDefaultWaitCpuBudget;
 };
 
 /// Nanoseconds on CLOCK_MONOTONIC: the clock of publish timestamps and of round trips.

@@ -66,6 +66,11 @@ struct PingOptions {
   /// MultiProcess only: a responder already runs elsewhere; none is started or stopped.
   bool peer = false;
   CpuPlan cpus;  ///< where the requester and a responder this starts run (default: unpinned)
+  /// Both sides record their waits, and the report keeps each round trip's TripTrace (native, at
+  /// least kTraceReplyBytes; a peer responder must trace too: `cerulion pong --explain-tail`).
+  bool explain_tail = false;
+  /// Native, adaptive wait: the share of a CPU each side's polling may take (WaitOptions::cpu_budget).
+  double cpu_budget = kDefaultWaitCpuBudget;
   std::chrono::nanoseconds timeout = std::chrono::seconds(5);
   const std::atomic<bool>* cancel = nullptr;
   /// MultiProcess without peer: starts the responder process (one that answers on these topics
@@ -98,6 +103,7 @@ struct PingReport {
   /// others: such a run measures the scheduler.
   bool peer_may_share_cpu = false;
   std::string responder_error;  ///< why an in-process responder stopped early, empty if it did not
+  std::vector<TripTrace> traces;  ///< with explain_tail: one per sample, in its order
 };
 
 /// The samples of an alternating run (PingOptions::alternate_wait_set) split by how both sides

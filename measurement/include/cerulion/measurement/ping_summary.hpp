@@ -12,6 +12,7 @@
 
 #include "cerulion/core/status.hpp"
 #include "cerulion/measurement/ping.hpp"
+#include "cerulion/measurement/tail_explain.hpp"
 
 namespace cerulion::measurement {
 
@@ -60,6 +61,7 @@ struct PingSummary {
   std::optional<Alternate> alternate;  ///< an alternating run's halves
   bool flashback = false;
   std::optional<PingKeeperFigures> keeper;  ///< with flashback
+  std::optional<TailBreakdown> tail;        ///< with explain_tail: explain_tail() of the run
 };
 
 /// The summary of a run (its figures from figures_of()), with a keeper's figures where one ran.

@@ -29,6 +29,8 @@ struct RoundTripPlan {
   /// Asked after a reply went missing: false ends the run (responder_gone) instead of waiting
   /// out the timeout on every slot. Unset: the requester's responder_present().
   std::function<bool()> responder_alive;
+  /// Keep each measured round trip's TripTrace (a requester created with trace_waits).
+  bool trace = false;
 };
 
 struct RoundTrips {
@@ -43,6 +45,7 @@ struct RoundTrips {
   std::uint64_t end_ns = 0;               ///< monotonic_ns() when the loop ended
   std::int64_t responder_pid = 0;         ///< from the replies, 0 when unknown
   Status error;                           ///< a transport failure that ended the run early
+  std::vector<TripTrace> traces;          ///< with RoundTripPlan::trace: one per sample, in its order
 };
 
 /// Runs the warm-up and the measured round trips on the calling thread (pin it first). The native

@@ -16,6 +16,8 @@
 //   - Native only: a reply of 16 bytes or more carries in bytes 8-15 the request's one-way
 //     latency as the responder saw it (from the request's publish to its take, in ns, host byte
 //     order), what a subscriber of one's own measures; other transports leave them unwritten.
+//   - Native, with trace_waits on the responder: a reply of kTraceReplyBytes or more carries in
+//     bytes 16-63 where the responder's wait stood when the request came (tail_explain.hpp).
 //   - A request whose timestamp is kStopStamp is not answered; a responder created with
 //     stop_on_request returns from serve() when it gets one.
 //   - Requests go to PREFIX/ping, replies come back on PREFIX/pong (request_topic(),
@@ -43,6 +45,7 @@
 
 #include "cerulion/core/options.hpp"
 #include "cerulion/core/status.hpp"
+#include "cerulion/measurement/tail_explain.hpp"
 
 namespace cerulion::measurement {
 
@@ -85,6 +88,11 @@ struct TransportOptions {
   /// (the even ones, counting from each side's first) and the others through the wait set, so
   /// that one run measures both ways under the same conditions.
   bool alternate_wait_set = false;
+  /// Native only: each side records its waits (`ping --explain-tail`): the responder into its
+  /// replies (the protocol above), the requester for Requester::last_trip(). Off: no cost.
+  bool trace_waits = false;
+  /// Native, adaptive wait: the share of a CPU each side's polling may take (WaitOptions::cpu_budget).
+  double cpu_budget = kDefaultWaitCpuBudget;
 };
 
 struct RequesterOptions : TransportOptions {
@@ -147,6 +155,10 @@ class Requester {
   /// Waits up to `timeout` for the next reply (whatever request it answers). Timeout when none
   /// came, Interrupted when cancelled.
   [[nodiscard]] virtual Result<Reply> receive(std::chrono::nanoseconds timeout) = 0;
+
+  /// With trace_waits: fills what the last reply received said of both sides' waits (its
+  /// requester, responder, reply_publish_ns and arrived_ns). False for a transport that traces none.
+  virtual bool last_trip(TripTrace& trip) const { (void)trip; return false; }
 };
 
 /// The pong side: created attached to both topics (a requester's wait_for_responder() sees it
