@@ -115,6 +115,29 @@ TEST_CASE("A topic that appears is advertised, and unadvertised when its publish
   CHECK(back["id"] != channel["id"]);
 }
 
+TEST_CASE("A topic that existed before the server is advertised before its next message", "[view][server]") {
+  const std::string domain = test::unique_domain("view");
+  const std::string topic = test::unique_topic("quiet");
+  PublisherOptions o;
+  o.topic.domain = domain;
+  o.topic.type = test::imu_json_type();
+  auto pub = Publisher::create(topic, o);
+  REQUIRE(pub.ok());
+  REQUIRE(pub->publish_text(R"({"x":1})").ok());
+  LiveServer live({}, domain);
+  test::WsClient client(live.port());
+  const auto channel = channel_of(client, topic);
+  REQUIRE_FALSE(channel.is_null());
+  CHECK(channel["schemaName"] == "Imu");
+  // Its next message comes on the same channel.
+  subscribe(client, 5, channel["id"]);
+  REQUIRE(test::eventually([&] { return live.server->counts().subscriptions == 1; }));
+  REQUIRE(pub->publish_text(R"({"x":2})").ok());
+  const auto frame = next_binary(client);
+  REQUIRE(frame);
+  CHECK(frame->substr(13) == R"({"x":2})");
+}
+
 TEST_CASE("GET / is the page, GET /channels.json the channels with their counts", "[view][server][page]") {
   LiveServer live;
   const std::string topic = test::unique_topic("counted");

@@ -27,7 +27,8 @@ using nlohmann::json;
 
 /// A started server on a free loopback port, serving every topic of a fresh domain.
 struct LiveServer {
-  explicit LiveServer(view::ViewOptions options = {}) : domain(test::unique_domain("view")) {
+  explicit LiveServer(view::ViewOptions options = {}, std::string in_domain = test::unique_domain("view"))
+      : domain(std::move(in_domain)) {
     options.taps.domain = domain;
     options.port = 0;
     auto created = view::ViewServer::create(std::move(options));

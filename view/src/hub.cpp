@@ -20,7 +20,8 @@ std::string new_session_id() {
 
 }  // namespace
 
-Hub::Hub(const ViewOptions& options) : options_(options), session_id_(new_session_id()) {}
+Hub::Hub(const ViewOptions& options, recording::TopicMatcher matcher)
+    : options_(options), matcher_(std::move(matcher)), session_id_(new_session_id()) {}
 
 std::vector<std::shared_ptr<ClientSlot>> Hub::clients_snapshot() const {
   std::shared_lock lock(clients_mutex_);
@@ -36,22 +37,46 @@ void Hub::advertise_locked(TopicChannel& channel) {
                     fmt::format("advertising '{}' as channel {} ({})", channel.topic, channel.id, describe(channel.type)));
 }
 
+Hub::TopicChannel& Hub::channel_locked(const std::string& topic) {
+  auto& channel = channels_[topic];
+  if (!channel) {
+    channel = std::make_unique<TopicChannel>();
+    channel->topic = topic;
+  }
+  return *channel;
+}
+
+void Hub::unadvertise(const std::vector<std::uint32_t>& ids) {
+  if (ids.empty()) return;
+  const std::string text = unadvertise_json(ids);
+  for (const auto& client : clients_snapshot()) {
+    for (std::uint32_t id : ids) client->drop_channel(id);
+    (void)client->push_text(text);
+  }
+}
+
 void Hub::on_topic(const recording::TopicDescription& topic) {
-  std::lock_guard lock(channels_mutex_);
-  if (channels_.size() <= topic.index) channels_.resize(topic.index + 1);
-  auto& channel = channels_[topic.index];
-  channel = std::make_unique<TopicChannel>();
-  channel->topic = topic.topic;
-  channel->type = topic.type;
-  advertise_locked(*channel);
+  std::vector<std::uint32_t> replaced;
+  {
+    std::lock_guard lock(channels_mutex_);
+    TopicChannel& channel = channel_locked(topic.topic);
+    if (by_index_.size() <= topic.index) by_index_.resize(topic.index + 1, nullptr);
+    by_index_[topic.index] = &channel;
+    // Advertised from the listing already, as the same type: the channel stays as it is.
+    if (channel.advertised && channel.type == topic.type) return;
+    if (channel.advertised) replaced.push_back(channel.id);
+    channel.type = topic.type;
+    advertise_locked(channel);
+  }
+  unadvertise(replaced);
 }
 
 bool Hub::on_sample(const recording::TappedSample& sample) {
   std::uint32_t channel_id = 0;
   {
     std::lock_guard lock(channels_mutex_);
-    if (sample.topic_index >= channels_.size() || !channels_[sample.topic_index]) return false;
-    TopicChannel& channel = *channels_[sample.topic_index];
+    if (sample.topic_index >= by_index_.size() || !by_index_[sample.topic_index]) return false;
+    TopicChannel& channel = *by_index_[sample.topic_index];
     // A topic unadvertised for want of a publisher is back: it is a new channel.
     if (!channel.advertised) advertise_locked(channel);
     ++channel.messages;
@@ -78,8 +103,8 @@ std::shared_ptr<ClientSlot> Hub::connect(std::string peer, std::function<void()>
   auto client = std::make_shared<ClientSlot>(next_client_++, std::move(peer), options_, std::move(wake));
   (void)client->push_text(server_info_json(options_.name, session_id_));
   std::vector<Channel> channels;
-  for (const auto& c : channels_) {
-    if (c && c->advertised) channels.push_back(channel_for(c->id, c->topic, c->type));
+  for (const auto& [topic, c] : channels_) {
+    if (c->advertised) channels.push_back(channel_for(c->id, c->topic, c->type));
   }
   if (!channels.empty()) (void)client->push_text(advertise_json(channels));
   clients_.push_back(client);
@@ -102,8 +127,8 @@ std::size_t Hub::client_count() const {
 
 std::string Hub::topic_of(std::uint32_t channel_id) const {
   std::lock_guard lock(channels_mutex_);
-  for (const auto& c : channels_) {
-    if (c && c->advertised && c->id == channel_id) return c->topic;
+  for (const auto& [topic, c] : channels_) {
+    if (c->advertised && c->id == channel_id) return c->topic;
   }
   return {};
 }
@@ -127,19 +152,24 @@ void Hub::tick() {
   const auto now = std::chrono::steady_clock::now();
   const double elapsed = std::chrono::duration<double>(now - last_tick_).count();
   last_tick_ = now;
-  // Which topics still have a live publisher; a listing that fails changes nothing.
+  // Which topics have a live publisher; a listing that fails changes nothing.
   auto listing = list_topics(options_.taps.domain);
   std::unordered_set<std::string> published;
-  if (listing.ok()) {
-    for (const auto& t : listing->topics) {
-      if (t.count(Role::Publisher) > 0) published.insert(t.name);
-    }
-  }
   std::vector<std::uint32_t> gone;
   {
     std::lock_guard lock(channels_mutex_);
-    for (auto& c : channels_) {
-      if (!c) continue;
+    if (listing.ok()) {
+      for (const auto& t : listing->topics) {
+        // A topic the taps cannot open (another user's, damaged) is not offered.
+        if (t.count(Role::Publisher) == 0 || t.foreign || !t.damage.empty() || !matcher_.matches(t.name)) continue;
+        published.insert(t.name);
+        TopicChannel& channel = channel_locked(t.name);
+        if (channel.advertised) continue;
+        if (t.type_declared) channel.type = t.type;
+        advertise_locked(channel);
+      }
+    }
+    for (auto& [topic, c] : channels_) {
       if (elapsed > 0) c->rate_hz = static_cast<double>(c->messages - c->messages_at_tick) / elapsed;
       c->messages_at_tick = c->messages;
       if (listing.ok() && c->advertised && !published.count(c->topic)) {
@@ -151,14 +181,8 @@ void Hub::tick() {
       }
     }
   }
+  unadvertise(gone);
   const auto clients = clients_snapshot();
-  if (!gone.empty()) {
-    const std::string text = unadvertise_json(gone);
-    for (const auto& client : clients) {
-      for (std::uint32_t id : gone) client->drop_channel(id);
-      (void)client->push_text(text);
-    }
-  }
   if (std::chrono::duration<double>(now - last_drop_report_).count() >= options_.drop_report_interval_s) {
     last_drop_report_ = now;
     for (const auto& client : clients) {
@@ -193,8 +217,8 @@ ViewCounts Hub::counts() const {
     counts.queued_bytes += client->queued_bytes();
   }
   std::lock_guard lock(channels_mutex_);
-  for (const auto& c : channels_) {
-    if (!c || !c->advertised) continue;
+  for (const auto& [topic, c] : channels_) {
+    if (!c->advertised) continue;
     counts.channels.push_back({c->id, c->topic, channel_for(c->id, c->topic, c->type).encoding, c->messages, c->bytes,
                                c->last_size, c->rate_hz});
   }

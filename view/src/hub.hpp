@@ -6,6 +6,7 @@
 // server's I/O side (server.cpp) only moves bytes between sockets and ClientSlots.
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "cerulion/recording/tap_set.hpp"
+#include "cerulion/recording/topic_selection.hpp"
 #include "cerulion/view/counts.hpp"
 #include "cerulion/view/options.hpp"
 #include "client_slot.hpp"
@@ -21,7 +23,8 @@ namespace cerulion::view::detail {
 
 class Hub final : public recording::SampleSink {
  public:
-  explicit Hub(const ViewOptions& options);
+  /// `matcher`: the topics served, as the tap set reads them.
+  Hub(const ViewOptions& options, recording::TopicMatcher matcher);
 
   void on_topic(const recording::TopicDescription& topic) override;
   bool on_sample(const recording::TappedSample& sample) override;
@@ -33,7 +36,9 @@ class Hub final : public recording::SampleSink {
   std::size_t client_count() const;
   /// One text message from a client; problems go back to it as status messages.
   void handle(ClientSlot& client, std::string_view text);
-  /// Once a second: unadvertises topics without a live publisher, reports drops, updates rates.
+  /// Once a second: advertises topics with a live publisher that the taps have not read from yet
+  /// (a topic that existed before the server is read from its next message, which may be long in
+  /// coming), unadvertises topics without one, reports drops, updates rates.
   void tick();
   /// Bytes of a frame the I/O side wrote to a client.
   void note_sent(std::size_t bytes, bool message);
@@ -57,14 +62,20 @@ class Hub final : public recording::SampleSink {
   };
   /// Advertises `channel` under a new id to every client (channels_mutex_ held).
   void advertise_locked(TopicChannel& channel);
+  /// The channel of `topic`, made (not advertised) when there is none (channels_mutex_ held).
+  TopicChannel& channel_locked(const std::string& topic);
+  /// Unadvertises these channels to every client (channels_mutex_ not held).
+  void unadvertise(const std::vector<std::uint32_t>& ids);
   std::string topic_of(std::uint32_t channel_id) const;
   std::vector<std::shared_ptr<ClientSlot>> clients_snapshot() const;
 
   const ViewOptions& options_;
+  const recording::TopicMatcher matcher_;
   const std::string session_id_;
 
   mutable std::mutex channels_mutex_;
-  std::vector<std::unique_ptr<TopicChannel>> channels_;  ///< by the tap set's topic index
+  std::map<std::string, std::unique_ptr<TopicChannel>> channels_;  ///< by topic
+  std::vector<TopicChannel*> by_index_;                            ///< by the tap set's topic index
   std::uint32_t next_channel_id_ = 1;
 
   mutable std::shared_mutex clients_mutex_;

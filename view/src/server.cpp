@@ -229,7 +229,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
 class ViewServerImpl {
  public:
-  explicit ViewServerImpl(ViewOptions options) : options_(std::move(options)), hub_(options_), acceptor_(ioc_) {}
+  ViewServerImpl(ViewOptions options, recording::TopicMatcher matcher)
+      : options_(std::move(options)), hub_(options_, std::move(matcher)), acceptor_(ioc_) {}
 
   Status listen() {
     beast::error_code ec;
@@ -248,8 +249,6 @@ class ViewServerImpl {
 
   Status open_taps() {
     recording::TapSetOptions taps = options_.taps;
-    auto& s = taps.selection;
-    if (s.topics.empty() && !s.all && s.include.empty()) s.all = true;
     if (!taps.events) taps.events = options_.events;
     auto created = recording::TapSet::create(std::move(taps), hub_);
     if (!created) return created.status();
@@ -332,7 +331,11 @@ class ViewServerImpl {
 }  // namespace detail
 
 Result<ViewServer> ViewServer::create(ViewOptions options) {
-  auto impl = std::make_unique<detail::ViewServerImpl>(std::move(options));
+  auto& s = options.taps.selection;
+  if (s.topics.empty() && !s.all && s.include.empty()) s.all = true;
+  auto matcher = recording::TopicMatcher::compile(s);
+  if (!matcher) return matcher.status();
+  auto impl = std::make_unique<detail::ViewServerImpl>(std::move(options), std::move(*matcher));
   if (Status st = impl->open_taps(); !st) return st;
   if (Status st = impl->listen(); !st) return st;
   return ViewServer(std::move(impl));

@@ -8,8 +8,10 @@
 // when the topic "later" is advertised, and ends when it has 1,000 json messages, 10 big ones,
 // and "later" unadvertised (or after 90 s).
 import { writeFileSync, readFileSync } from "node:fs";
-import { FoxgloveClient } from "@foxglove/ws-protocol";
+import foxglove from "@foxglove/ws-protocol";
 import WebSocket from "ws";
+
+const { FoxgloveClient } = foxglove;  // a CommonJS package: its exports come as the default
 
 const [url, dir] = process.argv.slice(2);
 const topics = JSON.parse(readFileSync(`${dir}/topics.json`, "utf8"));
@@ -32,6 +34,7 @@ function finish(code) {
   process.exit(code);
 }
 setTimeout(() => finish(3), 90000);
+process.on("SIGTERM", () => finish(4));  // the test gave up: what was seen says why
 
 function done() {
   return result.json_count >= 1000 && result.big_count >= 10 && result.later_unadvertised;
