@@ -50,7 +50,7 @@ void run_view(const ViewSettings& s) {
   const std::string http = "http" + url.substr(2);
   say(fmt::format("serving {} of domain '{}' on {} (Foxglove: open a Foxglove WebSocket connection there; "
                   "a browser: {}/); Ctrl-C stops",
-                  o.taps.selection.topics.empty() && !o.taps.selection.all && o.taps.selection.include.empty()
+                  o.taps.selection.all || (o.taps.selection.topics.empty() && o.taps.selection.include.empty())
                       ? std::string("every topic (new ones too)")
                       : std::string("the chosen topics"),
                   o.taps.domain, url, http));

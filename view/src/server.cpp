@@ -234,7 +234,7 @@ class ViewServerImpl {
 
   Status listen() {
     beast::error_code ec;
-    const auto address = asio::ip::make_address(options_.address, ec);
+    const auto address = asio::ip::make_address(options_.address == "localhost" ? "127.0.0.1" : options_.address, ec);
     if (ec) return Status(ErrorCode::InvalidArgument, fmt::format("'{}' is not an IP address", options_.address));
     const tcp::endpoint endpoint(address, options_.port);
     const auto where = fmt::format("{}:{}", options_.address, options_.port);
