@@ -10,6 +10,7 @@
 
 #include "cerulion/recorder/writer.hpp"
 #include "helpers.hpp"
+#include "npm_packages.hpp"
 
 using namespace rectest;
 
@@ -27,21 +28,15 @@ std::uint32_t fnv1a(const ByteVector& bytes) {
 // Installs the pinned packages into the build tree once; false when npm cannot.
 bool npm_ready(fs::path& dir) {
   dir = fs::path(CERULION_TEST_BINARY_DIR) / "npm";
-  fs::create_directories(dir);
-  for (const char* f : {"package.json", "read_indexed.mjs"}) {
-    fs::copy_file(fs::path(CERULION_NPM_TEST_DIR) / f, dir / f, fs::copy_options::overwrite_existing);
-  }
-  if (fs::exists(dir / "node_modules" / "@mcap" / "core") && fs::exists(dir / "node_modules" / "fzstd")) return true;
-  std::string cmd = "cd '" + dir.string() +
-                    "' && timeout 180 npm install --no-audit --no-fund --no-save --loglevel=error > npm-install.log 2>&1";
-  return std::system(cmd.c_str()) == 0;
+  return cerulion::test::npm_install(CERULION_NPM_TEST_DIR, dir, {"package.json", "read_indexed.mjs"},
+                                     {"@mcap/core", "fzstd"});
 }
 
 }  // namespace
 
 TEST_CASE("Files the writer makes are read back by @mcap/core's indexed reader", "[recorder][npm]") {
   fs::path dir;
-  if (std::system("command -v node > /dev/null 2>&1 && command -v npm > /dev/null 2>&1") != 0) {
+  if (!cerulion::test::node_and_npm()) {
     WARN("skipped: node/npm not installed");
     return;
   }

@@ -11,6 +11,7 @@
 
 #include "cerulion/core/base64.hpp"
 
+#include "npm_packages.hpp"
 #include "protobuf_descriptors.hpp"
 #include "temp_dir.hpp"
 #include "topic_types.hpp"
@@ -20,28 +21,6 @@ using namespace viewtest;
 namespace fs = std::filesystem;
 
 namespace {
-
-// Installs the pinned packages into the build tree once; false when npm cannot.
-bool official_client_ready(fs::path& dir) {
-  dir = fs::path(CERULION_TEST_BINARY_DIR) / "npm";
-  fs::create_directories(dir);
-  for (const char* f : {"package.json", "official_client.mjs"}) {
-    fs::copy_file(fs::path(CERULION_NPM_TEST_DIR) / f, dir / f, fs::copy_options::overwrite_existing);
-  }
-  if (fs::exists(dir / "node_modules" / "@foxglove" / "ws-protocol") && fs::exists(dir / "node_modules" / "ws")) return true;
-  const std::string cmd = "cd '" + dir.string() +
-                          "' && timeout 180 npm install --no-audit --no-fund --no-save --loglevel=error > npm-install.log 2>&1";
-  return std::system(cmd.c_str()) == 0;
-}
-
-Publisher publisher_in(const std::string& domain, const std::string& topic, std::optional<TopicType> type) {
-  PublisherOptions o;
-  o.topic.domain = domain;
-  o.topic.type = std::move(type);
-  auto p = Publisher::create(topic, o);
-  REQUIRE(p.ok());
-  return std::move(*p);
-}
 
 std::string big_message(int k) {
   std::string bytes(1u << 20, '\0');
@@ -54,12 +33,12 @@ std::string big_message(int k) {
 
 TEST_CASE("The official client gets the channels, 1,000 json messages, 1 MiB messages byte for byte, and a topic coming and going",
           "[view][npm]") {
-  fs::path npm;
-  if (std::system("command -v node > /dev/null 2>&1 && command -v npm > /dev/null 2>&1") != 0) {
+  const fs::path npm = fs::path(CERULION_TEST_BINARY_DIR) / "npm";
+  if (!test::node_and_npm()) {
     WARN("skipped: node/npm not installed");
     return;
   }
-  if (!official_client_ready(npm)) {
+  if (!test::npm_install(CERULION_NPM_TEST_DIR, npm, {"package.json", "official_client.mjs"}, {"@foxglove/ws-protocol", "ws"})) {
     WARN("skipped: npm registry unreachable (could not install @foxglove/ws-protocol; see " << (npm / "npm-install.log").string() << ")");
     return;
   }

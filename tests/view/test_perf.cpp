@@ -82,8 +82,11 @@ TEST_CASE("Figures: ping's median with and without a view serving two clients th
 }
 
 TEST_CASE("Figures: latency from publish to a client's receive on loopback", "[.perf][view]") {
+  for (const auto readers : {recording::Readers::Pooled, recording::Readers::PerTopic})
   for (std::size_t size : {std::size_t{64}, std::size_t{1} << 20}) {
-    LiveServer live;
+    view::ViewOptions options;
+    options.taps.readers = readers;
+    LiveServer live(options);
     const std::string topic = test::unique_topic("latency");
     auto pub = live.publisher(topic);
     std::string payload(size, 'x');
@@ -107,7 +110,8 @@ TEST_CASE("Figures: latency from publish to a client's receive on loopback", "[.
       if (i >= 100) us.push_back(static_cast<double>(received - sent) / 1e3);
       std::this_thread::sleep_for(std::chrono::milliseconds(size > 4096 ? 10 : 2));
     }
-    WARN("publish -> client receive, " << size << " B, " << us.size() << " messages: median " << percentile(us, 0.5)
+    WARN((readers == recording::Readers::Pooled ? "pooled readers" : "a reader per topic")
+         << ": publish -> client receive, " << size << " B, " << us.size() << " messages: median " << percentile(us, 0.5)
                                        << " us, p99 " << percentile(us, 0.99) << " us");
   }
 }

@@ -25,6 +25,16 @@ namespace viewtest {
 using namespace cerulion;
 using nlohmann::json;
 
+/// A publisher on `topic` of `domain`, declaring `type` when given.
+inline Publisher publisher_in(const std::string& domain, const std::string& topic, std::optional<TopicType> type = std::nullopt) {
+  PublisherOptions o;
+  o.topic.domain = domain;
+  o.topic.type = std::move(type);
+  auto p = Publisher::create(topic, o);
+  REQUIRE(p.ok());
+  return std::move(*p);
+}
+
 /// A started server on a free loopback port, serving every topic of a fresh domain.
 struct LiveServer {
   explicit LiveServer(view::ViewOptions options = {}, std::string in_domain = test::unique_domain("view"))
@@ -38,12 +48,7 @@ struct LiveServer {
   }
   std::uint16_t port() const { return server->port(); }
   Publisher publisher(const std::string& topic, std::optional<TopicType> type = std::nullopt) const {
-    PublisherOptions o;
-    o.topic.domain = domain;
-    o.topic.type = std::move(type);
-    auto p = Publisher::create(topic, o);
-    REQUIRE(p.ok());
-    return std::move(*p);
+    return publisher_in(domain, topic, std::move(type));
   }
   std::string domain;
   std::optional<view::ViewServer> server;
