@@ -67,16 +67,16 @@ std::optional<Outgoing> ClientSlot::next() {
   return std::nullopt;
 }
 
-std::vector<std::string> ClientSlot::subscribe(const SubscribeRequest& request,
-                                               const std::function<std::string(std::uint32_t)>& topic_of) {
+std::vector<std::string> ClientSlot::subscribe(const SubscribeRequest& request, const std::vector<std::string>& topics) {
   std::vector<std::string> problems;
   std::lock_guard lock(mutex_);
-  for (const auto& s : request.subscriptions) {
+  for (std::size_t i = 0; i < request.subscriptions.size(); ++i) {
+    const auto& s = request.subscriptions[i];
     if (by_subscription_.count(s.id)) {
       problems.push_back(fmt::format("subscription id {} is already in use", s.id));
       continue;
     }
-    std::string topic = topic_of(s.channel_id);
+    std::string topic = i < topics.size() ? topics[i] : std::string();
     if (topic.empty()) {
       problems.push_back(fmt::format("no channel {} (never advertised, or unadvertised)", s.channel_id));
       continue;

@@ -50,9 +50,9 @@ class ClientSlot {
   bool overflowed() const noexcept { return overflowed_.load(std::memory_order_acquire); }
 
   /// A subscription request: the problems (unknown channel, id in use...) as lines for status
-  /// messages. `topic_of` names an advertised channel, or "" when there is none of that id.
-  std::vector<std::string> subscribe(const SubscribeRequest& request,
-                                     const std::function<std::string(std::uint32_t)>& topic_of);
+  /// messages. `topics[i]` names the channel of the i-th subscription, "" when no such channel is
+  /// advertised (looked up by the caller before: the hub's lock is never taken under this one's).
+  std::vector<std::string> subscribe(const SubscribeRequest& request, const std::vector<std::string>& topics);
   std::vector<std::string> unsubscribe(const UnsubscribeRequest& request);
   /// The channel went away: its subscriptions end, its queue is freed.
   void drop_channel(std::uint32_t channel_id);

@@ -137,7 +137,9 @@ void Hub::handle(ClientSlot& client, std::string_view text) {
   const ClientRequest request = parse_client_request(text);
   std::vector<std::string> problems;
   if (const auto* s = std::get_if<SubscribeRequest>(&request)) {
-    problems = client.subscribe(*s, [this](std::uint32_t id) { return topic_of(id); });
+    std::vector<std::string> topics;
+    for (const auto& sub : s->subscriptions) topics.push_back(topic_of(sub.channel_id));
+    problems = client.subscribe(*s, topics);
   } else if (const auto* u = std::get_if<UnsubscribeRequest>(&request)) {
     problems = client.unsubscribe(*u);
   } else if (const auto* op = std::get_if<UnsupportedRequest>(&request)) {
