@@ -12,6 +12,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "cerulion/core/base64.hpp"
 #include "cerulion/core/discovery.hpp"
 #include "cerulion/core/subscriber.hpp"
 #include "command.hpp"

@@ -37,9 +37,6 @@ std::string render_message_text(std::span<const std::byte> bytes, std::size_t li
 /// JSON escapes every line break), cut like render_message_text when longer than `limit` bytes.
 std::string render_json_text(std::string_view compact, std::size_t limit);
 
-/// Standard base64 (RFC 4648, with padding).
-std::string base64_encode(std::span<const std::byte> bytes);
-
 /// Interprets C escapes in a separator given on the command line: \n \t \r \0 \\ \xHH.
 /// nullopt when an escape is malformed.
 std::optional<std::string> unescape(std::string_view text);

@@ -10,6 +10,9 @@ packages="$packages libfastrtps-dev libiceoryx-posh-dev iceoryx"
 # The Python package (python/) and its tests, for Debian's /usr/bin/python3. Without pybind11 the
 # build still works, without the package.
 packages="$packages python3-dev pybind11-dev python3-numpy python3-pytest"
+# `cerulion view` (Boost.Beast and Boost.Asio, headers only). Without it the build still works,
+# without view.
+packages="$packages libboost-dev"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

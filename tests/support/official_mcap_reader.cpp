@@ -1,37 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "official_mcap_reader.hpp"
 
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cerulion/core/detail/shm_header.hpp"
+#include "npm_packages.hpp"
 
 namespace cerulion::test {
 
 namespace fs = std::filesystem;
 
 std::optional<fs::path> official_mcap_reader(std::string& why) {
-  if (std::system("command -v node > /dev/null 2>&1 && command -v npm > /dev/null 2>&1") != 0) {
+  if (!node_and_npm()) {
     why = "node/npm not installed";
     return std::nullopt;
   }
   const fs::path dir = fs::path(CERULION_TEST_NPM_INSTALL_DIR);
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  for (const char* f : {"package.json", "read_indexed.mjs"}) {
-    fs::copy_file(fs::path(CERULION_TEST_NPM_DIR) / f, dir / f, fs::copy_options::overwrite_existing, ec);
-    if (ec) {
-      why = "cannot copy " + std::string(f) + " into " + dir.string() + ": " + ec.message();
-      return std::nullopt;
-    }
-  }
-  if (fs::exists(dir / "node_modules" / "@mcap" / "core") && fs::exists(dir / "node_modules" / "fzstd")) return dir;
-  const std::string cmd = "cd '" + dir.string() +
-                          "' && timeout 180 npm install --no-audit --no-fund --no-save --loglevel=error > npm-install.log 2>&1";
-  if (std::system(cmd.c_str()) != 0) {
+  if (!npm_install(CERULION_TEST_NPM_DIR, dir, {"package.json", "read_indexed.mjs"}, {"@mcap/core", "fzstd"})) {
     why = "npm registry unreachable (could not install @mcap/core; see " + (dir / "npm-install.log").string() + ")";
     return std::nullopt;
   }

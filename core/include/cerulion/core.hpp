@@ -2,6 +2,7 @@
 #pragma once
 // The whole public API of the cerulion shared-memory transport: every header of core/include
 // (internals live in core/internal and are never installed) and the version.
+#include "cerulion/core/base64.hpp"
 #include "cerulion/core/discovery.hpp"
 #include "cerulion/core/message.hpp"
 #include "cerulion/core/names.hpp"

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cerulion view [TOPIC...]`: live topics to Foxglove (and a page of its own) over the Foxglove
+// WebSocket protocol; view/ does the work. A line once a second says clients, subscriptions,
+// what was sent and dropped.
+
+#include <fmt/core.h>
+
+#include "command.hpp"
+#include "record_util.hpp"
+#include "supervise.hpp"
+#ifdef CERULION_HAVE_VIEW
+#include "cerulion/view/server.hpp"
+#endif
+
+namespace cerulion::cli {
+namespace {
+
+struct ViewSettings {
+  std::vector<std::string> topics, regex, exclude;
+  bool all = false;
+  std::string address = "127.0.0.1";
+  std::uint16_t port = 8765;
+  std::size_t max_clients = 4;
+  std::size_t queue_messages = 64;
+  std::uint64_t queue_bytes = 32u << 20;
+  double duration_s = 0;
+};
+
+#ifdef CERULION_HAVE_VIEW
+std::string status_line(const view::ViewCounts& c) {
+  return fmt::format("serving: {}, {}, {}, sent {} ({}), dropped {}", counted(c.channels.size(), "channel"),
+                     counted(c.clients, "client"), counted(c.subscriptions, "subscription"),
+                     counted(c.messages_sent, "message"), format_bytes(static_cast<double>(c.bytes_sent)), c.dropped);
+}
+
+void run_view(const ViewSettings& s) {
+  view::ViewOptions o;
+  o.taps.domain = globals().domain;
+  o.taps.selection = {s.topics, s.all, s.regex, s.exclude};
+  o.address = s.address;
+  o.port = s.port;
+  o.max_clients = s.max_clients;
+  o.queue = {s.queue_messages, s.queue_bytes};
+  install_stop_handlers();
+  recording::EventQueue events;
+  o.events = &events;
+  auto server = take(view::ViewServer::create(o), "view");
+  check(server.start(), "view");
+  const std::string url = server.url();
+  const std::string http = "http" + url.substr(2);
+  say(fmt::format("serving {} of domain '{}' on {} (Foxglove: open a Foxglove WebSocket connection there; "
+                  "a browser: {}/); Ctrl-C stops",
+                  o.taps.selection.all || (o.taps.selection.topics.empty() && o.taps.selection.include.empty())
+                      ? std::string("every topic (new ones too)")
+                      : std::string("the chosen topics"),
+                  o.taps.domain, url, http));
+  if (!view::is_loopback(s.address)) {
+    say(fmt::format("cerulion: warning: listening on {}: the Foxglove WebSocket protocol has no authentication, "
+                    "so whoever reaches this port reads every topic served",
+                    s.address));
+  }
+  Supervision supervision;
+  supervision.events = &events;
+  supervision.duration_s = s.duration_s;
+  supervision.progress = [&](double) { return status_line(server.counts()); };
+  (void)supervise(supervision);
+  const auto last = server.counts();
+  server.stop();
+  say_events(events);
+  say(fmt::format("served {} client connection{}: sent {} ({}), dropped {} (clients behind)", last.connections,
+                  last.connections == 1 ? "" : "s", counted(last.messages_sent, "message"),
+                  format_bytes(static_cast<double>(last.bytes_sent)), last.dropped));
+  if (int code = finished_exit_code(); code != kExitOk) throw Exit{code, {}};
+}
+#endif
+
+void add_view_command(CLI::App& app) {
+  auto s = std::make_shared<ViewSettings>();
+  auto* cmd = app.add_subcommand("view", "Serve live topics to Foxglove and to a browser (Foxglove WebSocket protocol)");
+  cmd->footer(
+      "Serves the Foxglove WebSocket protocol (foxglove.websocket.v1): in Foxglove, open a connection to\n"
+      "ws://127.0.0.1:8765. A browser gets a page of its own at http://127.0.0.1:8765/: the topics with\n"
+      "their rate and size, and a json topic's latest message and a plot of a field. Topics are read as\n"
+      "taps: no publisher ever waits for a client. A client that reads slower than a topic comes loses\n"
+      "the oldest messages (it is told so in a status message). Without topics, every topic is served.\n"
+      "The protocol has no authentication: serve on another address than loopback only on a trusted network.\n"
+      "Examples:\n"
+      "  cerulion view                          # every topic, ws://127.0.0.1:8765\n"
+      "  cerulion view /imu /camera --port 9000\n"
+      "  cerulion view -e '^/robot/' -x '/debug$' --address 0.0.0.0");
+  cmd->add_option("topics", s->topics, "Topics to serve (default: every topic, new ones too)");
+  cmd->add_flag("-a,--all", s->all, "Serve every topic, including topics that appear later (the default)");
+  cmd->add_option("-e,--regex", s->regex, "Serve topics matching this regular expression (repeatable; new ones too)")
+      ->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("-x,--exclude", s->exclude, "Do not serve topics matching this regular expression (repeatable)")
+      ->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--address", s->address, "Address to listen on (default 127.0.0.1: this machine only)");
+  cmd->add_option("--port", s->port, "TCP port (default 8765, Foxglove's default; 0 picks one)")->check(integer_in(0, 65535));
+  cmd->add_option("--max-clients", s->max_clients, "Clients served at once (default 4)")->check(integer_in(1, 1000));
+  cmd->add_option("--queue-messages", s->queue_messages,
+                  "Messages waiting per client and topic before the oldest are dropped (default 64)")
+      ->check(integer_in(1, 1000000));
+  cmd->add_option("--queue-bytes", s->queue_bytes,
+                  "Bytes waiting per client and topic before the oldest are dropped (default 32MiB)")
+      ->transform(size_validator());
+  cmd->add_option("--duration", s->duration_s, "Stop after SEC seconds")->check(positive_seconds());
+  cmd->callback([s] {
+    check_patterns(s->regex, "--regex");
+    check_patterns(s->exclude, "--exclude");
+    if (!s->exclude.empty() && s->topics.empty() && s->regex.empty()) s->all = true;
+#ifdef CERULION_HAVE_VIEW
+    run_view(*s);
+#else
+    throw Exit{kExitFailure, "view: this cerulion was built without Boost.Beast (libboost-dev)"};
+#endif
+  });
+}
+
+}  // namespace
+
+static CommandRegistration view_registration(56, add_view_command);
+
+}  // namespace cerulion::cli

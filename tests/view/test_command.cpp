@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cerulion view` as a command: usage errors, an address it cannot use, the warning off loopback,
+// and its stop on a signal.
+
+#include <csignal>
+#include <thread>
+
+#include "view_helpers.hpp"
+
+using namespace viewtest;
+
+TEST_CASE("view: a bad pattern is a usage error naming it", "[view][command]") {
+  const auto r = test::run_cerulion({"view", "-e", "("});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--regex pattern '('") != std::string::npos);
+}
+
+TEST_CASE("view: an address that is none is a usage error, a port in use one line and exit 1", "[view][command]") {
+  auto r = test::run_cerulion({"--domain", test::unique_domain("viewcmd"), "view", "--address", "nope"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "cerulion: view: 'nope' is not an IP address\n");
+  LiveServer live;  // holds a port
+  r = test::run_cerulion({"--domain", test::unique_domain("viewcmd"), "view", "--port", std::to_string(live.port())});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("cannot listen on 127.0.0.1:" + std::to_string(live.port())) != std::string::npos);
+}
+
+TEST_CASE("view: another address than loopback comes with a warning that nothing is authenticated", "[view][command]") {
+  const auto on_any = test::run_cerulion(
+      {"--domain", test::unique_domain("viewcmd"), "view", "--address", "0.0.0.0", "--port", "0", "--duration", "0.5"});
+  CHECK(on_any.exit_code == 0);
+  CHECK(on_any.err.find("warning: listening on 0.0.0.0: the Foxglove WebSocket protocol has no authentication") !=
+        std::string::npos);
+  const auto on_loopback =
+      test::run_cerulion({"--domain", test::unique_domain("viewcmd"), "view", "--port", "0", "--duration", "0.5"});
+  CHECK(on_loopback.exit_code == 0);
+  CHECK(on_loopback.err.find("warning") == std::string::npos);
+  CHECK(on_loopback.err.find("on ws://127.0.0.1:") != std::string::npos);
+}
+
+TEST_CASE("view: Ctrl-C stops it with 0, SIGTERM with 143", "[view][command]") {
+  for (const auto& [sig, code] : {std::pair{SIGINT, 0}, std::pair{SIGTERM, 143}}) {
+    const std::uint16_t port = free_port();
+    test::BackgroundProcess view(
+        {test::cerulion_binary(), "--domain", test::unique_domain("viewcmd"), "view", "--port", std::to_string(port)});
+    // Serving (its handlers are installed before it listens), then stopped.
+    REQUIRE(test::eventually([&] {
+      try {
+        return test::http_get(port, "/channels.json").status == 200;
+      } catch (const std::exception&) {
+        return false;
+      }
+    }));
+    view.signal(sig);
+    const auto r = view.wait(std::chrono::seconds(20));
+    INFO(r.err);
+    CHECK_FALSE(r.timed_out);
+    CHECK(r.exit_code == code);
+  }
+}

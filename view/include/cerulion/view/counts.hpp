@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// What a view server has done so far: a snapshot, for a status line or a test.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cerulion::view {
+
+/// One channel (a topic as it is advertised now).
+struct ChannelCounts {
+  std::uint32_t id = 0;
+  std::string topic;
+  std::string encoding;       ///< as advertised
+  std::uint64_t messages = 0; ///< read from the topic
+  std::uint64_t bytes = 0;    ///< payload bytes read from the topic
+  std::uint64_t last_size = 0;
+  double rate_hz = 0;         ///< messages per second read over the last second or so
+};
+
+/// The whole server.
+struct ViewCounts {
+  std::uint64_t clients = 0;        ///< connected now (WebSocket)
+  std::uint64_t subscriptions = 0;  ///< of all clients, now
+  std::uint64_t messages_sent = 0;  ///< message frames written to clients
+  std::uint64_t bytes_sent = 0;     ///< bytes of those frames
+  std::uint64_t dropped = 0;        ///< messages dropped from client queues (clients behind)
+  std::uint64_t connections = 0;    ///< WebSocket clients accepted since start
+  std::uint64_t refused = 0;        ///< connections refused (too many clients, not the protocol)
+  std::uint64_t queued_bytes = 0;   ///< payload bytes waiting in client queues now
+  std::vector<ChannelCounts> channels;
+};
+
+}  // namespace cerulion::view
