@@ -4,6 +4,7 @@
 // (verify/verification.hpp runs it; verify/report.hpp says what it found).
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -70,6 +71,16 @@ void run_verify(const VerifySettings& s) {
     if (auto matcher = recording::TopicMatcher::compile({.topics = *list}); !matcher) {
       throw Exit{kExitUsage, fmt::format("{}: {}", list == &s.inputs ? "--input" : "--output", matcher.message())};
     }
+  }
+  for (const auto& input : s.inputs) {
+    for (const auto& output : s.outputs) {
+      if (recording::TopicMatcher::compile({.topics = {input}})->matches(output)) {
+        throw Exit{kExitUsage, fmt::format("'{}' is both an --input and an --output", printable(output))};
+      }
+    }
+  }
+  if (!s.keep.empty() && std::filesystem::exists(std::filesystem::symlink_status(s.keep))) {
+    throw Exit{kExitUsage, fmt::format("--keep {}: already exists (a golden file is never replaced)", printable(s.keep))};
   }
   options.run.command = s.command;
   options.run.inputs = s.inputs;

@@ -7,9 +7,12 @@
 //   --alpha A          the filter's constant (default 0.2): another value gives other outputs
 //   --wall-clock       adds the wall-clock time to each output (never the same twice)
 //   --crash-after N    aborts after N inputs
+//   --clock TOPIC      stamps each output with the time read from TOPIC (json {"ns": ...}, one
+//                      before each input, as `cerulion verify --clock TOPIC` publishes it)
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +26,7 @@
 int main(int argc, char** argv) {
   double alpha = 0.2;
   bool wall_clock = false;
+  std::string clock_topic;
   std::uint64_t crash_after = 0;
   std::vector<char*> rest = {argv[0]};
   for (int i = 1; i < argc; ++i) {
@@ -31,6 +35,8 @@ int main(int argc, char** argv) {
       alpha = std::strtod(argv[++i], nullptr);
     } else if (option == "--crash-after" && i + 1 < argc) {
       crash_after = std::strtoull(argv[++i], nullptr, 10);
+    } else if (option == "--clock" && i + 1 < argc) {
+      clock_topic = argv[++i];
     } else if (option == "--wall-clock") {
       wall_clock = true;
     } else {
@@ -46,6 +52,15 @@ int main(int argc, char** argv) {
   out_options.wait.cancel = in_options.wait.cancel;
   out_options.topic.type = cerulion::TopicType{.message_encoding = "json", .schema = {}};
   auto pub = cerulion::Publisher::create("/imu/filtered", out_options);
+  std::optional<cerulion::Subscriber> clock;
+  if (!clock_topic.empty()) {
+    auto opened = cerulion::Subscriber::create(clock_topic, in_options);
+    if (!opened) {
+      std::fprintf(stderr, "imu_filter: %s\n", opened.message().c_str());
+      return 1;
+    }
+    clock.emplace(std::move(*opened));
+  }
   if (!sub || !pub) {
     std::fprintf(stderr, "imu_filter: %s\n", (!sub ? sub.message() : pub.message()).c_str());
     return 1;
@@ -54,6 +69,16 @@ int main(int argc, char** argv) {
   double accel[3] = {0, 0, 0};
   double yaw_rate = 0;
   for (std::uint64_t n = 0; !args.finished(n); ++n) {
+    // The time comes before the input it belongs to, never from the wall clock.
+    std::uint64_t now_ns = 0;
+    if (clock) {
+      auto tick = clock->receive(args.remaining());
+      if (!tick) break;
+      const std::string text(reinterpret_cast<const char*>(tick->data().data()), tick->data().size());
+      std::sscanf(text.c_str(), "{\"ns\":%" SCNu64 "}", &now_ns);
+    } else if (wall_clock) {
+      now_ns = cerulion::realtime_ns();
+    }
     auto sample = sub->receive(args.remaining());
     if (!sample) {
       if (sample.code() == cerulion::ErrorCode::Interrupted || sample.code() == cerulion::ErrorCode::Timeout) break;
@@ -72,9 +97,8 @@ int main(int argc, char** argv) {
     char text[256];
     int len = std::snprintf(text, sizeof text, "{\"index\":%" PRIu64 ",\"accel\":[%.17g,%.17g,%.17g],\"yaw_rate\":%.17g",
                             m.index, accel[0], accel[1], accel[2], yaw_rate);
-    if (wall_clock) {
-      len += std::snprintf(text + len, sizeof text - static_cast<std::size_t>(len), ",\"stamp_ns\":%" PRIu64,
-                           cerulion::realtime_ns());
+    if (clock || wall_clock) {
+      len += std::snprintf(text + len, sizeof text - static_cast<std::size_t>(len), ",\"stamp_ns\":%" PRIu64, now_ns);
     }
     len += std::snprintf(text + len, sizeof text - static_cast<std::size_t>(len), "}");
     // Published before the input is released: in lockstep, the next input waits for this output.

@@ -162,3 +162,23 @@ TEST_CASE("The reports say the verdict: JSON with every difference, JUnit with a
   CHECK(junit.find("<testsuite name=\"golden.mcap\" tests=\"1\" failures=\"1\"") != std::string::npos);
   CHECK(junit.find("<failure message=\"/imu/filtered: 5 expected, 5 got, 5 differ\">") != std::string::npos);
 }
+
+TEST_CASE("With --clock each input's log time comes first, and a node stamped by it is deterministic", "[verify][runs]") {
+  auto o = imu_verify_options(write_imu_inputs(5), {"--clock", "/clock"});
+  o.run.clock_topic = "/clock";
+  o.repeat = 3;
+  o.keep = fresh_temp_path("clocked.mcap");
+  o.run.settle = std::chrono::milliseconds(300);
+  const auto v = verify::verify(o);
+  INFO(v.problem << verify::text_report(v));
+  CHECK(v.verdict == Verdict::Same);
+  auto reader = recorder::Reader::open(o.keep);
+  REQUIRE(reader.ok());
+  auto outputs = verify::read_topics(*reader, {.topics = {"/imu/filtered"}});
+  REQUIRE(outputs.ok());
+  REQUIRE(outputs->size() == 1);
+  REQUIRE(outputs->front().messages.size() == 5);
+  const auto& last = outputs->front().messages.back().data;
+  const std::string text(reinterpret_cast<const char*>(last.data()), last.size());
+  CHECK(text.find("\"stamp_ns\":" + std::to_string(kVerifyFirstLogTime + 4 * 10'000'000ull)) != std::string::npos);
+}

@@ -36,9 +36,9 @@ Verification verify(const VerifyOptions& options) {
   v.outputs = options.run.outputs;
   auto plan = RunPlan::read(options.recording, options.run.inputs, options.run.outputs);
   if (!plan) {
-    v.verdict = plan.code() == ErrorCode::InvalidArgument || plan.code() == ErrorCode::InvalidTopicName
-                    ? Verdict::CommandFailed
-                    : Verdict::RecordingUnusable;
+    // Topic lists are the caller's to check (a command says so as a usage error): what is left is
+    // the recording's.
+    v.verdict = Verdict::RecordingUnusable;
     v.problem = plan.message();
     return v;
   }
