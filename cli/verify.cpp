@@ -98,17 +98,20 @@ void run_verify(const VerifySettings& s) {
 
   const auto v = verify::verify(options);
   say_events(events);
-  fmt::print("{}", verify::text_report(v, s.shown));
-  std::fflush(stdout);
   write_report(json.get(), verify::json_report(v) + "\n", s.json_file);
   write_report(junit.get(), verify::junit_report(v, s.recording), s.junit_file);
+  // A verdict on the outputs is the report on stdout; a run that could not judge them is one
+  // line on stderr, as every command says what stopped it.
   switch (v.verdict) {
-    case verify::Verdict::Same: return;
-    case verify::Verdict::Differ: throw Exit{kExitFailure, {}};
-    case verify::Verdict::CommandFailed: throw Exit{kExitVerifyCommandFailed, {}};
-    case verify::Verdict::RecordingUnusable: throw Exit{kExitVerifyRecordingUnusable, {}};
+    case verify::Verdict::Same:
+    case verify::Verdict::Differ: break;
+    case verify::Verdict::CommandFailed: throw Exit{kExitVerifyCommandFailed, printable(v.problem)};
+    case verify::Verdict::RecordingUnusable: throw Exit{kExitVerifyRecordingUnusable, printable(v.problem)};
     case verify::Verdict::Interrupted: throw Exit{stop_exit_code(), {}};
   }
+  fmt::print("{}", verify::text_report(v, s.shown));
+  std::fflush(stdout);
+  if (v.verdict == verify::Verdict::Differ) throw Exit{kExitFailure, {}};
 }
 
 void add_verify_command(CLI::App& app) {

@@ -61,16 +61,16 @@ TEST_CASE("verify exits 3 when the command crashes or does not exist", "[verify]
   const std::string golden = record_golden(10);
   auto crashed = run_cerulion(verify_args(golden, {}, {"--crash-after", "2"}));
   CHECK(crashed.exit_code == 3);
-  CHECK(crashed.out.find("SIGABRT") != std::string::npos);
+  CHECK(crashed.err.find("SIGABRT") != std::string::npos);
   auto missing = run_cerulion({"verify", golden, "--input", "/imu", "--output", "/imu/filtered", "--", "/nonexistent/node"});
   CHECK(missing.exit_code == 3);
-  CHECK(missing.out.find("/nonexistent/node") != std::string::npos);
+  CHECK(missing.err.find("/nonexistent/node") != std::string::npos);
 }
 
 TEST_CASE("verify exits 4 for a recording without the input, a missing file and a damaged one", "[verify][cli]") {
   auto r = run_cerulion(verify_args(write_imu_inputs(3, "/other")));
   CHECK(r.exit_code == 4);
-  CHECK(r.out.find("no input topic '/imu'") != std::string::npos);
+  CHECK(r.err.find("no input topic '/imu'") != std::string::npos);
   CHECK(run_cerulion(verify_args(fresh_temp_path("absent.mcap"))).exit_code == 4);
   const std::string damaged = fresh_temp_path("damaged.mcap");
   std::ofstream(damaged) << "not MCAP";

@@ -7,9 +7,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
 
 #include "cerulion/recorder/reader.hpp"
 #include "cerulion/verify/report.hpp"
+#include "process.hpp"
 
 using namespace cerulion;
 using namespace cerulion::test;
@@ -38,6 +40,8 @@ TEST_CASE("The node verifies against its golden file", "[verify][runs]") {
   CHECK(v.against_recording.topics[0].got == 20);
   REQUIRE(v.runs.size() == 1);
   CHECK(v.runs[0].inputs == 20);
+  // The private domains of this process's runs are gone, whoever created their topics.
+  CHECK(count_shm_entries("cerulion.verify-" + std::to_string(::getpid()) + "-") == 0);
 }
 
 TEST_CASE("The node with another constant differs, and the first differing message is named", "[verify][runs]") {

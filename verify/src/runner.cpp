@@ -192,6 +192,9 @@ RunResult Run::execute() {
   taps.domain = domain_;
   taps.lockstep = true;  // nothing the command publishes is missed, however fast it publishes
   taps.readers = recording::Readers::PerTopic;
+  // A thread a topic, blocked until the command publishes: no polling takes CPU from the command
+  // (in lockstep the next input waits for its answer anyway).
+  taps.wait = WaitStrategy::Block;
   taps.start = StartAt::First;
   taps.events = options_.events;
   auto tap_set = recording::TapSet::create(taps, collector_);
