@@ -123,9 +123,9 @@ void add_verify_command(CLI::App& app) {
       "the outputs the recording shows before the next are awaited (or --settle ms of quiet when it\n"
       "has none): no wall-clock pacing. Outputs are compared byte by byte; json topics field by field.\n"
       "Exit status: 0 same outputs; 1 outputs differ (or between --repeat runs, or one never came);\n"
-      "2 usage; 3 the command could not start, crashed, exited early or never subscribed; 4 the\n"
-      "recording cannot serve (an input or output topic missing, a message that does not decode);\n"
-      "130 interrupted (the command is stopped).\n"
+      "2 usage; 3 the command could not start, crashed, exited early, never subscribed or stopped\n"
+      "taking inputs; 4 the recording cannot serve (an input or output topic missing, a message\n"
+      "that does not decode); 130 interrupted (the command is stopped).\n"
       "Examples:\n"
       "  cerulion verify golden.mcap --input /imu --output /imu/filtered -- ./imu_filter\n"
       "  cerulion verify inputs.mcap --input /imu --output /imu/filtered --keep golden.mcap -- ./imu_filter\n"
@@ -155,7 +155,8 @@ void add_verify_command(CLI::App& app) {
       ->check(CLI::Range(0u, 600'000u));
   cmd->add_option("--startup-timeout", s->startup_timeout_s, "Seconds the command may take to subscribe to every input (default 10)")
       ->check(CLI::Range(0.001, 3600.0));
-  cmd->add_option("--output-timeout", s->output_timeout_s, "Seconds an input may wait for its recorded outputs (default 10)")
+  cmd->add_option("--output-timeout", s->output_timeout_s,
+                  "Seconds an input may wait for its recorded outputs, or for room (default 10)")
       ->check(CLI::Range(0.001, 3600.0));
   cmd->add_option("--clock", s->clock, "Publish each input's log time on this topic before it, as json {\"ns\": ...}");
   cmd->add_option("--keep", s->keep, "Write the first run's inputs and outputs to this MCAP file (a golden file)");

@@ -253,7 +253,7 @@ complete -c cerulion -n '__fish_seen_subcommand_from verify' -l repeat -r -d 'Ru
 complete -c cerulion -n '__fish_seen_subcommand_from verify' -l tolerance -r -d 'FIELD=EPS: a json number may differ by EPS (repeatable; FIELD a glob)'
 complete -c cerulion -n '__fish_seen_subcommand_from verify' -l settle -r -d 'Quiet ms that ends the wait after an input when the recording shows no outputs (default 100)'
 complete -c cerulion -n '__fish_seen_subcommand_from verify' -l startup-timeout -r -d 'Seconds the command may take to subscribe to every input (default 10)'
-complete -c cerulion -n '__fish_seen_subcommand_from verify' -l output-timeout -r -d 'Seconds an input may wait for its recorded outputs (default 10)'
+complete -c cerulion -n '__fish_seen_subcommand_from verify' -l output-timeout -r -d 'Seconds an input may wait for its recorded outputs, or for room (default 10)'
 complete -c cerulion -n '__fish_seen_subcommand_from verify' -l clock -r -d 'Publish each input'\''s log time on this topic before it, as json {"ns": ...}'
 complete -c cerulion -n '__fish_seen_subcommand_from verify' -l keep -r -d 'Write the first run'\''s inputs and outputs to this MCAP file (a golden file)'
 complete -c cerulion -n '__fish_seen_subcommand_from verify' -l json -r -F -d 'Write every difference as one JSON object to FILE (docs/json.md)'

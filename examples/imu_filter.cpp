@@ -7,6 +7,7 @@
 //   --alpha A          the filter's constant (default 0.2): another value gives other outputs
 //   --wall-clock       adds the wall-clock time to each output (never the same twice)
 //   --crash-after N    aborts after N inputs
+//   --stall-after N    stops taking inputs after N (and sleeps until stopped)
 //   --clock TOPIC      stamps each output with the time read from TOPIC (json {"ns": ...}, one
 //                      before each input, as `cerulion verify --clock TOPIC` publishes it)
 #include <cinttypes>
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <cerulion/core/publisher.hpp>
@@ -28,6 +30,7 @@ int main(int argc, char** argv) {
   bool wall_clock = false;
   std::string clock_topic;
   std::uint64_t crash_after = 0;
+  std::uint64_t stall_after = 0;
   std::vector<char*> rest = {argv[0]};
   for (int i = 1; i < argc; ++i) {
     const std::string option = argv[i];
@@ -35,6 +38,8 @@ int main(int argc, char** argv) {
       alpha = std::strtod(argv[++i], nullptr);
     } else if (option == "--crash-after" && i + 1 < argc) {
       crash_after = std::strtoull(argv[++i], nullptr, 10);
+    } else if (option == "--stall-after" && i + 1 < argc) {
+      stall_after = std::strtoull(argv[++i], nullptr, 10);
     } else if (option == "--clock" && i + 1 < argc) {
       clock_topic = argv[++i];
     } else if (option == "--wall-clock") {
@@ -86,6 +91,9 @@ int main(int argc, char** argv) {
       return 1;
     }
     if (crash_after > 0 && n == crash_after) std::abort();
+    while (stall_after > 0 && n == stall_after && !cerulion::stop_requested()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
     auto imu = sample->as<example::Imu>();
     if (!imu) {
       std::fprintf(stderr, "imu_filter: %s\n", imu.message().c_str());

@@ -183,7 +183,7 @@ Status PlaybackImpl::play_pass(const recorder::ReadMessagesOptions& read) {
         return false;
       }
     }
-    auto sequence = it->second.publisher.publish_copy(m.message.data);
+    auto sequence = it->second.publisher.publish_copy(m.message.data, options_.publish_timeout);
     if (!sequence) {
       if (sequence.code() != ErrorCode::Interrupted) {
         failed = Status(sequence.code(), "publishing on '" + m.channel.topic + "': " + sequence.message(),

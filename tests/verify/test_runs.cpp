@@ -186,3 +186,15 @@ TEST_CASE("With --clock each input's log time comes first, and a node stamped by
   const std::string text(reinterpret_cast<const char*>(last.data()), last.size());
   CHECK(text.find("\"stamp_ns\":" + std::to_string(kVerifyFirstLogTime + 4 * 10'000'000ull)) != std::string::npos);
 }
+
+TEST_CASE("A command that stops taking its inputs is a command failure, never a hang", "[verify][runs]") {
+  // No recorded outputs: each input waits for quiet, and then for room in the input's ring.
+  auto o = imu_verify_options(write_imu_inputs(40), {"--stall-after", "2"});
+  o.repeat = 2;
+  o.run.settle = std::chrono::milliseconds(10);
+  o.run.output_timeout = std::chrono::milliseconds(500);
+  const auto v = verify::verify(o);
+  CHECK(v.verdict == Verdict::CommandFailed);
+  CHECK(v.problem.find("took no input") != std::string::npos);
+  CHECK(v.problem.find("/imu") != std::string::npos);
+}

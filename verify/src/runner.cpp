@@ -243,10 +243,16 @@ RunResult Run::execute() {
       play.lockstep = true;
       play.selection = {.topics = plan_.inputs};
       play.cancel = options_.cancel;
+      // A command that subscribed but stopped taking its inputs fills the ring; never a hang.
+      play.publish_timeout = options_.output_timeout;
       play.events = options_.events;
       play.before_publish = [this](const recorder::MessageView& m, Publisher& p) { return before_input(m, p); };
       auto playback = recording::Playback::create(std::move(*reader), play);
       Status played = playback ? playback->run() : playback.status();
+      if (!played && played.code() == ErrorCode::Timeout) {
+        end(RunEnd::NotTaking, "the command took no input for " + seconds_text(options_.output_timeout) + " after input " +
+                                   last_input_ + ": " + played.message());
+      }
       if (!played && result_.end == RunEnd::Finished) end(RunEnd::Failed, played.message());
       if (playback && playback->interrupted()) end(RunEnd::Interrupted, "interrupted");
       // After the last input: its outputs, then quiet, to catch outputs beyond the recorded ones.
@@ -293,6 +299,7 @@ const char* to_string(RunEnd end) noexcept {
     case RunEnd::Finished: return "finished";
     case RunEnd::OutputTimeout: return "output timeout";
     case RunEnd::CommandExited: return "command exited";
+    case RunEnd::NotTaking: return "not taking inputs";
     case RunEnd::NeverSubscribed: return "never subscribed";
     case RunEnd::CannotStart: return "cannot start";
     case RunEnd::Failed: return "failed";

@@ -21,6 +21,7 @@ Verdict verdict_of(RunEnd end) {
     case RunEnd::Interrupted: return Verdict::Interrupted;
     case RunEnd::Failed: return Verdict::RecordingUnusable;  // an input the topic's type refuses
     case RunEnd::CommandExited:
+    case RunEnd::NotTaking:
     case RunEnd::NeverSubscribed:
     case RunEnd::CannotStart: return Verdict::CommandFailed;
   }

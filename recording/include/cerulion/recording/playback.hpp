@@ -60,6 +60,10 @@ struct PlaybackOptions {
   /// it may wait (for subscribers, for a consumer's answer to the previous message) or publish on
   /// other topics. A failure stops the playback, and run() returns it.
   std::function<Status(const recorder::MessageView& message, Publisher& publisher)> before_publish;
+  /// How long one message may wait for room (lockstep: for every subscriber to take the ones
+  /// before it); nullopt waits as long as it takes. At the limit run() fails with Timeout, naming
+  /// the topic.
+  Timeout publish_timeout;
   /// When non-null and set, the playback stops promptly (run() then returns Ok, interrupted()).
   const std::atomic<bool>* cancel = nullptr;
   /// Where the playback says what it cannot honour, as warnings: a damaged chunk the reader

@@ -40,7 +40,8 @@ struct RunOptions {
   std::string domain;
   /// How long the command may take to subscribe to every input.
   std::chrono::milliseconds startup_timeout{10'000};
-  /// How long an input may wait for the outputs the recording shows after it.
+  /// How long an input may wait for the outputs the recording shows after it, and for the command
+  /// to take the inputs before it.
   std::chrono::milliseconds output_timeout{10'000};
   /// Quiet time that ends the wait after an input when the recording has no outputs to wait for,
   /// and that catches outputs beyond the recorded ones after the last input.
@@ -81,6 +82,7 @@ enum class RunEnd : std::uint8_t {
   Finished,        ///< every input published, outputs collected, the command stopped by us
   OutputTimeout,   ///< an output the recording shows did not come within output_timeout
   CommandExited,   ///< the command ended (crashed, exited) before the run was over
+  NotTaking,       ///< the command stopped taking inputs (an input found no room within output_timeout)
   NeverSubscribed, ///< an input got no subscriber within startup_timeout
   CannotStart,     ///< the command could not be started (not found, not executable)
   Failed,          ///< an input could not be published (the recording's type clashes...)
