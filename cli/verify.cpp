@@ -8,6 +8,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/core.h>
@@ -134,18 +135,15 @@ void add_verify_command(CLI::App& app) {
   cmd->add_option("file", s->recording, "MCAP file with the inputs (and the expected outputs)")->required();
   // One topic a flag (or a comma-separated list), never a run of words: a list of words would
   // swallow the `--` before COMMAND, and COMMAND's options with it.
-  cmd->add_option("--input", s->inputs, "Topic published from the recording (repeatable, or T1,T2)")
-      ->required()
-      ->expected(1)
-      ->delimiter(',')
-      ->allow_extra_args(false)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  cmd->add_option("--output", s->outputs, "Topic collected from the command and compared (repeatable, or T1,T2)")
-      ->required()
-      ->expected(1)
-      ->delimiter(',')
-      ->allow_extra_args(false)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  for (auto [name, list, help] : {std::tuple{"--input", &s->inputs, "Topic published from the recording (repeatable, or T1,T2)"},
+                                  std::tuple{"--output", &s->outputs, "Topic collected from the command and compared (repeatable, or T1,T2)"}}) {
+    cmd->add_option(name, *list, help)
+        ->required()
+        ->expected(1)
+        ->delimiter(',')
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  }
   cmd->add_option("--repeat", s->repeat, "Runs of the same inputs; later runs are compared with the first (default 1)")
       ->check(CLI::Range(1u, 1000u));
   cmd->add_option("--tolerance", s->tolerances, "FIELD=EPS: a json number may differ by EPS (repeatable; FIELD a glob)")

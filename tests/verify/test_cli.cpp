@@ -72,6 +72,11 @@ TEST_CASE("verify exits 4 for a recording without the input, a missing file and 
   CHECK(r.exit_code == 4);
   CHECK(r.err.find("no input topic '/imu'") != std::string::npos);
   CHECK(run_cerulion(verify_args(fresh_temp_path("absent.mcap"))).exit_code == 4);
+  // Outputs listed with a comma: the second is not in the golden file.
+  auto absent = run_cerulion({"verify", record_golden(3), "--input", "/imu", "--output", "/imu/filtered,/absent", "--",
+                              VERIFY_IMU_FILTER});
+  CHECK(absent.exit_code == 4);
+  CHECK(absent.err.find("no output topic '/absent'") != std::string::npos);
   const std::string damaged = fresh_temp_path("damaged.mcap");
   std::ofstream(damaged) << "not MCAP";
   CHECK(run_cerulion(verify_args(damaged)).exit_code == 4);
