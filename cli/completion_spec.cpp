@@ -31,7 +31,10 @@ bool takes_many(const CLI::Option* opt) {
 }
 
 // What an option's value is, from its long name (and, for --topics, whether the command reads a file).
-ValueKind option_kind(const std::string& lname, bool command_reads_file) {
+// An option whose help begins "Topic " takes a topic whatever its name (verify's --input and
+// --output): a topic of the command's recording when it reads one.
+ValueKind option_kind(const std::string& lname, bool command_reads_file, const std::string& description) {
+  if (description.rfind("Topic ", 0) == 0) return command_reads_file ? ValueKind::RecordingTopic : ValueKind::Topic;
   static const std::set<std::string> files = {"file", "schema-file", "output", "samples-out", "out", "json",
                                               "markdown", "html", "baseline", "from"};
   static const std::set<std::string> directories = {"dir", "samples-dir"};
@@ -83,7 +86,7 @@ void collect(const CLI::App* app, const std::string& path, bool hidden, std::vec
       o.many = takes_many(opt);
       o.choices = choices_of(opt->get_type_name());
       std::string lname = opt->get_lnames().empty() ? "" : opt->get_lnames().front();
-      o.kind = o.choices.empty() ? option_kind(lname, reads_file) : ValueKind::Choices;
+      o.kind = o.choices.empty() ? option_kind(lname, reads_file, o.description) : ValueKind::Choices;
     }
     spec.options.push_back(o);
   }

@@ -176,8 +176,14 @@ Status PlaybackImpl::play_pass(const recorder::ReadMessagesOptions& read) {
     if (!first_log) first_log = m.message.log_time;
     const std::uint64_t offset_ns = m.message.log_time >= *first_log ? m.message.log_time - *first_log : 0;
     const auto due = started + std::chrono::nanoseconds(static_cast<std::int64_t>(static_cast<double>(offset_ns) / options_.rate));
-    if (!sleep_until(due)) return false;
-    auto sequence = it->second.publisher.publish_copy(m.message.data);
+    if (options_.paced ? !sleep_until(due) : cancelled()) return false;
+    if (options_.before_publish) {
+      if (Status st = options_.before_publish(m, it->second.publisher); !st) {
+        if (st.code() != ErrorCode::Interrupted) failed = std::move(st);
+        return false;
+      }
+    }
+    auto sequence = it->second.publisher.publish_copy(m.message.data, options_.publish_timeout);
     if (!sequence) {
       if (sequence.code() != ErrorCode::Interrupted) {
         failed = Status(sequence.code(), "publishing on '" + m.channel.topic + "': " + sequence.message(),

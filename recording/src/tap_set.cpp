@@ -25,6 +25,7 @@ Status TapSetImpl::open(const std::string& topic, StartAt start) {
   o.start = start;
   o.topic.domain = options_.domain;
   o.wait.cancel = &stop_;
+  o.wait.strategy = options_.wait;
   auto subscriber = Subscriber::create(topic, o);
   if (!subscriber) return Status(subscriber.code(), "'" + topic + "': " + subscriber.message());
   TopicDescription d;

@@ -352,3 +352,55 @@ TEST_CASE("A playback into a topic whose publishers are gone, or that only subsc
   CHECK(played_saying(recording, domain.name).empty());
   CHECK(drained(sub) == expected("/imu", 0, 3));
 }
+
+TEST_CASE("An unpaced playback calls before_publish before each message, with its publisher, and stops on its error",
+          "[recording][playback]") {
+  TestDomain domain("playback_hook");
+  // 10 s of log time: played unpaced, the test does not wait for it.
+  MemoryRecording recording({{"/h1"}, {"/h2"}}, 3, 1'000'000'000);
+  auto h1 = subscribed("/h1", domain.name);
+  auto h2 = subscribed("/h2", domain.name);
+  auto options = played_in(domain.name);
+  options.paced = false;
+  std::vector<std::string> seen;
+  std::size_t fail_at = 100;
+  SECTION("every message") {}
+  SECTION("an error stops it") { fail_at = 3; }
+  options.before_publish = [&](const recorder::MessageView& m, Publisher& publisher) -> Status {
+    CHECK(publisher.topic() == m.channel.topic);
+    // What came before this message is published already; this one is not.
+    CHECK(publisher.subscriber_count() == 1);
+    if (seen.size() == fail_at) return Status(ErrorCode::InvalidArgument, "stop here");
+    seen.push_back(m.channel.topic);
+    return {};
+  };
+  auto playback = created(recording, options);
+  const Status st = playback.run();
+  if (fail_at == 3) {
+    CHECK(st.code() == ErrorCode::InvalidArgument);
+    CHECK(playback.published() == 3);
+    CHECK(seen == std::vector<std::string>{"/h1", "/h2", "/h1"});
+  } else {
+    requireOk(st);
+    CHECK(playback.published() == 6);
+    CHECK(seen == std::vector<std::string>{"/h1", "/h2", "/h1", "/h2", "/h1", "/h2"});
+    CHECK(drained(h1) == expected("/h1", 0, 3));
+    CHECK(drained(h2) == expected("/h2", 0, 3));
+  }
+}
+
+TEST_CASE("A lockstep playback whose subscriber takes nothing fails at its publish timeout, naming the topic",
+          "[recording][playback]") {
+  TestDomain domain("playback_timeout");
+  MemoryRecording recording({{"/stuck"}}, 40);
+  auto stuck = subscribed("/stuck", domain.name);  // never receives: its ring fills
+  auto options = played_in(domain.name);
+  options.paced = false;
+  options.lockstep = true;
+  options.publish_timeout = std::chrono::milliseconds(200);
+  auto playback = created(recording, options);
+  const Status st = playback.run();
+  CHECK(st.code() == ErrorCode::Timeout);
+  CHECK(st.message().find("'/stuck'") != std::string::npos);
+  CHECK(playback.published() < 40);
+}

@@ -33,8 +33,10 @@ int thread_count() {
 
 }  // namespace
 
-TEST_CASE("A tap set reads every message of ten topics with two threads, or a thread each", "[recording][taps]") {
+TEST_CASE("A tap set reads every message of ten topics with two threads, or a thread each, however it waits",
+          "[recording][taps]") {
   const Readers readers = GENERATE(Readers::Pooled, Readers::PerTopic);
+  const WaitStrategy wait = GENERATE(WaitStrategy::Adaptive, WaitStrategy::Block);
   TestDomain domain("taps_ten");
   std::vector<std::string> names;
   std::vector<Publisher> publishers;
@@ -48,6 +50,7 @@ TEST_CASE("A tap set reads every message of ten topics with two threads, or a th
   o.domain = domain.name;
   o.threads = 2;
   o.readers = readers;
+  o.wait = wait;
   auto taps = TapSet::create(o, sink);
   REQUIRE(taps.ok());
   taps->start();

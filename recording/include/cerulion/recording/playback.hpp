@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "cerulion/core/names.hpp"
+#include "cerulion/core/publisher.hpp"
 #include "cerulion/core/status.hpp"
 #include "cerulion/recorder/reader.hpp"
 #include "cerulion/recording/events.hpp"
@@ -41,6 +42,9 @@ struct PlaybackOptions {
   std::string domain = default_domain();
   /// Speed factor: 2 plays twice as fast. Positive.
   double rate = 1.0;
+  /// Paced by the recorded log times; false publishes each message as soon as the previous one
+  /// is out (with `lockstep`, as soon as every subscriber has room), never waiting for a clock.
+  bool paced = true;
   /// Start over at the end until cancelled.
   bool loop = false;
   /// Which of the recording's topics to play (named ones, patterns, exclusions); every one by
@@ -52,6 +56,14 @@ struct PlaybackOptions {
   /// replay): topics the playback creates run in lockstep with room for one message. A topic
   /// that exists in free run stays so (warned).
   bool lockstep = false;
+  /// Called before each message is published, with its publisher (opened with the recorded type):
+  /// it may wait (for subscribers, for a consumer's answer to the previous message) or publish on
+  /// other topics. A failure stops the playback, and run() returns it.
+  std::function<Status(const recorder::MessageView& message, Publisher& publisher)> before_publish;
+  /// How long one message may wait for room (lockstep: for every subscriber to take the ones
+  /// before it); nullopt waits as long as it takes. At the limit run() fails with Timeout, naming
+  /// the topic.
+  Timeout publish_timeout;
   /// When non-null and set, the playback stops promptly (run() then returns Ok, interrupted()).
   const std::atomic<bool>* cancel = nullptr;
   /// Where the playback says what it cannot honour, as warnings: a damaged chunk the reader

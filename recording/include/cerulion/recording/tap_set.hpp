@@ -47,6 +47,10 @@ struct TapSetOptions {
   Readers readers = Readers::Pooled;
   /// Reader threads of Readers::Pooled, whatever the number of topics.
   unsigned threads = 2;
+  /// How a thread of Readers::PerTopic waits in its topic: adaptive polls when it expects a
+  /// message; Block never polls, for a set that must leave the CPU to the processes it reads (a
+  /// verification on a small machine).
+  WaitStrategy wait = WaitStrategy::Adaptive;
   /// Only these topics read from the topic's first message; others start with the next one.
   /// (Topics that appear after start() always start from their first message.)
   StartAt start = StartAt::Next;

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// What the verify tests share: a recording of /imu inputs for the example filter node, that node's
+// path, and the options that run it.
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "cerulion/recorder/profile.hpp"
+#include "cerulion/recorder/writer.hpp"
+#include "cerulion/verify/verification.hpp"
+#include "messages.hpp"
+#include "temp_dir.hpp"
+
+namespace cerulion::test {
+
+inline constexpr std::uint64_t kVerifyFirstLogTime = 1'700'000'000'000'000'000ull;
+
+/// A recording of `count` Imu structs on `topic` (100 Hz of log time), and nothing else.
+inline std::string write_imu_inputs(std::size_t count, const std::string& topic = "/imu") {
+  const std::string path = fresh_temp_path("inputs.mcap");
+  auto writer = recorder::Writer::create(path);
+  REQUIRE(writer.ok());
+  auto channel = writer->add_channel(topic, recorder::profile::kMessageEncoding);
+  REQUIRE(channel.ok());
+  for (std::size_t n = 0; n < count; ++n) {
+    const double t = static_cast<double>(n) / 100.0;
+    const example::Imu imu{.index = n,
+                           .orientation = {0.0, 0.0, std::sin(t / 4), std::cos(t / 4)},
+                           .angular_velocity = {0.0, 0.0, 0.5 + 0.1 * std::sin(t)},
+                           .linear_acceleration = {0.1 * std::cos(t), 0.0, 9.81}};
+    const std::uint64_t at = kVerifyFirstLogTime + n * 10'000'000ull;
+    REQUIRE(writer->write(*channel, static_cast<std::uint32_t>(n), at, at, std::as_bytes(std::span(&imu, 1))).ok());
+  }
+  REQUIRE(writer->close().ok());
+  return path;
+}
+
+/// The example filter node with `args`.
+inline std::vector<std::string> imu_filter(std::vector<std::string> args = {}) {
+  args.insert(args.begin(), VERIFY_IMU_FILTER);
+  return args;
+}
+
+/// Options that verify `recording` with the filter node given `args`.
+inline verify::VerifyOptions imu_verify_options(const std::string& recording, std::vector<std::string> args = {}) {
+  verify::VerifyOptions o;
+  o.recording = recording;
+  o.run.command = imu_filter(std::move(args));
+  o.run.inputs = {"/imu"};
+  o.run.outputs = {"/imu/filtered"};
+  return o;
+}
+
+/// A golden file: the filter node's outputs over `count` inputs, kept by a verification.
+inline std::string record_golden(std::size_t count) {
+  auto o = imu_verify_options(write_imu_inputs(count));
+  o.keep = fresh_temp_path("golden.mcap");
+  // Without recorded outputs, an input's outputs are those before the quiet that follows it: on a
+  // loaded machine the default quiet may come before a slow answer, and the golden would place it
+  // after the next input.
+  o.run.settle = std::chrono::milliseconds(300);
+  const auto v = verify::verify(o);
+  INFO(v.problem);
+  REQUIRE(v.verdict == verify::Verdict::Same);
+  return o.keep;
+}
+
+}  // namespace cerulion::test

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cerulion verify` and `cerulion diff` through the real binary: the exit codes a CI system reads,
+// the reports it keeps, the first difference named, and Ctrl-C in the middle of a run.
+
+#include "helpers.hpp"
+
+#include <csignal>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "process.hpp"
+
+using namespace cerulion;
+using namespace cerulion::test;
+
+namespace {
+
+std::vector<std::string> verify_args(const std::string& recording, std::vector<std::string> extra = {},
+                                     std::vector<std::string> node_args = {}) {
+  std::vector<std::string> args = {"verify", recording, "--input", "/imu", "--output", "/imu/filtered"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  args.push_back("--");
+  for (auto& a : imu_filter(std::move(node_args))) args.push_back(std::move(a));
+  return args;
+}
+
+std::string read_whole(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+TEST_CASE("verify exits 0 against a golden file and writes its JSON and JUnit reports", "[verify][cli]") {
+  const std::string golden = record_golden(10);
+  const std::string json = fresh_temp_path("report.json");
+  const std::string junit = fresh_temp_path("report.xml");
+  auto r = run_cerulion(verify_args(golden, {"--json", json, "--junit", junit}));
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("outputs are the recorded ones") != std::string::npos);
+  CHECK(r.out.find("verdict: same") != std::string::npos);
+  const auto report = nlohmann::json::parse(read_whole(json));
+  CHECK(report["verdict"] == "same");
+  CHECK(report["runs"][0]["inputs"] == 10);
+  CHECK(read_whole(junit).find("failures=\"0\"") != std::string::npos);
+}
+
+TEST_CASE("verify exits 1 and names the first differing message", "[verify][cli]") {
+  auto r = run_cerulion(verify_args(record_golden(10), {}, {"--alpha", "0.7"}));
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("/imu/filtered #0 (after /imu #0): field accel.") != std::string::npos);
+  CHECK(r.out.find("/imu/filtered: 10 expected, 10 got, 10 differ") != std::string::npos);
+}
+
+TEST_CASE("verify exits 3 when the command crashes or does not exist", "[verify][cli]") {
+  const std::string golden = record_golden(10);
+  auto crashed = run_cerulion(verify_args(golden, {}, {"--crash-after", "2"}));
+  CHECK(crashed.exit_code == 3);
+  CHECK(crashed.err.find("SIGABRT") != std::string::npos);
+  auto missing = run_cerulion({"verify", golden, "--input", "/imu", "--output", "/imu/filtered", "--", "/nonexistent/node"});
+  CHECK(missing.exit_code == 3);
+  CHECK(missing.err.find("/nonexistent/node") != std::string::npos);
+}
+
+TEST_CASE("verify exits 4 for a recording without the input, a missing file and a damaged one", "[verify][cli]") {
+  auto r = run_cerulion(verify_args(write_imu_inputs(3, "/other")));
+  CHECK(r.exit_code == 4);
+  CHECK(r.err.find("no input topic '/imu'") != std::string::npos);
+  CHECK(run_cerulion(verify_args(fresh_temp_path("absent.mcap"))).exit_code == 4);
+  // Outputs listed with a comma: the second is not in the golden file.
+  auto absent = run_cerulion({"verify", record_golden(3), "--input", "/imu", "--output", "/imu/filtered,/absent", "--",
+                              VERIFY_IMU_FILTER});
+  CHECK(absent.exit_code == 4);
+  CHECK(absent.err.find("no output topic '/absent'") != std::string::npos);
+  const std::string damaged = fresh_temp_path("damaged.mcap");
+  std::ofstream(damaged) << "not MCAP";
+  CHECK(run_cerulion(verify_args(damaged)).exit_code == 4);
+}
+
+TEST_CASE("verify exits 2 for a usage error, with one line", "[verify][cli]") {
+  const std::string golden = record_golden(3);
+  auto no_command = run_cerulion({"verify", golden, "--input", "/imu", "--output", "/imu/filtered"});
+  CHECK(no_command.exit_code == 2);
+  CHECK(no_command.err.find("after --") != std::string::npos);
+  auto bad_tolerance = run_cerulion(verify_args(golden, {"--tolerance", "x=much"}));
+  CHECK(bad_tolerance.exit_code == 2);
+  CHECK(bad_tolerance.err.find("x=much") != std::string::npos);
+  CHECK(run_cerulion(verify_args(golden, {"--repeat", "0"})).exit_code == 2);
+}
+
+TEST_CASE("Ctrl-C during a verify run stops the command, exits 130 and leaves nothing in /dev/shm", "[verify][cli][signals]") {
+  // The node answers on /imu/filtered, never on /never: the run waits at the first input.
+  const std::string inputs = write_imu_inputs(5);
+  BackgroundProcess verify({cerulion_binary(), "verify", inputs, "--input", "/imu", "--output", "/never",
+                            "--repeat", "2", "--output-timeout", "60", "--settle", "60000", "--", VERIFY_IMU_FILTER});
+  const std::string prefix = "cerulion.verify-" + std::to_string(verify.pid()) + "-";
+  REQUIRE(eventually([&] { return count_shm_entries(prefix) >= 2; }));  // /never and the node's topics
+  verify.signal(SIGINT);
+  const auto r = verify.wait(std::chrono::seconds(30));
+  INFO(r.out << r.err);
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.exit_code == 130);
+  CHECK(count_shm_entries(prefix) == 0);
+}
+
+TEST_CASE("diff exits 0 for a recording and itself, 1 naming the first difference, 4 for a missing file", "[verify][cli][diff]") {
+  const std::string golden = record_golden(5);
+  auto same = run_cerulion({"diff", golden, golden});
+  CHECK(same.exit_code == 0);
+  CHECK(same.out.find("/imu/filtered: 5 expected, 5 got, same") != std::string::npos);
+
+  auto o = imu_verify_options(golden, {"--alpha", "0.25"});
+  o.keep = fresh_temp_path("other.mcap");
+  REQUIRE(verify::verify(o).verdict == verify::Verdict::Differ);
+  auto differ = run_cerulion({"diff", golden, o.keep, "--topics", "/imu/filtered"});
+  CHECK(differ.exit_code == 1);
+  CHECK(differ.out.find("/imu/filtered #0: field accel.") != std::string::npos);
+  auto tolerated = run_cerulion({"diff", golden, o.keep, "--topics", "/imu/filtered", "--tolerance", "*=100", "--json"});
+  CHECK(tolerated.exit_code == 0);
+  CHECK(nlohmann::json::parse(tolerated.out)["same"] == true);
+
+  auto missing = run_cerulion({"diff", golden, fresh_temp_path("absent.mcap")});
+  CHECK(missing.exit_code == 4);
+  CHECK(missing.err.find("absent.mcap") != std::string::npos);
+}

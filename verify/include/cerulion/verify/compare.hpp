@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The one comparison of `cerulion verify` and `cerulion diff`: two sets of messages, topic by
+// topic, message by message. Bytes must be equal, except on json topics, which are compared
+// field by field: a number may differ by a tolerance given for its field's path.
+//
+//   cerulion::verify::CompareOptions o;
+//   o.tolerances.push_back(*cerulion::verify::parse_tolerance("pose.*=1e-6"));
+//   auto c = cerulion::verify::compare(expected, got, o);
+//   if (!c.same()) for (const auto& d : c.differences) ...;
+//
+// A field's path joins its keys with dots, an array's items by their index: "pose.position.x",
+// "ranges.3". A tolerance's path is a glob over those (fnmatch(3), where '*' also matches dots):
+// "pose.*" is every field under pose, "*" every number.
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cerulion/core/status.hpp"
+#include "cerulion/verify/messages.hpp"
+
+namespace cerulion::verify {
+
+/// How far a number may be from its expected value, for the fields a glob names.
+struct Tolerance {
+  std::string field;  ///< a glob over field paths
+  double epsilon = 0;
+};
+
+/// "pose.x=1e-6" (FIELD=EPS, EPS a non-negative number); InvalidArgument saying what is wrong.
+Result<Tolerance> parse_tolerance(std::string_view text);
+
+/// Settings of a comparison; defaults are the recommendation.
+struct CompareOptions {
+  /// The first tolerance whose glob matches a field's path applies to it.
+  std::vector<Tolerance> tolerances;
+  /// Differences kept at most (the counts in the summary go on regardless).
+  std::size_t max_differences = std::numeric_limits<std::size_t>::max();
+};
+
+/// How a message differs.
+enum class DifferenceKind : std::uint8_t {
+  Bytes,    ///< the payloads differ (a topic compared byte by byte)
+  Field,    ///< a json field differs (or is absent on one side)
+  Missing,  ///< expected, but the other side has no message at this index
+  Extra,    ///< the other side has a message more than expected
+  Undecodable,  ///< a message of a json topic that does not parse
+};
+/// "bytes", "field", "missing", "extra", "undecodable".
+const char* to_string(DifferenceKind kind) noexcept;
+
+/// One difference, as a person reads it.
+struct Difference {
+  DifferenceKind kind = DifferenceKind::Bytes;
+  std::string topic;
+  std::size_t index = 0;    ///< of the message in its topic (0 = the first)
+  std::string after_input;  ///< the input that preceded it ("/imu #12"), "" when not known
+  std::string field;        ///< json path, "byte 12", "size"; "" for a whole message
+  std::string expected;     ///< short renderings; "(none)" for an absent message or field
+  std::string got;
+  /// For Undecodable: true when the expected side (the recording) does not decode.
+  bool in_expected = false;
+};
+
+/// Counts of one topic.
+struct TopicComparison {
+  std::string topic;
+  std::size_t expected = 0;   ///< messages on the expected side
+  std::size_t got = 0;        ///< on the other side
+  std::size_t differing = 0;  ///< indexes at which they differ (missing and extra included)
+};
+
+/// What a comparison found.
+struct Comparison {
+  /// Every topic of either side, expected's first, in their order.
+  std::vector<TopicComparison> topics;
+  /// In topic order, then message order; at most CompareOptions::max_differences.
+  std::vector<Difference> differences;
+  /// Differences found, kept or not.
+  std::size_t total_differences = 0;
+
+  bool same() const noexcept { return total_differences == 0; }
+  /// Whether a message of the expected side does not decode (the recording cannot serve).
+  bool expected_undecodable() const noexcept;
+};
+
+/// Compares `got` with `expected`.
+Comparison compare(const MessageSet& expected, const MessageSet& got, const CompareOptions& options = {});
+
+}  // namespace cerulion::verify

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cerulion/verify/report.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace cerulion::verify {
+namespace {
+
+using OrderedJson = nlohmann::ordered_json;
+
+std::string report_plural(std::size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+std::string topic_line(const TopicComparison& t) {
+  return t.topic + ": " + std::to_string(t.expected) + " expected, " + std::to_string(t.got) + " got, " +
+         (t.differing == 0 ? std::string("same") : report_plural(t.differing, "differs", "differ"));
+}
+
+// "" is "not there": null (docs/json.md).
+OrderedJson text_or_null(const std::string& text) { return text.empty() ? OrderedJson(nullptr) : OrderedJson(text); }
+
+OrderedJson difference_json(const Difference& d) {
+  return {{"topic", d.topic},
+          {"index", d.index},
+          {"after_input", text_or_null(d.after_input)},
+          {"kind", to_string(d.kind)},
+          {"field", text_or_null(d.field)},
+          {"expected", d.expected},
+          {"got", d.got}};
+}
+
+OrderedJson comparison_json(const Comparison& c) {
+  OrderedJson j;
+  j["same"] = c.same();
+  j["total_differences"] = c.total_differences;
+  auto topics = OrderedJson::array();
+  for (const auto& t : c.topics) {
+    topics.push_back({{"topic", t.topic}, {"expected", t.expected}, {"got", t.got}, {"differing", t.differing}});
+  }
+  j["topics"] = topics;
+  auto differences = OrderedJson::array();
+  for (const auto& d : c.differences) differences.push_back(difference_json(d));
+  j["differences"] = differences;
+  return j;
+}
+
+std::string xml_escaped(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        // XML 1.0 has no place for most control characters, even escaped.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') {
+          out += '?';
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+// One <testcase>: failed when `failure` is not empty.
+std::string junit_case(std::string_view classname, std::string_view name, double seconds, const std::string& failure,
+                       const std::string& details) {
+  std::string out = "  <testcase classname=\"" + xml_escaped(classname) + "\" name=\"" + xml_escaped(name) +
+                    "\" time=\"" + std::to_string(seconds) + "\"";
+  if (failure.empty()) return out + "/>\n";
+  out += ">\n    <failure message=\"" + xml_escaped(failure) + "\">" + xml_escaped(details) + "</failure>\n";
+  return out + "  </testcase>\n";
+}
+
+// The differences of one topic, as the text of a JUnit failure.
+std::string topic_details(const Comparison& c, const std::string& topic, std::size_t shown) {
+  std::string out;
+  std::size_t n = 0;
+  for (const auto& d : c.differences) {
+    if (d.topic != topic) continue;
+    if (n++ == shown) {
+      out += "...\n";
+      break;
+    }
+    out += describe(d) + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string describe(const Difference& d) {
+  std::string out = d.topic + " #" + std::to_string(d.index);
+  if (!d.after_input.empty()) out += " (after " + d.after_input + ")";
+  switch (d.kind) {
+    case DifferenceKind::Missing: return out + ": missing: expected " + d.expected;
+    case DifferenceKind::Extra: return out + ": extra message: " + d.got;
+    case DifferenceKind::Undecodable:
+      return out + ": " + (d.in_expected ? "the expected message" : "the message") + " is not json: expected " +
+             d.expected + ", got " + d.got;
+    case DifferenceKind::Bytes:
+    case DifferenceKind::Field: break;
+  }
+  if (!d.field.empty()) out += ": " + std::string(d.kind == DifferenceKind::Field ? "field " : "") + d.field;
+  return out + ": expected " + d.expected + ", got " + d.got;
+}
+
+std::string text_report(const Comparison& c, std::size_t shown) {
+  std::string out;
+  for (std::size_t i = 0; i < c.differences.size() && i < shown; ++i) out += describe(c.differences[i]) + "\n";
+  if (c.total_differences > shown) {
+    out += "... and " + report_plural(c.total_differences - shown, "more difference", "more differences") + "\n";
+  }
+  for (const auto& t : c.topics) out += topic_line(t) + "\n";
+  return out;
+}
+
+std::string json_report(const Comparison& c) { return comparison_json(c).dump(); }
+
+const char* to_string(Verdict verdict) noexcept {
+  switch (verdict) {
+    case Verdict::Same: return "same";
+    case Verdict::Differ: return "differ";
+    case Verdict::CommandFailed: return "command failed";
+    case Verdict::RecordingUnusable: return "recording unusable";
+    case Verdict::Interrupted: return "interrupted";
+  }
+  return "?";
+}
+
+std::string text_report(const Verification& v, std::size_t shown) {
+  std::string out;
+  if (!v.problem.empty()) out += v.problem + "\n";
+  if (v.compared_with_recording && !v.runs.empty()) {
+    out += v.against_recording.same() ? "outputs are the recorded ones\n" : "outputs differ from the recording:\n";
+    out += text_report(v.against_recording, shown);
+  }
+  for (std::size_t i = 0; i < v.between_runs.size(); ++i) {
+    const auto& c = v.between_runs[i];
+    if (c.same()) continue;
+    out += "run " + std::to_string(i + 2) + " differs from run 1 (non-determinism):\n" + text_report(c, shown);
+  }
+  std::size_t differing_runs = 0;
+  for (const auto& c : v.between_runs) differing_runs += c.same() ? 0 : 1;
+  if (!v.between_runs.empty() && differing_runs == 0) {
+    out += "all " + std::to_string(v.between_runs.size() + 1) + " runs gave the same outputs\n";
+  }
+  out += std::string("verdict: ") + to_string(v.verdict) + "\n";
+  return out;
+}
+
+std::string json_report(const Verification& v) {
+  OrderedJson j;
+  j["recording"] = v.recording;
+  j["inputs"] = v.inputs;
+  j["outputs"] = v.outputs;
+  j["verdict"] = to_string(v.verdict);
+  j["problem"] = text_or_null(v.problem);
+  j["compared_with_recording"] = v.compared_with_recording;
+  j["against_recording"] = v.compared_with_recording ? comparison_json(v.against_recording) : OrderedJson(nullptr);
+  auto runs = OrderedJson::array();
+  for (std::size_t i = 0; i < v.runs.size(); ++i) {
+    const auto& r = v.runs[i];
+    OrderedJson run = {{"run", i + 1},           {"end", to_string(r.end)},    {"problem", text_or_null(r.problem)},
+                       {"inputs", r.inputs},     {"outputs", r.outputs},       {"elapsed_s", static_cast<double>(r.elapsed_ns) / 1e9},
+                       {"feeding_s", static_cast<double>(r.feeding_ns) / 1e9}};
+    run["against_first_run"] = i == 0 || i - 1 >= v.between_runs.size() ? OrderedJson(nullptr) : comparison_json(v.between_runs[i - 1]);
+    runs.push_back(run);
+  }
+  j["runs"] = runs;
+  return j.dump();
+}
+
+std::string junit_report(const Verification& v, std::string_view suite) {
+  std::string cases;
+  std::size_t tests = 0, failures = 0;
+  const double seconds = v.runs.empty() ? 0.0 : static_cast<double>(v.runs[0].elapsed_ns) / 1e9;
+  auto add = [&](std::string_view name, double s, const std::string& failure, const std::string& details) {
+    ++tests;
+    failures += failure.empty() ? 0 : 1;
+    cases += junit_case(suite, name, s, failure, details);
+  };
+  if (!v.problem.empty() || v.runs.empty()) {
+    add("run", seconds, v.problem.empty() ? to_string(v.verdict) : v.problem, v.problem);
+  }
+  if (v.compared_with_recording) {
+    for (const auto& t : v.against_recording.topics) {
+      add(t.topic, seconds, t.differing == 0 ? "" : topic_line(t), topic_details(v.against_recording, t.topic, 20));
+    }
+  }
+  for (std::size_t i = 0; i < v.between_runs.size(); ++i) {
+    const auto& c = v.between_runs[i];
+    const double s = i + 1 < v.runs.size() ? static_cast<double>(v.runs[i + 1].elapsed_ns) / 1e9 : 0.0;
+    std::string details;
+    for (const auto& t : c.topics) details += t.differing ? topic_details(c, t.topic, 20) : "";
+    add("run " + std::to_string(i + 2) + " is run 1", s,
+        c.same() ? "" : "run " + std::to_string(i + 2) + " differs from run 1 (non-determinism)", details);
+  }
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"" + xml_escaped(suite) + "\" tests=\"" +
+         std::to_string(tests) + "\" failures=\"" + std::to_string(failures) + "\" errors=\"0\">\n" + cases +
+         "</testsuite>\n";
+}
+
+}  // namespace cerulion::verify
