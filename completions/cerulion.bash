@@ -70,7 +70,7 @@ _cerulion_recordings() {
 # The commands `cerulion help WORDS...` can name next.
 _cerulion_help_words() {
   case "$1" in
-    "") echo 'pub echo topic clean ping pong bench record play info recover flashback bridge help' ;;
+    "") echo 'pub echo topic clean ping pong bench record play info recover flashback bridge view diff verify help' ;;
     "topic") echo 'list info hz' ;;
     "flashback") echo 'start dump status stop' ;;
     "bridge") echo 'status' ;;
@@ -87,13 +87,13 @@ _cerulion() {
   for ((i=1; i<COMP_CWORD; i++)); do
     w=${COMP_WORDS[i]}
     case "$cmd|$w" in
-      "|--domain"|"pub|--stdin"|"pub|--file"|"pub|--size"|"pub|--fill"|"pub|-r"|"pub|--rate"|"pub|-n"|"pub|--times"|"pub|--wait-subscribers"|"pub|--timeout"|"pub|--mode"|"pub|--depth"|"pub|--max-payload"|"pub|--group"|"pub|--encoding"|"pub|--schema-file"|"pub|--schema-name"|"pub|--schema-encoding"|"pub|--domain"|"echo|-n"|"echo|--count"|"echo|--timeout"|"echo|-l"|"echo|--truncate-length"|"echo|--separator"|"echo|--delay"|"echo|--mode"|"echo|--depth"|"echo|--group"|"echo|--domain"|"topic|--domain"|"topic list|--domain"|"topic info|--domain"|"topic hz|-w"|"topic hz|--window"|"topic hz|-n"|"topic hz|--count"|"topic hz|--domain"|"clean|--force"|"clean|--domain"|"ping|-s"|"ping|--size"|"ping|-r"|"ping|--rate"|"ping|-c"|"ping|--count"|"ping|--warmup"|"ping|--process"|"ping|--mode"|"ping|--wait"|"ping|--samples-out"|"ping|--transport"|"ping|--timeout"|"ping|--topic"|"ping|--cpus"|"ping|--wait-set"|"ping|--topic-ceiling"|"ping|--cpu-budget"|"ping|--domain"|"pong|--topic"|"pong|--mode"|"pong|--wait"|"pong|--transport"|"pong|--max-size"|"pong|--wait-set"|"pong|--topic-ceiling"|"pong|--cpu-budget"|"pong|--cpu"|"pong|--domain"|"bench|--lanes"|"bench|--sizes"|"bench|--runs"|"bench|--samples"|"bench|--warmup"|"bench|--rate"|"bench|--wait"|"bench|--headline-size"|"bench|--json"|"bench|--markdown"|"bench|--md"|"bench|--html"|"bench|--samples-dir"|"bench|--baseline"|"bench|--tolerance"|"bench|--from"|"bench|--domain"|"record|-o"|"record|--output"|"record|-e"|"record|--regex"|"record|-x"|"record|--exclude"|"record|--compression"|"record|--level"|"record|--chunk-size"|"record|--split-size"|"record|--split-duration"|"record|--duration"|"record|--domain"|"play|-r"|"play|--rate"|"play|-e"|"play|--regex"|"play|--start-offset"|"play|--domain"|"info|--domain"|"recover|-o"|"recover|--output"|"recover|--compression"|"recover|--domain"|"flashback|--domain"|"flashback start|-e"|"flashback start|--regex"|"flashback start|-x"|"flashback start|--exclude"|"flashback start|--window"|"flashback start|--memory"|"flashback start|--name"|"flashback start|--dir"|"flashback start|--post"|"flashback start|--on-stall"|"flashback start|--trigger-topic"|"flashback start|--max-dumps"|"flashback start|--max-disk"|"flashback start|--priority"|"flashback start|--domain"|"flashback dump|-o"|"flashback dump|--output"|"flashback dump|--dir"|"flashback dump|--last"|"flashback dump|--note"|"flashback dump|--post"|"flashback dump|--name"|"flashback dump|--domain"|"flashback status|--name"|"flashback status|--domain"|"flashback stop|--name"|"flashback stop|--domain"|"bridge|-e"|"bridge|--regex"|"bridge|-x"|"bridge|--exclude"|"bridge|--dds-domain"|"bridge|--depth"|"bridge|--duration"|"bridge|--domain"|"bridge status|-e"|"bridge status|--regex"|"bridge status|-x"|"bridge status|--exclude"|"bridge status|--dds-domain"|"bridge status|--depth"|"bridge status|--duration"|"bridge status|--domain"|"completion|--domain"|"help|--domain") ((i++)); vopt=""; continue ;;
-      "play|--topics") vopt=$w; continue ;;
+      "|--domain"|"pub|--stdin"|"pub|--file"|"pub|--size"|"pub|--fill"|"pub|-r"|"pub|--rate"|"pub|-n"|"pub|--times"|"pub|--wait-subscribers"|"pub|--timeout"|"pub|--mode"|"pub|--depth"|"pub|--max-payload"|"pub|--group"|"pub|--encoding"|"pub|--schema-file"|"pub|--schema-name"|"pub|--schema-encoding"|"pub|--domain"|"echo|-n"|"echo|--count"|"echo|--timeout"|"echo|-l"|"echo|--truncate-length"|"echo|--separator"|"echo|--delay"|"echo|--mode"|"echo|--depth"|"echo|--group"|"echo|--domain"|"topic|--domain"|"topic list|--domain"|"topic info|--domain"|"topic hz|-w"|"topic hz|--window"|"topic hz|-n"|"topic hz|--count"|"topic hz|--domain"|"clean|--force"|"clean|--domain"|"ping|-s"|"ping|--size"|"ping|-r"|"ping|--rate"|"ping|-c"|"ping|--count"|"ping|--warmup"|"ping|--process"|"ping|--mode"|"ping|--wait"|"ping|--samples-out"|"ping|--transport"|"ping|--timeout"|"ping|--topic"|"ping|--cpus"|"ping|--wait-set"|"ping|--topic-ceiling"|"ping|--cpu-budget"|"ping|--domain"|"pong|--topic"|"pong|--mode"|"pong|--wait"|"pong|--transport"|"pong|--max-size"|"pong|--wait-set"|"pong|--topic-ceiling"|"pong|--cpu-budget"|"pong|--cpu"|"pong|--domain"|"bench|--lanes"|"bench|--sizes"|"bench|--runs"|"bench|--samples"|"bench|--warmup"|"bench|--rate"|"bench|--wait"|"bench|--headline-size"|"bench|--json"|"bench|--markdown"|"bench|--md"|"bench|--html"|"bench|--samples-dir"|"bench|--baseline"|"bench|--tolerance"|"bench|--from"|"bench|--domain"|"record|-o"|"record|--output"|"record|-e"|"record|--regex"|"record|-x"|"record|--exclude"|"record|--compression"|"record|--level"|"record|--chunk-size"|"record|--split-size"|"record|--split-duration"|"record|--duration"|"record|--domain"|"play|-r"|"play|--rate"|"play|-e"|"play|--regex"|"play|--start-offset"|"play|--domain"|"info|--domain"|"recover|-o"|"recover|--output"|"recover|--compression"|"recover|--domain"|"flashback|--domain"|"flashback start|-e"|"flashback start|--regex"|"flashback start|-x"|"flashback start|--exclude"|"flashback start|--window"|"flashback start|--memory"|"flashback start|--name"|"flashback start|--dir"|"flashback start|--post"|"flashback start|--on-stall"|"flashback start|--trigger-topic"|"flashback start|--max-dumps"|"flashback start|--max-disk"|"flashback start|--priority"|"flashback start|--domain"|"flashback dump|-o"|"flashback dump|--output"|"flashback dump|--dir"|"flashback dump|--last"|"flashback dump|--note"|"flashback dump|--post"|"flashback dump|--name"|"flashback dump|--domain"|"flashback status|--name"|"flashback status|--domain"|"flashback stop|--name"|"flashback stop|--domain"|"bridge|-e"|"bridge|--regex"|"bridge|-x"|"bridge|--exclude"|"bridge|--dds-domain"|"bridge|--depth"|"bridge|--duration"|"bridge|--domain"|"bridge status|-e"|"bridge status|--regex"|"bridge status|-x"|"bridge status|--exclude"|"bridge status|--dds-domain"|"bridge status|--depth"|"bridge status|--duration"|"bridge status|--domain"|"view|-e"|"view|--regex"|"view|-x"|"view|--exclude"|"view|--address"|"view|--port"|"view|--max-clients"|"view|--queue-messages"|"view|--queue-bytes"|"view|--duration"|"view|--domain"|"diff|--tolerance"|"diff|--shown"|"diff|--domain"|"verify|--input"|"verify|--output"|"verify|--repeat"|"verify|--tolerance"|"verify|--settle"|"verify|--startup-timeout"|"verify|--output-timeout"|"verify|--clock"|"verify|--keep"|"verify|--json"|"verify|--junit"|"verify|--shown"|"verify|--domain"|"completion|--domain"|"help|--domain") ((i++)); vopt=""; continue ;;
+      "play|--topics"|"diff|--topics") vopt=$w; continue ;;
     esac
     [[ $w == -* ]] && { vopt=""; continue; }
     [[ -n $vopt ]] && { vals+=("$w"); continue; }
     case "$cmd" in
-      "") case $w in pub|echo|topic|clean|ping|pong|bench|record|play|info|recover|flashback|bridge|help|completion) cmd="$w"; pos=(); continue ;; esac ;;
+      "") case $w in pub|echo|topic|clean|ping|pong|bench|record|play|info|recover|flashback|bridge|view|diff|verify|help|completion) cmd="$w"; pos=(); continue ;; esac ;;
       "topic") case $w in list|info|hz) cmd="topic $w"; pos=(); continue ;; esac ;;
       "flashback") case $w in start|dump|status|stop) cmd="flashback $w"; pos=(); continue ;; esac ;;
       "bridge") case $w in status) cmd="bridge $w"; pos=(); continue ;; esac ;;
@@ -147,13 +147,13 @@ _cerulion() {
     "ping|--samples-out") _cerulion_files; return ;;
     "ping|--transport") COMPREPLY=(); return ;;
     "ping|--timeout") COMPREPLY=(); return ;;
-    "ping|--topic") COMPREPLY=(); return ;;
+    "ping|--topic") _cerulion_match < <(_cerulion_topics); return ;;
     "ping|--cpus") COMPREPLY=(); return ;;
     "ping|--wait-set") COMPREPLY=(); return ;;
     "ping|--topic-ceiling") COMPREPLY=(); return ;;
     "ping|--cpu-budget") COMPREPLY=(); return ;;
     "ping|--domain") COMPREPLY=(); return ;;
-    "pong|--topic") COMPREPLY=(); return ;;
+    "pong|--topic") _cerulion_match < <(_cerulion_topics); return ;;
     "pong|--mode") COMPREPLY=($(compgen -W 'lockstep free-run' -- "$cur")); return ;;
     "pong|--wait") COMPREPLY=($(compgen -W 'adaptive spin block' -- "$cur")); return ;;
     "pong|--transport") COMPREPLY=(); return ;;
@@ -235,6 +235,32 @@ _cerulion() {
     "bridge status|--depth") COMPREPLY=(); return ;;
     "bridge status|--duration") COMPREPLY=(); return ;;
     "bridge status|--domain") COMPREPLY=(); return ;;
+    "view|-e"|"view|--regex") COMPREPLY=(); return ;;
+    "view|-x"|"view|--exclude") COMPREPLY=(); return ;;
+    "view|--address") COMPREPLY=(); return ;;
+    "view|--port") COMPREPLY=(); return ;;
+    "view|--max-clients") COMPREPLY=(); return ;;
+    "view|--queue-messages") COMPREPLY=(); return ;;
+    "view|--queue-bytes") COMPREPLY=(); return ;;
+    "view|--duration") COMPREPLY=(); return ;;
+    "view|--domain") COMPREPLY=(); return ;;
+    "diff|--topics") _cerulion_match < <(_cerulion_recording_topics "${pos[0]}"); return ;;
+    "diff|--tolerance") COMPREPLY=(); return ;;
+    "diff|--shown") COMPREPLY=(); return ;;
+    "diff|--domain") COMPREPLY=(); return ;;
+    "verify|--input") _cerulion_match < <(_cerulion_recording_topics "${pos[0]}"); return ;;
+    "verify|--output") _cerulion_match < <(_cerulion_recording_topics "${pos[0]}"); return ;;
+    "verify|--repeat") COMPREPLY=(); return ;;
+    "verify|--tolerance") COMPREPLY=(); return ;;
+    "verify|--settle") COMPREPLY=(); return ;;
+    "verify|--startup-timeout") COMPREPLY=(); return ;;
+    "verify|--output-timeout") COMPREPLY=(); return ;;
+    "verify|--clock") COMPREPLY=(); return ;;
+    "verify|--keep") COMPREPLY=(); return ;;
+    "verify|--json") _cerulion_files; return ;;
+    "verify|--junit") COMPREPLY=(); return ;;
+    "verify|--shown") COMPREPLY=(); return ;;
+    "verify|--domain") COMPREPLY=(); return ;;
     "completion|--domain") COMPREPLY=(); return ;;
     "help|--domain") COMPREPLY=(); return ;;
   esac
@@ -242,6 +268,7 @@ _cerulion() {
   if [[ -n $vopt && $cur != -* ]]; then
     case "$cmd|$vopt" in
       "play|--topics") _cerulion_match < <(_cerulion_recording_topics "${pos[0]}"); return ;;
+      "diff|--topics") _cerulion_match < <(_cerulion_recording_topics "${pos[0]}"); return ;;
     esac
   fi
   # Options; else subcommands; else the positional the cursor is at.
@@ -250,7 +277,7 @@ _cerulion() {
     "")
       words='-h --help -V --version --domain'
       [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "$words" -- "$cur")); return; }
-      COMPREPLY=($(compgen -W 'pub echo topic clean ping pong bench record play info recover flashback bridge help' -- "$cur")); return ;;
+      COMPREPLY=($(compgen -W 'pub echo topic clean ping pong bench record play info recover flashback bridge view diff verify help' -- "$cur")); return ;;
     "pub")
       words='-h --help --stdin --file --size --fill -r --rate -n --times -1 --once --wait-subscribers --timeout --mode --depth --max-payload --group -v --verbose --encoding --schema-file --schema-name --schema-encoding --skip-invalid'
       [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "$words" -- "$cur")); return; }
@@ -354,6 +381,26 @@ _cerulion() {
       words='-h --help --json'
       [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "$words" -- "$cur")); return; }
       ;;
+    "view")
+      words='-h --help -a --all -e --regex -x --exclude --address --port --max-clients --queue-messages --queue-bytes --duration'
+      [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "$words" -- "$cur")); return; }
+      case ${#pos[@]} in
+        *) _cerulion_match < <(_cerulion_topics); return ;;
+      esac ;;
+    "diff")
+      words='-h --help --topics --tolerance --shown --json'
+      [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "$words" -- "$cur")); return; }
+      case ${#pos[@]} in
+        0) _cerulion_recordings; return ;;
+        1) _cerulion_recordings; return ;;
+      esac ;;
+    "verify")
+      words='-h --help --input --output --repeat --tolerance --settle --startup-timeout --output-timeout --clock --keep --json --junit --shown'
+      [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "$words" -- "$cur")); return; }
+      case ${#pos[@]} in
+        0) _cerulion_recordings; return ;;
+        *) COMPREPLY=($(compgen -W "$(_cerulion_help_words "${pos[*]}")" -- "$cur")); return ;;
+      esac ;;
     "completion")
       words='-h --help'
       [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "$words" -- "$cur")); return; }
@@ -369,4 +416,4 @@ _cerulion() {
   esac
   COMPREPLY=($(compgen -W "$words" -- "$cur"))
 }
-complete -F _cerulion cerulion cerulion-pub cerulion-echo cerulion-topic cerulion-clean cerulion-ping cerulion-pong cerulion-bench cerulion-record cerulion-play cerulion-info cerulion-recover cerulion-flashback cerulion-bridge cerulion-help
+complete -F _cerulion cerulion cerulion-pub cerulion-echo cerulion-topic cerulion-clean cerulion-ping cerulion-pong cerulion-bench cerulion-record cerulion-play cerulion-info cerulion-recover cerulion-flashback cerulion-bridge cerulion-view cerulion-diff cerulion-verify cerulion-help
