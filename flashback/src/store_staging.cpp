@@ -83,11 +83,15 @@ Result<bool> StoreImpl::take(std::uint16_t channel_id, std::uint32_t sequence, s
   // message dropped is counted lost at once.
   const std::uint64_t lost = c.lost.load(std::memory_order_relaxed) + lost_before;
   // Taps of different topics take at once: log times are never smaller than the one before, so
-  // chunks are in log-time order.
-  log_time = std::max(last_log_time_, log_time);
-  last_log_time_ = log_time;
+  // chunks are in log-time order, and a staged record older than the one before it is stale. Taken
+  // where the record is written, under the lock held since: a tap waiting for room lets others by.
+  auto in_order = [&] {
+    log_time = std::max(last_log_time_, log_time);
+    last_log_time_ = log_time;
+  };
   const std::uint64_t counted = c.messages.load(std::memory_order_relaxed) + 1;
   if (size > capacity) {
+    in_order();
     // Larger than a buffer: what was staged before it is committed first, then it, alone.
     if (auto st = flush_locked(); !st) return st;
     single_.resize(size - kStagedPrefix);
@@ -131,6 +135,7 @@ Result<bool> StoreImpl::take(std::uint16_t channel_id, std::uint32_t sequence, s
     count_dropped(h, c, lost, sequence);
     return false;
   }
+  in_order();
   const std::uint32_t a = h.active.load(std::memory_order_relaxed) % kStagingBuffers;
   auto& b = h.staging[a];
   const std::uint64_t at = b.length.load(std::memory_order_relaxed);
