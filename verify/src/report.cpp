@@ -3,10 +3,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cerulion/core/detail/markup.hpp"
+
 namespace cerulion::verify {
 namespace {
 
 using OrderedJson = nlohmann::ordered_json;
+using cerulion::detail::markup_escaped;
 
 std::string report_plural(std::size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
@@ -45,34 +48,13 @@ OrderedJson comparison_json(const Comparison& c) {
   return j;
 }
 
-std::string xml_escaped(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        // XML 1.0 has no place for most control characters, even escaped.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') {
-          out += '?';
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
-}
-
 // One <testcase>: failed when `failure` is not empty.
 std::string junit_case(std::string_view classname, std::string_view name, double seconds, const std::string& failure,
                        const std::string& details) {
-  std::string out = "  <testcase classname=\"" + xml_escaped(classname) + "\" name=\"" + xml_escaped(name) +
+  std::string out = "  <testcase classname=\"" + markup_escaped(classname) + "\" name=\"" + markup_escaped(name) +
                     "\" time=\"" + std::to_string(seconds) + "\"";
   if (failure.empty()) return out + "/>\n";
-  out += ">\n    <failure message=\"" + xml_escaped(failure) + "\">" + xml_escaped(details) + "</failure>\n";
+  out += ">\n    <failure message=\"" + markup_escaped(failure) + "\">" + markup_escaped(details) + "</failure>\n";
   return out + "  </testcase>\n";
 }
 
@@ -200,7 +182,7 @@ std::string junit_report(const Verification& v, std::string_view suite) {
     add("run " + std::to_string(i + 2) + " is run 1", s,
         c.same() ? "" : "run " + std::to_string(i + 2) + " differs from run 1 (non-determinism)", details);
   }
-  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"" + xml_escaped(suite) + "\" tests=\"" +
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"" + markup_escaped(suite) + "\" tests=\"" +
          std::to_string(tests) + "\" failures=\"" + std::to_string(failures) + "\" errors=\"0\">\n" + cases +
          "</testsuite>\n";
 }
