@@ -39,6 +39,27 @@ inline std::string write_imu_inputs(std::size_t count, const std::string& topic 
   return path;
 }
 
+/// `write_imu_inputs(count)` with a json tick `{"ns": ...}` on `clock_topic` just before each
+/// input, as the filter node's `--clock TOPIC` reads it: a recording with two input topics.
+inline std::string write_imu_inputs_with_clock(std::size_t count, const std::string& clock_topic) {
+  const std::string path = fresh_temp_path("inputs-clock.mcap");
+  auto writer = recorder::Writer::create(path);
+  REQUIRE(writer.ok());
+  auto imu_channel = writer->add_channel("/imu", recorder::profile::kMessageEncoding);
+  auto tick_channel = writer->add_channel(clock_topic, "json");
+  REQUIRE(imu_channel.ok());
+  REQUIRE(tick_channel.ok());
+  for (std::size_t n = 0; n < count; ++n) {
+    const example::Imu imu{.index = n, .linear_acceleration = {0.1 * static_cast<double>(n), 0.0, 9.81}};
+    const std::uint64_t at = kVerifyFirstLogTime + n * 10'000'000ull;
+    const std::string tick = "{\"ns\":" + std::to_string(at) + "}";
+    REQUIRE(writer->write(*tick_channel, static_cast<std::uint32_t>(n), at - 1, at - 1, std::as_bytes(std::span(tick))).ok());
+    REQUIRE(writer->write(*imu_channel, static_cast<std::uint32_t>(n), at, at, std::as_bytes(std::span(&imu, 1))).ok());
+  }
+  REQUIRE(writer->close().ok());
+  return path;
+}
+
 /// The example filter node with `args`.
 inline std::vector<std::string> imu_filter(std::vector<std::string> args = {}) {
   args.insert(args.begin(), VERIFY_IMU_FILTER);

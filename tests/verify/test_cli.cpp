@@ -93,6 +93,38 @@ TEST_CASE("verify exits 2 for a usage error, with one line", "[verify][cli]") {
   CHECK(run_cerulion(verify_args(golden, {"--repeat", "0"})).exit_code == 2);
 }
 
+TEST_CASE("verify takes topics as a list after one flag, as repeated flags and as a comma list, and passes the command's own options on untouched",
+          "[verify][cli]") {
+  // Two input topics: the node reads a tick on /tick before each /imu (its --clock option, which
+  // is verify's option's name too: after --, it must reach the node, or the node never subscribes
+  // to /tick and the run exits 3).
+  const std::string inputs = write_imu_inputs_with_clock(4, "/tick");
+  const std::string golden = fresh_temp_path("golden-clock.mcap");
+  auto listed = run_cerulion({"verify", inputs, "--input", "/imu", "/tick", "--output", "/imu/filtered", "--settle", "300",
+                              "--keep", golden, "--", VERIFY_IMU_FILTER, "--clock", "/tick"});
+  INFO(listed.out << listed.err);
+  REQUIRE(listed.exit_code == 0);
+  auto repeated = run_cerulion({"verify", golden, "--input", "/tick", "--input", "/imu", "--output", "/imu/filtered", "--",
+                                VERIFY_IMU_FILTER, "--clock", "/tick"});
+  INFO(repeated.out << repeated.err);
+  CHECK(repeated.exit_code == 0);
+  CHECK(repeated.out.find("/imu/filtered: 4 expected, 4 got, same") != std::string::npos);
+  // A list right before --, the node's options after it: --alpha reaches the node (other outputs).
+  auto commas = run_cerulion({"verify", golden, "--input", "/imu,/tick", "--output", "/imu/filtered", "/absent", "--",
+                              VERIFY_IMU_FILTER, "--clock", "/tick", "--alpha", "0.7"});
+  CHECK(commas.exit_code == 4);
+  CHECK(commas.err.find("no output topic '/absent'") != std::string::npos);
+  auto differ = run_cerulion({"verify", golden, "--input", "/imu,/tick", "--output", "/imu/filtered", "--",
+                              VERIFY_IMU_FILTER, "--clock", "/tick", "--alpha", "0.7"});
+  INFO(differ.out << differ.err);
+  CHECK(differ.exit_code == 1);
+  CHECK(differ.out.find("/imu/filtered #0 (after /imu #0): field accel.") != std::string::npos);
+  // A word before -- that no option takes is named, never run.
+  auto stray = run_cerulion({"verify", golden, "stray", "--input", "/imu", "--output", "/imu/filtered", "--", VERIFY_IMU_FILTER});
+  CHECK(stray.exit_code == 2);
+  CHECK(stray.err.find("'stray' stands before --") != std::string::npos);
+}
+
 TEST_CASE("Ctrl-C during a verify run stops the command, exits 130 and leaves nothing in /dev/shm", "[verify][cli][signals]") {
   // The node answers on /imu/filtered, never on /never: the run waits at the first input.
   const std::string inputs = write_imu_inputs(5);
