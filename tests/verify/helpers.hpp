@@ -50,7 +50,10 @@ inline std::string write_imu_inputs_with_clock(std::size_t count, const std::str
   REQUIRE(imu_channel.ok());
   REQUIRE(tick_channel.ok());
   for (std::size_t n = 0; n < count; ++n) {
-    const example::Imu imu{.index = n, .linear_acceleration = {0.1 * static_cast<double>(n), 0.0, 9.81}};
+    const example::Imu imu{.index = n,
+                           .orientation = {0.0, 0.0, 0.0, 1.0},
+                           .angular_velocity = {0.0, 0.0, 0.5},
+                           .linear_acceleration = {0.1 * static_cast<double>(n), 0.0, 9.81}};
     const std::uint64_t at = kVerifyFirstLogTime + n * 10'000'000ull;
     const std::string tick = "{\"ns\":" + std::to_string(at) + "}";
     REQUIRE(writer->write(*tick_channel, static_cast<std::uint32_t>(n), at - 1, at - 1, std::as_bytes(std::span(tick))).ok());

@@ -76,6 +76,24 @@ TEST_CASE("A node that reads the wall clock is caught by repeated runs", "[verif
   CHECK(verify::text_report(v).find("run 2 differs from run 1 (non-determinism)") != std::string::npos);
 }
 
+TEST_CASE("A node with a thread race is caught by repeated runs", "[verify][runs]") {
+  // Each output holds how far a free-running thread of the node got when it was read: the threads'
+  // interleaving, which no two runs repeat across ten outputs.
+  auto o = imu_verify_options(write_imu_inputs(10), {"--race"});
+  o.repeat = 5;
+  const auto v = verify::verify(o);
+  INFO(v.problem);
+  CHECK(v.verdict == Verdict::Differ);
+  REQUIRE(v.between_runs.size() == 4);
+  std::size_t differing_runs = 0;
+  for (const auto& run : v.between_runs) {
+    if (run.differences.empty()) continue;
+    ++differing_runs;
+    CHECK(run.differences[0].field == "integrator_steps");
+  }
+  CHECK(differing_runs > 0);
+}
+
 TEST_CASE("Repeated runs of the deterministic node agree", "[verify][runs]") {
   auto o = imu_verify_options(write_imu_inputs(10));
   o.repeat = 3;
