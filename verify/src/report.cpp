@@ -45,9 +45,18 @@ OrderedJson comparison_json(const Comparison& c) {
   return j;
 }
 
+// What a report holds may come from anywhere (a command's name, a path): dumped with each byte
+// that is not UTF-8 replaced, so that the report is JSON whatever it holds.
+std::string json_text(const OrderedJson& j) { return j.dump(-1, ' ', false, OrderedJson::error_handler_t::replace); }
+
+// `text` with each byte that is not UTF-8 replaced by U+FFFD, as json_text replaces it.
+std::string valid_utf8(std::string_view text) {
+  return OrderedJson::parse(json_text(OrderedJson(std::string(text)))).get<std::string>();
+}
+
 std::string xml_escaped(std::string_view text) {
   std::string out;
-  for (char c : text) {
+  for (char c : valid_utf8(text)) {
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
@@ -119,7 +128,7 @@ std::string text_report(const Comparison& c, std::size_t shown) {
   return out;
 }
 
-std::string json_report(const Comparison& c) { return comparison_json(c).dump(); }
+std::string json_report(const Comparison& c) { return json_text(comparison_json(c)); }
 
 const char* to_string(Verdict verdict) noexcept {
   switch (verdict) {
@@ -172,7 +181,7 @@ std::string json_report(const Verification& v) {
     runs.push_back(run);
   }
   j["runs"] = runs;
-  return j.dump();
+  return json_text(j);
 }
 
 std::string junit_report(const Verification& v, std::string_view suite) {
