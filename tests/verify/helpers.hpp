@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cerulion/recorder/profile.hpp"
+#include "cerulion/recorder/reader.hpp"
 #include "cerulion/recorder/writer.hpp"
 #include "cerulion/verify/verification.hpp"
 #include "messages.hpp"
@@ -91,6 +92,25 @@ inline std::string record_golden(std::size_t count) {
   INFO(v.problem);
   REQUIRE(v.verdict == verify::Verdict::Same);
   return o.keep;
+}
+
+/// `record_golden(count)` with its outputs on `topic` instead: a topic the node never publishes.
+inline std::string golden_with_output_renamed(std::size_t count, const std::string& topic) {
+  auto reader = recorder::Reader::open(record_golden(count));
+  REQUIRE(reader.ok());
+  const std::string renamed = fresh_temp_path("renamed.mcap");
+  auto writer = recorder::Writer::create(renamed);
+  REQUIRE(writer.ok());
+  auto in = writer->add_channel("/imu", recorder::profile::kMessageEncoding);
+  auto out = writer->add_channel(topic, "json");
+  REQUIRE(in.ok());
+  REQUIRE(out.ok());
+  REQUIRE(reader->read_messages({}, [&](const recorder::MessageView& m) {
+    const auto channel = m.channel.topic == "/imu" ? *in : *out;
+    return writer->write(channel, m.message.sequence, m.message.log_time, m.message.publish_time, m.message.data).ok();
+  }).ok());
+  REQUIRE(writer->close().ok());
+  return renamed;
 }
 
 }  // namespace cerulion::test

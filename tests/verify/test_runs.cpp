@@ -149,23 +149,7 @@ TEST_CASE("A missing or damaged recording cannot serve", "[verify][runs]") {
 }
 
 TEST_CASE("An output the command never publishes times out after the input, naming the topic", "[verify][runs]") {
-  // The golden's outputs under another name: the node never publishes there.
-  const std::string golden = record_golden(5);
-  auto reader = recorder::Reader::open(golden);
-  REQUIRE(reader.ok());
-  const std::string renamed = fresh_temp_path("renamed.mcap");
-  {
-    auto writer = recorder::Writer::create(renamed);
-    REQUIRE(writer.ok());
-    auto in = writer->add_channel("/imu", recorder::profile::kMessageEncoding);
-    auto out = writer->add_channel("/imu/smoothed", "json");
-    REQUIRE(reader->read_messages({}, [&](const recorder::MessageView& m) {
-      const auto channel = m.channel.topic == "/imu" ? *in : *out;
-      return writer->write(channel, m.message.sequence, m.message.log_time, m.message.publish_time, m.message.data).ok();
-    }).ok());
-    REQUIRE(writer->close().ok());
-  }
-  auto o = imu_verify_options(renamed);
+  auto o = imu_verify_options(golden_with_output_renamed(5, "/imu/smoothed"));
   o.run.outputs = {"/imu/smoothed"};
   o.run.output_timeout = std::chrono::milliseconds(300);
   const auto v = verify::verify(o);
