@@ -203,8 +203,8 @@ TEST_CASE("Ctrl-C during a verify run stops the command, exits 130 and leaves no
                             "--repeat", "2", "--output-timeout", "60", "--settle", "60000", "--", VERIFY_IMU_FILTER});
   const std::string prefix = "cerulion.verify-" + std::to_string(verify.pid()) + "-";
   REQUIRE(eventually([&] { return count_shm_entries(prefix) >= 2; }));  // /never and the node's topics
-  const auto node = child_pids(verify.pid());
-  REQUIRE(node.size() == 1);
+  std::vector<pid_t> node;
+  REQUIRE(eventually([&] { return (node = child_pids(verify.pid())).size() == 1; }));
   verify.signal(SIGINT);
   const auto r = verify.wait(std::chrono::seconds(30));
   INFO(r.out << r.err);
