@@ -48,13 +48,25 @@ OrderedJson comparison_json(const Comparison& c) {
   return j;
 }
 
+// What a report holds may come from anywhere (a command's name, a path): dumped with each byte
+// that is not UTF-8 replaced, so that the report is JSON whatever it holds.
+std::string json_text(const OrderedJson& j) { return j.dump(-1, ' ', false, OrderedJson::error_handler_t::replace); }
+
+// `text` with each byte that is not UTF-8 replaced by U+FFFD, as json_text replaces it.
+std::string valid_utf8(std::string_view text) {
+  return OrderedJson::parse(json_text(OrderedJson(std::string(text)))).get<std::string>();
+}
+
+// Escaped for XML after the bytes that are not UTF-8 are replaced: a JUnit file stays well-formed.
+std::string xml_escaped(std::string_view text) { return markup_escaped(valid_utf8(text)); }
+
 // One <testcase>: failed when `failure` is not empty.
 std::string junit_case(std::string_view classname, std::string_view name, double seconds, const std::string& failure,
                        const std::string& details) {
-  std::string out = "  <testcase classname=\"" + markup_escaped(classname) + "\" name=\"" + markup_escaped(name) +
+  std::string out = "  <testcase classname=\"" + xml_escaped(classname) + "\" name=\"" + xml_escaped(name) +
                     "\" time=\"" + std::to_string(seconds) + "\"";
   if (failure.empty()) return out + "/>\n";
-  out += ">\n    <failure message=\"" + markup_escaped(failure) + "\">" + markup_escaped(details) + "</failure>\n";
+  out += ">\n    <failure message=\"" + xml_escaped(failure) + "\">" + xml_escaped(details) + "</failure>\n";
   return out + "  </testcase>\n";
 }
 
@@ -101,7 +113,7 @@ std::string text_report(const Comparison& c, std::size_t shown) {
   return out;
 }
 
-std::string json_report(const Comparison& c) { return comparison_json(c).dump(); }
+std::string json_report(const Comparison& c) { return json_text(comparison_json(c)); }
 
 const char* to_string(Verdict verdict) noexcept {
   switch (verdict) {
@@ -154,7 +166,7 @@ std::string json_report(const Verification& v) {
     runs.push_back(run);
   }
   j["runs"] = runs;
-  return j.dump();
+  return json_text(j);
 }
 
 std::string junit_report(const Verification& v, std::string_view suite) {
@@ -182,7 +194,7 @@ std::string junit_report(const Verification& v, std::string_view suite) {
     add("run " + std::to_string(i + 2) + " is run 1", s,
         c.same() ? "" : "run " + std::to_string(i + 2) + " differs from run 1 (non-determinism)", details);
   }
-  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"" + markup_escaped(suite) + "\" tests=\"" +
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"" + xml_escaped(suite) + "\" tests=\"" +
          std::to_string(tests) + "\" failures=\"" + std::to_string(failures) + "\" errors=\"0\">\n" + cases +
          "</testsuite>\n";
 }
