@@ -297,6 +297,10 @@ class ViewServerImpl {
     acceptor_.async_accept([this](beast::error_code ec, tcp::socket socket) {
       if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
       if (!ec) {
+        // Frames are written whole, one at a time: Nagle would hold a small one back until the
+        // client acknowledges the one before, which a client that only reads does late.
+        beast::error_code ignored;
+        socket.set_option(tcp::no_delay(true), ignored);
         auto session = std::make_shared<Session>(ioc_, std::move(socket), hub_, options_);
         std::erase_if(sessions_, [](const auto& w) { return w.expired(); });
         sessions_.push_back(session);
