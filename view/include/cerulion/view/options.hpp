@@ -24,8 +24,17 @@ struct QueueLimits {
 /// Settings of a ViewServer.
 struct ViewOptions {
   /// Which topics, from which domain, read how. The taps never hold a publisher back (unless
-  /// `taps.lockstep` is set, which a view should not do). Empty selection: every topic.
-  recording::TapSetOptions taps;
+  /// `taps.lockstep` is set, which a view should not do). Empty selection: every topic. By default
+  /// a thread per topic that polls where its topic's next message is due, so that a message
+  /// reaches the clients as it is published; the pooled readers' back-off would hold a quiet
+  /// topic's message up to a millisecond (a view of very many topics may prefer them, for the
+  /// fewer threads).
+  recording::TapSetOptions taps = [] {
+    recording::TapSetOptions taps;
+    taps.readers = recording::Readers::PerTopic;
+    taps.poll_when_due = true;
+    return taps;
+  }();
   /// Address to listen on. Loopback by default: the protocol has no authentication, so any
   /// address that other machines reach serves every topic to whoever connects.
   std::string address = "127.0.0.1";
