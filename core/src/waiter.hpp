@@ -20,6 +20,9 @@ namespace cerulion::detail {
 inline constexpr std::uint64_t kPassiveIntervalShortestNs = 100'000;
 inline constexpr std::uint64_t kPassiveIntervalLongestNs = 10'000'000;
 inline constexpr std::uint64_t kPassiveIntervalUnlearntNs = 1'000'000;
+/// A tap that polls when its message is due, and whose message is late past the window: how often
+/// a period it checks back until the message comes.
+inline constexpr double kLateChecksPerPeriod = 8;
 
 /// Waits until a condition holds. One Waiter per participant and purpose: the adaptive strategy
 /// keeps what it learnt about arrival times between calls.
@@ -120,8 +123,9 @@ Status Waiter::wait_passively(Ready& ready, std::uint64_t deadline_ns, Housekeep
     std::uint64_t until = std::min(deadline_ns, now + passive_interval_ns());
     // Asked to, with the rate learnt and no futex to fall back on, it polls across the window
     // where the next message is due (sleeping until just before it), so a periodic topic's
-    // message is taken as it comes rather than up to an interval later; outside the window it
-    // checks back at the interval.
+    // message is taken as it comes rather than up to an interval later. Past the window the
+    // message is late (its publisher's timer fired late, on a loaded machine often): it checks
+    // back every kLateChecksPerPeriod-th of a period, not at the interval, until it comes.
     if (const std::uint64_t predicted = polls_when_due_ ? planner_.predicted_next_ns() : 0; predicted != 0) {
       const std::uint64_t window_end = planner_.plan(std::min(now, predicted), options_.cpu_budget).poll_until;
       if (now < window_end) {
@@ -135,6 +139,8 @@ Status Waiter::wait_passively(Ready& ready, std::uint64_t deadline_ns, Housekeep
         if (until == wake_at) planner_.note_oversleep(monotonic_ns() - wake_at);
         continue;
       }
+      const auto late_check = static_cast<std::uint64_t>(planner_.period_ns() / kLateChecksPerPeriod);
+      until = std::min(until, now + std::max(late_check, kPassiveIntervalShortestNs));
     }
     sleep_until_ns(until);
   }
