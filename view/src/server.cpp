@@ -137,6 +137,10 @@ class Session : public std::enable_shared_from_this<Session> {
       response.set(http::field::sec_websocket_protocol, kSubprotocol);
     }));
     ws_->read_message_max(options_.max_client_message);
+    // A message goes out as one frame, header and payload in one gathered write: Beast's default
+    // splits it into frames of its write buffer's size, a write each, which a camera's frame
+    // turns into hundreds.
+    ws_->auto_fragment(false);
     ws_->async_accept(request, [self = shared_from_this()](beast::error_code ec) {
       if (ec) return;
       self->on_accepted();
