@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // The view's figures for docs/performance.md: a developer's tool, not installed, asserting nothing.
 //   view-figures [latency|camera|ping|all] [--cerulion PATH] [--rounds N]
-// latency: publish -> client receive on loopback, 64 B and 1 MiB, with the view's readers (a
-//   thread per topic polling where the next message is due), per-topic taps that do not poll, and
-//   the pooled readers.
+// latency: publish -> client receive on loopback, 64 B and 1 MiB, with each setup of the view's
+//   readers: pooled (the default), a thread per topic polling where the next message is due, a
+//   thread per topic that does not poll.
 // camera: a 1920x1080 RGB topic at 30 Hz beside a 1 kHz 64 B topic, to one client; rounds with and
 //   without the camera alternate, so the machine's load falls on both alike.
-// ping: `cerulion ping` medians without a view and with one serving two clients subscribed to the
-//   ping topics, rounds interleaved; the ratio of the medians.
+// ping: `cerulion ping` medians without a view and with one (of each reader setup) serving two
+//   clients subscribed to the ping topics, rounds interleaved; the ratios of the medians.
 // The client is the view tests' Beast client (tests/view/ws_client.*).
 
 #include <algorithm>
@@ -132,13 +132,27 @@ struct ReaderSetup {
   bool poll_when_due;
 };
 
+/// The view's default first; the others to set beside it.
+const std::vector<ReaderSetup>& reader_setups() {
+  static const std::vector<ReaderSetup> setups = {
+      {"pooled (the view's default)", recording::Readers::Pooled, false},
+      {"per topic, polling when due", recording::Readers::PerTopic, true},
+      {"per topic, not polling", recording::Readers::PerTopic, false},
+  };
+  return setups;
+}
+
+view::ViewOptions options_of(const ReaderSetup& setup) {
+  view::ViewOptions options;
+  options.taps.readers = setup.readers;
+  options.taps.poll_when_due = setup.poll_when_due;
+  return options;
+}
+
 void latency_once(const ReaderSetup& setup, std::size_t size) {
   const std::string domain = fresh_domain("latency");
   {
-    view::ViewOptions options;
-    options.taps.readers = setup.readers;
-    options.taps.poll_when_due = setup.poll_when_due;
-    auto server = serve(domain, options);
+    auto server = serve(domain, options_of(setup));
     auto pub = publisher_in(domain, "/latency");
     std::vector<std::byte> payload(size);
     stamp(payload);
@@ -182,13 +196,8 @@ void latency_once(const ReaderSetup& setup, std::size_t size) {
 }
 
 void latency() {
-  const ReaderSetup setups[] = {
-      {"view's readers (default)", recording::Readers::PerTopic, true},
-      {"per topic, not polling", recording::Readers::PerTopic, false},
-      {"pooled", recording::Readers::Pooled, false},
-  };
   for (std::size_t size : {std::size_t{64}, std::size_t{1} << 20}) {
-    for (const auto& setup : setups) latency_once(setup, size);
+    for (const auto& setup : reader_setups()) latency_once(setup, size);
   }
 }
 
@@ -331,29 +340,37 @@ double ping_median_us(const std::string& cerulion, const std::string& domain, co
 }
 
 void ping(const std::string& cerulion, int rounds) {
+  // Each round: ping alone, then with a view of each reader setup, so load falls on all alike.
+  const auto& setups = reader_setups();
   for (const char* size : {"64", "1MiB"}) {
-    std::vector<double> without, with;
-    std::uint64_t delivered = 0;
+    std::vector<double> without;
+    std::vector<std::vector<double>> with(setups.size());
+    std::vector<std::uint64_t> delivered(setups.size());
     for (int round = 0; round < rounds; ++round) {
-      const std::string domain = fresh_domain("ping");
-      without.push_back(ping_median_us(cerulion, domain, size));
-      {
-        auto server = serve(domain);
-        std::atomic<bool> stop{false};
-        DrainingClient a(server.port(), stop), b(server.port(), stop);
-        with.push_back(ping_median_us(cerulion, domain, size));
-        stop = true;
-        delivered += a.finish() + b.finish();
+      for (std::size_t arm = 0; arm <= setups.size(); ++arm) {
+        const std::string domain = fresh_domain("ping");
+        if (arm == 0) {
+          without.push_back(ping_median_us(cerulion, domain, size));
+        } else {
+          auto server = serve(domain, options_of(setups[arm - 1]));
+          std::atomic<bool> stop{false};
+          DrainingClient a(server.port(), stop), b(server.port(), stop);
+          with[arm - 1].push_back(ping_median_us(cerulion, domain, size));
+          stop = true;
+          delivered[arm - 1] += a.finish() + b.finish();
+        }
+        clean(domain);
       }
-      clean(domain);
     }
     std::printf("ping %-4s median RTT us, without a view:", size);
     for (double v : without) std::printf(" %.1f", v);
-    std::printf("; with a view and 2 clients:");
-    for (double v : with) std::printf(" %.1f", v);
-    std::printf("; median of medians %.1f vs %.1f, ratio %.3f (%llu messages to the clients)\n",
-                percentile(with, 0.5), percentile(without, 0.5), percentile(with, 0.5) / percentile(without, 0.5),
-                static_cast<unsigned long long>(delivered));
+    std::printf(" (median %.1f)\n", percentile(without, 0.5));
+    for (std::size_t i = 0; i < setups.size(); ++i) {
+      std::printf("ping %-4s with a view (%s) and 2 clients:", size, setups[i].name);
+      for (double v : with[i]) std::printf(" %.1f", v);
+      std::printf(" (median %.1f), ratio of medians %.3f, %llu messages to the clients\n", percentile(with[i], 0.5),
+                  percentile(with[i], 0.5) / percentile(without, 0.5), static_cast<unsigned long long>(delivered[i]));
+    }
     std::fflush(stdout);
   }
 }

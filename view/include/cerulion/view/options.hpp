@@ -24,17 +24,12 @@ struct QueueLimits {
 /// Settings of a ViewServer.
 struct ViewOptions {
   /// Which topics, from which domain, read how. The taps never hold a publisher back (unless
-  /// `taps.lockstep` is set, which a view should not do). Empty selection: every topic. By default
-  /// a thread per topic that polls where its topic's next message is due, so that a message
-  /// reaches the clients as it is published; the pooled readers' back-off would hold a quiet
-  /// topic's message up to a millisecond (a view of very many topics may prefer them, for the
-  /// fewer threads).
-  recording::TapSetOptions taps = [] {
-    recording::TapSetOptions taps;
-    taps.readers = recording::Readers::PerTopic;
-    taps.poll_when_due = true;
-    return taps;
-  }();
+  /// `taps.lockstep` is set, which a view should not do). Empty selection: every topic. The
+  /// pooled readers by default: a message waits up to their back-off (a millisecond) but they
+  /// take no CPU when it is due. `taps.readers = PerTopic` with `taps.poll_when_due` hands a
+  /// message on as it is published, at the cost of polling when the topics' publishers and
+  /// subscribers run, which slows them where CPUs are few (docs/performance.md).
+  recording::TapSetOptions taps;
   /// Address to listen on. Loopback by default: the protocol has no authentication, so any
   /// address that other machines reach serves every topic to whoever connects.
   std::string address = "127.0.0.1";
