@@ -189,7 +189,8 @@ class LentSlot {
 
   std::shared_ptr<E> owner_;
   typename E::Held held_;
-  std::string topic_;
+  // The endpoint's own name (its core lives as long as owner_): no copy per message.
+  const std::string& topic_;
   bool finished_ = false;
   int views_ = 0;
 };

@@ -32,14 +32,15 @@ class PyLoan : public LentSlot<PublisherEndpoint> {
     return held_.data();
   }
 
-  std::uint64_t publish(py::object timeout_seconds) {
+  std::uint64_t publish(py::handle timeout_seconds) { return publish_within(timeout_argument(timeout_seconds)); }
+
+  std::uint64_t publish_within(Timeout timeout) {
     bytes("publish()");
     if (views_ > 0) refuse_views("at publish", "delete them first (del array)");
     if (owner_->cancel.load()) {
       discard();
       raise_closed("the publisher of '" + topic_ + "' was closed; the loan was discarded", Subject::topic(topic_));
     }
-    const Timeout timeout = timeout_argument(timeout_seconds);
     BusyScope busy(*owner_, "publisher");
     finished_ = true;
     Result<std::uint64_t> seq = [&] {
@@ -66,7 +67,7 @@ class PyLoan : public LentSlot<PublisherEndpoint> {
   }
 
   /// Publishes at the end of the block, discards on an exception.
-  bool exit(py::object exception_type) {
+  bool exit(py::handle exception_type) {
     release_entered();
     if (finished_) return false;
     if (!exception_type.is_none()) {
@@ -78,7 +79,7 @@ class PyLoan : public LentSlot<PublisherEndpoint> {
       refuse_views("at the end of the with block",
                    "delete them in the block (del array), or write through a temporary (numpy.frombuffer(buf, dtype)[:] = ...)");
     }
-    publish(py::none());
+    publish_within(std::nullopt);
     return false;
   }
 
@@ -101,11 +102,15 @@ class PyLoan : public LentSlot<PublisherEndpoint> {
     py::object view = std::move(entered_);
     entered_ = py::object();
     if (!view) return;
-    try {
-      view.attr("release")();
-    } catch (py::error_already_set& error) {
-      if (!error.matches(PyExc_BufferError)) throw;
+    // memoryview.release() called directly, without an attribute lookup on every frame.
+    static PyObject* const release_name = PyUnicode_InternFromString("release");
+    PyObject* released = PyObject_CallMethodNoArgs(view.ptr(), release_name);
+    if (released != nullptr) {
+      Py_DECREF(released);
+      return;
     }
+    py::error_already_set error;
+    if (!error.matches(PyExc_BufferError)) throw error;
   }
 
   std::uintptr_t address_;
@@ -124,6 +129,10 @@ class PyPublisher : public EndpointHandle<PublisherEndpoint> {
     if (size < 0) raise(Status(ErrorCode::InvalidArgument, "loan(): a size ≥ 0 is needed", Subject::option("nbytes")));
     const Timeout timeout = timeout_argument(timeout_seconds);
     BusyScope busy(*endpoint, "publisher");
+    // A slot free now is taken with the GIL held (a loan waits only for room in lockstep).
+    Result<Loan> now = endpoint->core->loan(static_cast<std::size_t>(size), std::chrono::nanoseconds(0));
+    if (now.ok()) return PyLoan(endpoint, std::move(now).value());
+    if (now.code() != ErrorCode::Timeout) raise(now.status());
     Loan loan = take(wait_in_slices(Deadline(timeout), [&](Timeout slice) {
       return endpoint->core->loan(static_cast<std::size_t>(size), slice);
     }));
@@ -194,7 +203,7 @@ void register_publisher(py::module_& m) {
       .def("discard", &PyLoan::discard, "Gives the slot back unpublished; nothing of it is delivered.")
       .def("shrink", &PyLoan::shrink, py::arg("nbytes"), "Publishes only the first nbytes (fewer than loaned).")
       .def("__enter__", [](py::object self) { return self.cast<PyLoan&>().enter(self); })
-      .def("__exit__", [](PyLoan& loan, py::object type, py::object, py::object) { return loan.exit(type); })
+      .def("__exit__", [](PyLoan& loan, py::handle type, py::handle, py::handle) { return loan.exit(type); })
       .def("__len__", &PyLoan::size)
       .def_property_readonly("address", &PyLoan::address, "Address of the slot in this process.")
       .def_property_readonly("seq", &PyLoan::seq, "Sequence number once published, else None.")

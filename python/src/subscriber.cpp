@@ -3,7 +3,11 @@
 
 #include "subscriber.hpp"
 
+#include <pybind11/numpy.h>
+
 #include <climits>
+#include <functional>
+#include <vector>
 
 namespace cerulion::python {
 namespace {
@@ -41,33 +45,79 @@ std::optional<unsigned long long> items_of_shape(py::handle shape) {
   return items;
 }
 
-py::object as_array(py::object self, py::object dtype, py::object shape) {
-  PySample& sample = self.cast<PySample&>();
-  auto bytes = sample.bytes("as_array()");
+/// as_array for dtypes numpy lays out by itself (sub-arrays, objects, sizeless types): through
+/// numpy.frombuffer and reshape, whose own errors (ValueError) say what is wrong.
+py::object as_array_through_numpy(py::handle self, PySample& sample, py::handle dtype, py::handle shape,
+                                  const std::function<void(const std::string&)>& refuse) {
+  const std::size_t size = sample.bytes("as_array()").size();
   const NumpyFunctions& numpy = numpy_functions();
-  auto refuse = [&](const std::string& why) {
-    raise(Status(ErrorCode::InvalidArgument,
-                 "sample #" + std::to_string(sample.seq()) + " of '" + sample.topic() + "': " + why,
-                 Subject::topic(sample.topic())));
-  };
-  // numpy checks the item size itself (ValueError); the dtype is looked at again only to say why.
   py::object array;
   try {
     array = numpy.frombuffer(self, dtype);
   } catch (py::error_already_set& error) {
     if (!error.matches(PyExc_ValueError)) throw;
     py::object type = numpy.dtype(dtype);
-    refuse(std::to_string(bytes.size()) + " bytes are not a whole number of " + std::string(py::str(type)) + " (" +
+    refuse(std::to_string(size) + " bytes are not a whole number of " + std::string(py::str(type)) + " (" +
            std::to_string(type.attr("itemsize").cast<std::size_t>()) + " bytes each)");
   }
-  const auto item = array.attr("itemsize").cast<std::size_t>();
   if (shape.is_none()) return array;
+  const auto item = array.attr("itemsize").cast<std::size_t>();
   const std::optional<unsigned long long> items = items_of_shape(shape);
-  if (!items || *items * item != bytes.size()) {
-    refuse(std::to_string(bytes.size()) + " bytes do not make shape " + std::string(py::str(shape)) + " of " +
+  if (!items || *items * item != size) {
+    refuse(std::to_string(size) + " bytes do not make shape " + std::string(py::str(shape)) + " of " +
            std::string(py::str(array.attr("dtype"))));
   }
   return array.attr("reshape")(shape);
+}
+
+/// A read-only array of `dtype` and `shape` over the sample's bytes, made in one step by numpy's C
+/// API rather than by numpy.frombuffer then reshape (two Python calls and the arrays between them,
+/// which cost more than the rest of a receive once caches went cold between frames). Its base is a
+/// memoryview of the sample, as numpy.frombuffer's would be: a view counted until the array's end.
+py::object as_array(py::handle self, py::handle dtype, py::handle shape) {
+  PySample& sample = self.cast<PySample&>();
+  const std::size_t size = sample.bytes("as_array()").size();
+  const std::function<void(const std::string&)> refuse = [&](const std::string& why) {
+    raise(Status(ErrorCode::InvalidArgument, "sample #" + std::to_string(sample.seq()) + " of '" + sample.topic() + "': " + why,
+                 Subject::topic(sample.topic())));
+  };
+  py::dtype type = py::dtype::from_args(py::reinterpret_borrow<py::object>(dtype));
+  const auto* descr = py::detail::array_descriptor_proxy(type.ptr());
+  constexpr char kHasObject = 0x01;  // NPY_ITEM_HASOBJECT: numpy refuses those over a buffer
+  if (descr->elsize <= 0 || descr->subarray != nullptr || (descr->flags & kHasObject) != 0) {
+    return as_array_through_numpy(self, sample, dtype, shape, refuse);
+  }
+  const auto item = static_cast<std::size_t>(descr->elsize);
+  if (size % item != 0) {
+    refuse(std::to_string(size) + " bytes are not a whole number of " + std::string(py::str(type)) + " (" +
+           std::to_string(item) + " bytes each)");
+  }
+  std::vector<py::ssize_t> dimensions;
+  if (shape.is_none()) {
+    dimensions.push_back(static_cast<py::ssize_t>(size / item));
+  } else {
+    const std::optional<unsigned long long> items = items_of_shape(shape);
+    if (!items || *items * item != size) {
+      refuse(std::to_string(size) + " bytes do not make shape " + std::string(py::str(shape)) + " of " +
+             std::string(py::str(type)));
+    }
+    if (py::isinstance<py::int_>(shape)) {
+      dimensions.push_back(shape.cast<py::ssize_t>());
+    } else {
+      for (py::handle d : py::reinterpret_borrow<py::sequence>(shape)) dimensions.push_back(d.cast<py::ssize_t>());
+    }
+  }
+  std::vector<py::ssize_t> strides(dimensions.size());
+  py::ssize_t stride = static_cast<py::ssize_t>(item);
+  for (std::size_t i = dimensions.size(); i-- > 0;) {
+    strides[i] = stride;
+    stride *= dimensions[i];
+  }
+  auto view = py::reinterpret_steal<py::object>(PyMemoryView_FromObject(self.ptr()));
+  if (!view) throw py::error_already_set();
+  py::array array(type, std::move(dimensions), std::move(strides), PyMemoryView_GET_BUFFER(view.ptr())->buf, view);
+  py::detail::array_proxy(array.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  return array;
 }
 
 }  // namespace
