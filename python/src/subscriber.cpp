@@ -3,6 +3,8 @@
 
 #include "subscriber.hpp"
 
+#include "fast_method.hpp"
+
 #include <pybind11/numpy.h>
 
 #include <climits>
@@ -120,10 +122,59 @@ py::object as_array(py::handle self, py::handle dtype, py::handle shape) {
   return array;
 }
 
+
+PyObject* sample_as_array(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return run_fast_method([&] {
+    const FastArguments a("as_array", args, nargs, kwnames, {"dtype", "shape"}, 1);
+    return as_array(self, a[0], a[1]);
+  });
+}
+PyObject* sample_release(PyObject* self, PyObject*) {
+  return run_fast_method([&] {
+    self_of<PySample>(self).release();
+    return py::none();
+  });
+}
+PyObject* sample_enter(PyObject* self, PyObject*) {
+  return run_fast_method([&] { return py::reinterpret_borrow<py::object>(self); });
+}
+PyObject* sample_exit(PyObject* self, PyObject* const*, Py_ssize_t) {
+  return run_fast_method([&] {
+    self_of<PySample>(self).release();
+    return py::reinterpret_borrow<py::object>(Py_False);
+  });
+}
+PyObject* subscriber_receive(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return run_fast_method([&] {
+    const FastArguments a("receive", args, nargs, kwnames, {"timeout"}, 0);
+    return py::cast(self_of<PySubscriber>(self).receive(a[0]), py::return_value_policy::move);
+  });
+}
+
+PyMethodDef sample_as_array_method{
+    "as_array", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(sample_as_array)),
+    METH_FASTCALL | METH_KEYWORDS,
+    "as_array($self, /, dtype, shape=None)\n--\n\n"
+    "A read-only numpy view of the payload as `dtype` (and `shape`, if given): no copy. "
+    "InvalidArgument when the payload is not a whole number of items (or not that shape)."};
+PyMethodDef sample_release_method{
+    "release", sample_release, METH_NOARGS,
+    "release($self, /)\n--\n\nReleases the slot now: at once, or when the last view of the buffer is gone. Idempotent."};
+PyMethodDef sample_enter_method{"__enter__", sample_enter, METH_NOARGS, "__enter__($self, /)\n--\n\nThe sample itself."};
+PyMethodDef sample_exit_method{"__exit__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(sample_exit)),
+                               METH_FASTCALL, "__exit__($self, /, *args)\n--\n\nReleases the sample (see release())."};
+PyMethodDef subscriber_receive_method{
+    "receive", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(subscriber_receive)),
+    METH_FASTCALL | METH_KEYWORDS,
+    "receive($self, /, timeout=None)\n--\n\n"
+    "The next message as a Sample, waiting up to `timeout` seconds (None: for ever). The GIL is released "
+    "while waiting and Ctrl-C raises KeyboardInterrupt. Raises Timeout, LoanLimit (two samples held "
+    "already), Closed."};
+
 }  // namespace
 
 void register_subscriber(py::module_& m) {
-  py::class_<PySample>(m, "Sample",
+  auto sample = py::class_<PySample>(m, "Sample",
                        "A received message. It exposes the buffer protocol, read-only, over the topic's shared "
                        "memory slot itself: numpy.frombuffer(sample, dtype) and memoryview(sample) are views, "
                        "not copies. The slot stays held (in lockstep, the publisher cannot reuse it) while the "
@@ -155,20 +206,13 @@ void register_subscriber(py::module_& m) {
         return py::module_::import("json").attr("loads")(
             py::str(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
       }, "The payload parsed as JSON (json topics).")
-      .def("as_array", &as_array, py::arg("dtype"), py::arg("shape") = py::none(),
-           "A read-only numpy view of the payload as `dtype` (and `shape`, if given): no copy. "
-           "InvalidArgument when the payload is not a whole number of items (or not that shape).")
-      .def("release", &PySample::release,
-           "Releases the slot now: at once, or when the last view of the buffer is gone. Idempotent.")
       .def("__len__", &PySample::size)
-      .def("__enter__", [](py::object self) { return self; })
-      .def("__exit__", [](PySample& s, py::args) { s.release(); return false; })
       .def("__repr__", [](const PySample& s) {
         return "<cerulion.Sample #" + std::to_string(s.seq()) + " of '" + s.topic() + "', " + std::to_string(s.size()) +
                " bytes" + (s.released() ? ", released>" : ">");
       });
 
-  py::class_<PySubscriber>(m, "Subscriber",
+  auto subscriber = py::class_<PySubscriber>(m, "Subscriber",
                            "A subscriber (or tap) on one topic, as cerulion::Subscriber. It receives the messages "
                            "published after it attached (start='first': from the oldest the ring still holds). "
                            "One thread at a time may wait on it. A context manager: closes at the end.")
@@ -182,10 +226,6 @@ void register_subscriber(py::module_& m) {
            "lockstep publisher back; may lose messages). start: StartAt or 'next' (default), 'first'. domain: "
            "default $CERULION_DOMAIN or 'default'. mode, depth, group: used only if this subscriber creates the "
            "topic. Raises InvalidTopicName, PermissionDenied, Incompatible... as the C++ API.")
-      .def("receive", &PySubscriber::receive, py::arg("timeout") = py::none(),
-           "The next message as a Sample, waiting up to `timeout` seconds (None: for ever). The GIL is released "
-           "while waiting and Ctrl-C raises KeyboardInterrupt. Raises Timeout, LoanLimit (two samples held "
-           "already), Closed.")
       .def("try_receive", &PySubscriber::try_receive, "The next message if one is ready now, else None.")
       .def("close", &PySubscriber::close,
            "Leaves the topic (once samples it lent are released). Idempotent; a wait in another thread ends "
@@ -211,6 +251,10 @@ void register_subscriber(py::module_& m) {
                              [](const PySubscriber& s) { return s.core("publisher_count").publisher_count(); })
       .def_property_readonly("type", [](const PySubscriber& s) { return take(s.core("type").type()); },
                              "The topic's TopicType (encoding and schema).");
+  for (PyMethodDef* method : {&sample_as_array_method, &sample_release_method, &sample_enter_method, &sample_exit_method}) {
+    add_fast_method(sample, *method);
+  }
+  add_fast_method(subscriber, subscriber_receive_method);
 }
 
 }  // namespace cerulion::python
