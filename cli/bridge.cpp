@@ -8,8 +8,8 @@
 #include "bridge_status.hpp"
 #include "cerulion/core/names.hpp"
 #include "command.hpp"
-#include "record_util.hpp"
 #include "supervise.hpp"
+#include "topic_options.hpp"
 #ifdef CERULION_HAVE_BRIDGE
 #include "cerulion/bridge/bridge.hpp"
 #endif
@@ -18,8 +18,8 @@ namespace cerulion::cli {
 namespace {
 
 struct BridgeSettings {
-  std::vector<std::string> topics, regex, exclude;
-  bool all = false, export_only = false, import_only = false, both = false, best_effort = false, lockstep = false,
+  recording::TopicSelection selection;
+  bool export_only = false, import_only = false, both = false, best_effort = false, lockstep = false,
        no_shared_memory = false;
   std::uint32_t dds_domain = 0, depth = 10;
   double duration_s = 0;
@@ -59,13 +59,11 @@ std::string bridged_text(const bridge::BridgeOptions& o) {
 }
 
 void run_bridge(const BridgeSettings& s) {
-  if (s.topics.empty() && !s.all && s.regex.empty()) {
-    throw Exit{kExitUsage, "bridge: name topics, or use -a/--all or -e/--regex"};
-  }
+  require_topic_selection(s.selection, "bridge");
   bridge::BridgeOptions o;
   o.domain = globals().domain;
   o.dds_domain = s.dds_domain;
-  o.selection = {s.topics, s.all, s.regex, s.exclude};
+  o.selection = s.selection;
   o.direction = s.export_only   ? bridge::Direction::Export
                 : s.import_only ? bridge::Direction::Import
                                 : bridge::Direction::Both;
@@ -107,12 +105,9 @@ void add_bridge_command(CLI::App& app) {
       "  cerulion bridge /robot/camera --export --dds-domain 7\n"
       "  cerulion bridge -e '^/robot/' -x '/debug$' --best-effort\n"
       "  cerulion bridge status");
-  cmd->add_option("topics", s->topics, "Topics to bridge (local names; rt/ is added on the DDS side)");
-  cmd->add_flag("-a,--all", s->all, "Bridge every topic of either side, including topics that appear later");
-  cmd->add_option("-e,--regex", s->regex, "Bridge topics matching this regular expression (repeatable; new ones too)")
-      ->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  cmd->add_option("-x,--exclude", s->exclude, "Do not bridge topics matching this regular expression (repeatable)")
-      ->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("topics", s->selection.topics, "Topics to bridge (local names; rt/ is added on the DDS side)");
+  cmd->add_flag("-a,--all", s->selection.all, "Bridge every topic of either side, including topics that appear later");
+  add_topic_pattern_options(*cmd, s->selection, "Bridge");
   auto* ex = cmd->add_flag("--export", s->export_only, "Only local topics out to DDS");
   auto* im = cmd->add_flag("--import", s->import_only, "Only DDS topics in as local topics");
   auto* both = cmd->add_flag("--both", s->both, "Both ways (the default)");
@@ -132,8 +127,7 @@ void add_bridge_command(CLI::App& app) {
   add_bridge_status_command(*cmd);
   cmd->callback([s, cmd] {
     if (!cmd->get_subcommands().empty()) return;  // `bridge status` ran
-    check_patterns(s->regex, "--regex");
-    check_patterns(s->exclude, "--exclude");
+    check_topic_patterns(s->selection);
 #ifdef CERULION_HAVE_BRIDGE
     run_bridge(*s);
 #else

@@ -15,8 +15,8 @@
 #include "command.hpp"
 #include "flashback_commands.hpp"
 #include "message_format.hpp"
-#include "record_util.hpp"
 #include "supervise.hpp"
+#include "topic_options.hpp"
 
 namespace cerulion::cli {
 namespace {
@@ -40,11 +40,8 @@ bool idle_priority(const std::string& priority, bool lockstep) {
 
 void run_start(StartSettings& s) {
   auto& k = s.keeper;
-  if (k.selection.topics.empty() && !k.selection.all && k.selection.include.empty()) {
-    throw Exit{kExitUsage, "flashback start: name topics, or use -a/--all or -e/--regex"};
-  }
-  check_patterns(k.selection.include, "--regex");
-  check_patterns(k.selection.exclude, "--exclude");
+  require_topic_selection(k.selection, "flashback start");
+  check_topic_patterns(k.selection);
   k.domain = globals().domain;
   k.limits.memory_bytes = s.memory;
   k.dump_dir = dump_directory(s.dir);
@@ -130,12 +127,7 @@ void add_flashback_start(CLI::App& fb) {
   auto& k = s->keeper;
   cmd->add_option("topics", k.selection.topics, "Topics to keep");
   cmd->add_flag("-a,--all", k.selection.all, "Keep every topic of the domain, including topics that appear later");
-  cmd->add_option("-e,--regex", k.selection.include, "Keep topics matching this regular expression (repeatable)")
-      ->allow_extra_args(false)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  cmd->add_option("-x,--exclude", k.selection.exclude, "Do not keep topics matching this regular expression (repeatable)")
-      ->allow_extra_args(false)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  add_topic_pattern_options(*cmd, k.selection, "Keep");
   cmd->add_option("--window", k.limits.window_s, "History to keep: seconds, or 500ms, 2m... (default 30)")
       ->transform(positive_duration());
   cmd->add_option("--memory", s->memory, "Shared memory for the history (default 512MiB)")->transform(size_validator());

@@ -16,6 +16,7 @@
 #include "cerulion/recording/playback.hpp"
 #include "command.hpp"
 #include "record_util.hpp"
+#include "topic_options.hpp"
 #include "supervise.hpp"
 
 namespace cerulion::cli {

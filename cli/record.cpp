@@ -11,17 +11,15 @@
 #include "message_format.hpp"
 #include "record_util.hpp"
 #include "supervise.hpp"
+#include "topic_options.hpp"
 
 namespace cerulion::cli {
 namespace {
 
 /// What `record` was asked to do.
 struct RecordSettings {
-  std::vector<std::string> topics;
+  recording::TopicSelection selection;
   std::string output;
-  bool all = false;
-  std::vector<std::string> regex;
-  std::vector<std::string> exclude;
   std::string compression = "zstd";
   int level = 1;
   std::uint64_t chunk_size = 1u << 20;
@@ -56,10 +54,7 @@ std::string progress_line(const std::vector<recording::RecordingTopicCounts>& co
 
 recording::RecordingOptions recording_options(const RecordSettings& settings) {
   recording::RecordingOptions o;
-  o.taps.selection.topics = settings.topics;
-  o.taps.selection.all = settings.all;
-  o.taps.selection.include = settings.regex;
-  o.taps.selection.exclude = settings.exclude;
+  o.taps.selection = settings.selection;
   o.taps.domain = globals().domain;
   o.taps.lockstep = settings.lockstep;
   o.writer.compression = settings.compression == "none" ? recorder::Compression::None : recorder::Compression::Zstd;
@@ -73,14 +68,11 @@ recording::RecordingOptions recording_options(const RecordSettings& settings) {
 }
 
 void run_record(const RecordSettings& settings) {
-  if (settings.topics.empty() && !settings.all && settings.regex.empty()) {
-    throw Exit{kExitUsage, "record: name topics, or use -a/--all or -e/--regex"};
-  }
+  require_topic_selection(settings.selection, "record");
   if (settings.output.empty()) throw Exit{kExitUsage, "record: -o FILE.mcap is required"};
   // Bad names are usage errors, found before any file is created.
-  for (const auto& t : settings.topics) checked_topic_name(t, globals().domain);
-  check_patterns(settings.regex, "--regex");
-  check_patterns(settings.exclude, "--exclude");
+  for (const auto& t : settings.selection.topics) checked_topic_name(t, globals().domain);
+  check_topic_patterns(settings.selection);
   install_stop_handlers();
   recording::EventQueue events;
   auto options = recording_options(settings);
@@ -142,16 +134,11 @@ void add_record_command(CLI::App& app) {
       "  cerulion record /imu /camera -o run.mcap\n"
       "  cerulion record -a -x '^/debug' -o run.mcap --split-duration 60   # run_0.mcap, run_1.mcap, ...\n"
       "  cerulion record -e '^/robot/' -o run.mcap --duration 30 --lockstep");
-  cmd->add_option("topics", s->topics, "Topics to record");
+  cmd->add_option("topics", s->selection.topics, "Topics to record");
   cmd->add_option("-o,--output", s->output, "Output file, e.g. run.mcap (numbered run_0.mcap... when splitting)")
       ->required();
-  cmd->add_flag("-a,--all", s->all, "Record every topic of the domain, including topics that appear later");
-  cmd->add_option("-e,--regex", s->regex, "Record topics matching this regular expression (repeatable; new ones too)")
-      ->allow_extra_args(false)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  cmd->add_option("-x,--exclude", s->exclude, "Do not record topics matching this regular expression (repeatable)")
-      ->allow_extra_args(false)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_flag("-a,--all", s->selection.all, "Record every topic of the domain, including topics that appear later");
+  add_topic_pattern_options(*cmd, s->selection, "Record");
   cmd->add_option("--compression", s->compression, "Chunk compression: zstd (default) or none")
       ->check(CLI::IsMember({"zstd", "none"}));
   cmd->add_option("--level", s->level, "zstd level (default 1: fast; up to 19)")->check(integer_in(-7, 19));

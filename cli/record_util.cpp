@@ -5,18 +5,7 @@
 
 #include <fmt/core.h>
 
-#include "cerulion/recording/topic_selection.hpp"
-#include "command.hpp"
-
 namespace cerulion::cli {
-
-void check_patterns(const std::vector<std::string>& patterns, const char* flag) {
-  for (const auto& p : patterns) {
-    if (Status st = recording::TopicMatcher::check_pattern(p); !st) {
-      throw Exit{kExitUsage, fmt::format("{} {}", flag, st.message())};
-    }
-  }
-}
 
 std::string format_time_ns(std::uint64_t ns) {
   std::time_t secs = static_cast<std::time_t>(ns / 1'000'000'000ull);

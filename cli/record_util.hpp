@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
 namespace cerulion::cli {
 
@@ -12,8 +11,5 @@ namespace cerulion::cli {
 std::string format_time_ns(std::uint64_t ns);
 /// Seconds with 3 decimals, e.g. "12.345 s".
 std::string format_duration_ns(std::uint64_t ns);
-/// Throws Exit{2} naming `flag` when a pattern is not a regular expression (checked here too, so the
-/// message names the flag the user typed).
-void check_patterns(const std::vector<std::string>& patterns, const char* flag);
 
 }  // namespace cerulion::cli

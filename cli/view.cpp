@@ -6,8 +6,8 @@
 #include <fmt/core.h>
 
 #include "command.hpp"
-#include "record_util.hpp"
 #include "supervise.hpp"
+#include "topic_options.hpp"
 #ifdef CERULION_HAVE_VIEW
 #include "cerulion/view/server.hpp"
 #endif
@@ -16,8 +16,7 @@ namespace cerulion::cli {
 namespace {
 
 struct ViewSettings {
-  std::vector<std::string> topics, regex, exclude;
-  bool all = false;
+  recording::TopicSelection selection;
   std::string address = "127.0.0.1";
   std::uint16_t port = 8765;
   std::size_t max_clients = 4;
@@ -36,7 +35,7 @@ std::string status_line(const view::ViewCounts& c) {
 void run_view(const ViewSettings& s) {
   view::ViewOptions o;
   o.taps.domain = globals().domain;
-  o.taps.selection = {s.topics, s.all, s.regex, s.exclude};
+  o.taps.selection = s.selection;
   o.address = s.address;
   o.port = s.port;
   o.max_clients = s.max_clients;
@@ -88,12 +87,9 @@ void add_view_command(CLI::App& app) {
       "  cerulion view                          # every topic, ws://127.0.0.1:8765\n"
       "  cerulion view /imu /camera --port 9000\n"
       "  cerulion view -e '^/robot/' -x '/debug$' --address 0.0.0.0");
-  cmd->add_option("topics", s->topics, "Topics to serve (default: every topic, new ones too)");
-  cmd->add_flag("-a,--all", s->all, "Serve every topic, including topics that appear later (the default)");
-  cmd->add_option("-e,--regex", s->regex, "Serve topics matching this regular expression (repeatable; new ones too)")
-      ->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  cmd->add_option("-x,--exclude", s->exclude, "Do not serve topics matching this regular expression (repeatable)")
-      ->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("topics", s->selection.topics, "Topics to serve (default: every topic, new ones too)");
+  cmd->add_flag("-a,--all", s->selection.all, "Serve every topic, including topics that appear later (the default)");
+  add_topic_pattern_options(*cmd, s->selection, "Serve");
   cmd->add_option("--address", s->address, "Address to listen on (default 127.0.0.1: this machine only)");
   cmd->add_option("--port", s->port, "TCP port (default 8765, Foxglove's default; 0 picks one)")->check(integer_in(0, 65535));
   cmd->add_option("--max-clients", s->max_clients, "Clients served at once (default 4)")->check(integer_in(1, 1000));
@@ -105,9 +101,9 @@ void add_view_command(CLI::App& app) {
       ->transform(size_validator());
   cmd->add_option("--duration", s->duration_s, "Stop after SEC seconds")->check(positive_seconds());
   cmd->callback([s] {
-    check_patterns(s->regex, "--regex");
-    check_patterns(s->exclude, "--exclude");
-    if (!s->exclude.empty() && s->topics.empty() && s->regex.empty()) s->all = true;
+    auto& selection = s->selection;
+    check_topic_patterns(selection);
+    if (!selection.exclude.empty() && selection.topics.empty() && selection.include.empty()) selection.all = true;
 #ifdef CERULION_HAVE_VIEW
     run_view(*s);
 #else

@@ -199,7 +199,7 @@ complete -c cerulion -n '__fish_seen_subcommand_from flashback; and not __fish_s
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and not __fish_seen_subcommand_from start dump status stop' -s h -l help -d 'Print this help message and exit'
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from start' -s h -l help -d 'Print this help message and exit'
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from start' -s a -l all -d 'Keep every topic of the domain, including topics that appear later'
-complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from start' -s e -l regex -r -d 'Keep topics matching this regular expression (repeatable)'
+complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from start' -s e -l regex -r -d 'Keep topics matching this regular expression (repeatable; new ones too)'
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from start' -s x -l exclude -r -d 'Do not keep topics matching this regular expression (repeatable)'
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from start' -l window -r -d 'History to keep: seconds, or 500ms, 2m... (default 30)'
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from start' -l memory -r -d 'Shared memory for the history (default 512MiB)'

@@ -35,6 +35,12 @@ inline std::vector<std::string> text_lines(const std::string& text) {
   return lines;
 }
 
+/// `args` of a cerulion command run in `domain`: "--domain", domain, args...
+inline std::vector<std::string> in_domain(const std::string& domain, std::vector<std::string> args) {
+  args.insert(args.begin(), {"--domain", domain});
+  return args;
+}
+
 /// `cerulion [--domain D] topic info TOPIC --json`, or null when it fails.
 inline nlohmann::json topic_snapshot(const std::string& topic, const std::string& domain = {}) {
   std::vector<std::string> args;

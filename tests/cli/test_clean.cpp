@@ -18,11 +18,6 @@ using nlohmann::json;
 
 namespace {
 
-std::vector<std::string> in_domain(const std::string& domain, std::vector<std::string> args) {
-  args.insert(args.begin(), {"--domain", domain});
-  return args;
-}
-
 /// Leaves `topic` behind as a kill -9'd publisher would: a segment nobody alive uses.
 void leave_abandoned_topic(const std::string& domain, const std::string& topic) {
   BackgroundProcess pub({cerulion_binary(), "--domain", domain, "pub", topic, "x", "-r", "100"});

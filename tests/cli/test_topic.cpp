@@ -16,11 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-std::vector<std::string> in_domain(const std::string& domain, std::vector<std::string> args) {
-  args.insert(args.begin(), {"--domain", domain});
-  return args;
-}
-
 const json* find_topic(const json& listing, const std::string& name) {
   for (const auto& topic : listing["topics"]) {
     if (topic["name"] == name) return &topic;
