@@ -248,6 +248,33 @@ auto next_until_closed(T& self) {
   }
 }
 
+/// The C++ object of a Python object of T's pybind11 class. An object of exactly that class is read
+/// where pybind11 keeps it, its class looked up once: pybind11's cast looks T up in its registries on
+/// every call, which costs more than a receive's own work once caches went cold between messages
+/// (docs/performance.md). A subclass, or an object not constructed, goes through that cast (which
+/// raises for the latter).
+template <typename T>
+T& self_of(PyObject* self) {
+  static PyTypeObject* const type = reinterpret_cast<PyTypeObject*>(py::type::of<T>().ptr());
+  if (Py_TYPE(self) == type) {
+    auto* instance = reinterpret_cast<py::detail::instance*>(self);
+    if (instance->simple_layout && instance->simple_value_holder[0] != nullptr) {
+      return *static_cast<T*>(instance->simple_value_holder[0]);
+    }
+  }
+  return py::handle(self).cast<T&>();
+}
+
+/// A new Python object of T's pybind11 class holding `value` (moved), as py::cast(std::move(value))
+/// makes it but with the class looked up once, for the same reason as self_of.
+template <typename T>
+py::object adopt(T&& value) {
+  static const py::detail::type_info* const type = py::detail::get_type_info(typeid(T), /*throw_if_missing=*/true);
+  auto move = [](const void* from) -> void* { return new T(std::move(*const_cast<T*>(static_cast<const T*>(from)))); };
+  return py::reinterpret_steal<py::object>(
+      py::detail::type_caster_generic::cast(&value, py::return_value_policy::move, py::handle(), type, nullptr, move));
+}
+
 /// The buffer protocol of a loan or sample T (T::bytes(use) gives the bytes, or raises when there
 /// are none any more; view_taken() and view_dropped() count the views), by hand rather than
 /// pybind11's def_buffer: a view's end must be seen, to give the slot back once no view is left.
@@ -255,7 +282,7 @@ template <typename T, bool kWritable>
 int get_buffer(PyObject* self, Py_buffer* view, int flags) {
   view->obj = nullptr;
   try {
-    T& owner = py::handle(self).cast<T&>();
+    T& owner = self_of<T>(self);
     auto bytes = owner.bytes("a view of its buffer");
     static std::byte empty_buffer_byte{};
     void* data = bytes.empty() ? &empty_buffer_byte : const_cast<std::byte*>(bytes.data());
@@ -277,7 +304,7 @@ int get_buffer(PyObject* self, Py_buffer* view, int flags) {
 template <typename T>
 void release_buffer(PyObject* self, Py_buffer*) {
   try {
-    py::handle(self).cast<T&>().view_dropped();
+    self_of<T>(self).view_dropped();
   } catch (...) {
     PyErr_WriteUnraisable(self);
   }

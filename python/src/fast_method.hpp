@@ -93,10 +93,4 @@ inline void add_fast_method(py::handle cls, PyMethodDef& definition) {
   py::setattr(cls, definition.ml_name, method);
 }
 
-/// The C++ object of a pybind11 instance of T (a fast method's self).
-template <typename T>
-T& self_of(PyObject* self) {
-  return py::handle(self).cast<T&>();
-}
-
 }  // namespace cerulion::python

@@ -201,7 +201,7 @@ std::int64_t size_argument(py::handle value) {
 PyObject* publisher_loan(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   return run_fast_method([&] {
     const FastArguments a("loan", args, nargs, kwnames, {"nbytes", "timeout"}, 1);
-    return py::cast(self_of<PyPublisher>(self).loan(size_argument(a[0]), a[1]), py::return_value_policy::move);
+    return adopt(self_of<PyPublisher>(self).loan(size_argument(a[0]), a[1]));
   });
 }
 PyObject* loan_publish(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {

@@ -77,7 +77,7 @@ py::object as_array_through_numpy(py::handle self, PySample& sample, py::handle 
 /// which cost more than the rest of a receive once caches went cold between frames). Its base is a
 /// memoryview of the sample, as numpy.frombuffer's would be: a view counted until the array's end.
 py::object as_array(py::handle self, py::handle dtype, py::handle shape) {
-  PySample& sample = self.cast<PySample&>();
+  PySample& sample = self_of<PySample>(self.ptr());
   const std::size_t size = sample.bytes("as_array()").size();
   const std::function<void(const std::string&)> refuse = [&](const std::string& why) {
     raise(Status(ErrorCode::InvalidArgument, "sample #" + std::to_string(sample.seq()) + " of '" + sample.topic() + "': " + why,
@@ -147,7 +147,7 @@ PyObject* sample_exit(PyObject* self, PyObject* const*, Py_ssize_t) {
 PyObject* subscriber_receive(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   return run_fast_method([&] {
     const FastArguments a("receive", args, nargs, kwnames, {"timeout"}, 0);
-    return py::cast(self_of<PySubscriber>(self).receive(a[0]), py::return_value_policy::move);
+    return adopt(self_of<PySubscriber>(self).receive(a[0]));
   });
 }
 
