@@ -265,14 +265,32 @@ T& self_of(PyObject* self) {
   return py::handle(self).cast<T&>();
 }
 
-/// A new Python object of T's pybind11 class holding `value` (moved), as py::cast(std::move(value))
-/// makes it but with the class looked up once, for the same reason as self_of.
+/// A new Python object of T's pybind11 class owning `value` (moved), made as pybind11's __init__
+/// makes one (the object, then T in its std::unique_ptr holder, the class's default) but without
+/// its registries: py::cast looks the class up twice and files the object in pybind11's table of
+/// instances, which is what lets a C++ reference cast back to its Python object; a Sample or Loan
+/// never is (Python code only ever gets the object made here). Cold between frames, that work cost
+/// a received frame more than the rest of receive() (docs/performance.md). The class's dealloc
+/// destroys T through the holder as for any other instance.
 template <typename T>
 py::object adopt(T&& value) {
   static const py::detail::type_info* const type = py::detail::get_type_info(typeid(T), /*throw_if_missing=*/true);
-  auto move = [](const void* from) -> void* { return new T(std::move(*const_cast<T*>(static_cast<const T*>(from)))); };
-  return py::reinterpret_steal<py::object>(
-      py::detail::type_caster_generic::cast(&value, py::return_value_policy::move, py::handle(), type, nullptr, move));
+  auto made = py::reinterpret_steal<py::object>(py::detail::make_new_instance(type->type));
+  if (!made) throw py::error_already_set();
+  auto* instance = reinterpret_cast<py::detail::instance*>(made.ptr());
+  if (!instance->simple_layout) [[unlikely]] {
+    // Never for these classes (one C++ type, no bases); pybind11's own cast handles the rest.
+    auto move = [](const void* from) -> void* { return new T(std::move(*const_cast<T*>(static_cast<const T*>(from)))); };
+    return py::reinterpret_steal<py::object>(
+        py::detail::type_caster_generic::cast(&value, py::return_value_policy::move, py::handle(), type, nullptr, move));
+  }
+  py::detail::value_and_holder slot(instance, type, 0, 0);
+  auto owned = std::make_unique<T>(std::move(value));
+  new (std::addressof(slot.holder<std::unique_ptr<T>>())) std::unique_ptr<T>(std::move(owned));
+  slot.value_ptr() = slot.holder<std::unique_ptr<T>>().get();
+  slot.set_holder_constructed();
+  instance->owned = true;
+  return made;
 }
 
 /// The buffer protocol of a loan or sample T (T::bytes(use) gives the bytes, or raises when there

@@ -7,9 +7,9 @@
 
 #include <pybind11/numpy.h>
 
+#include <array>
 #include <climits>
 #include <functional>
-#include <vector>
 
 namespace cerulion::python {
 namespace {
@@ -28,23 +28,34 @@ const NumpyFunctions& numpy_functions() {
   return functions;
 }
 
-/// The number of items of `shape` (an int or a sequence of ints ≥ 0), or nullopt for anything else.
-std::optional<unsigned long long> items_of_shape(py::handle shape) {
-  auto dimension = [](py::handle d) -> std::optional<unsigned long long> {
-    if (!py::isinstance<py::int_>(d) || py::isinstance<py::bool_>(d)) return std::nullopt;
-    const long long n = d.cast<long long>();
-    if (n < 0) return std::nullopt;
-    return static_cast<unsigned long long>(n);
-  };
-  if (py::isinstance<py::int_>(shape)) return dimension(shape);
-  if (!py::isinstance<py::sequence>(shape) || py::isinstance<py::str>(shape)) return std::nullopt;
+/// A shape's dimensions as numpy takes them, and the number of items they make.
+struct Dimensions {
+  static constexpr int kMax = 32;  // NPY_MAXDIMS
+  std::array<Py_intptr_t, kMax> extent{};
+  int count = 0;
   unsigned long long items = 1;
+};
+
+/// `shape` (an int or a sequence of at most Dimensions::kMax ints ≥ 0) as Dimensions, or nullopt for
+/// anything else.
+std::optional<Dimensions> dimensions_of(py::handle shape) {
+  Dimensions out;
+  auto add = [&out](py::handle d) {
+    if (!py::isinstance<py::int_>(d) || py::isinstance<py::bool_>(d) || out.count == Dimensions::kMax) return false;
+    const long long n = d.cast<long long>();
+    if (n < 0) return false;
+    const auto extent = static_cast<unsigned long long>(n);
+    if (extent != 0 && out.items > ULLONG_MAX / extent) return false;
+    out.items *= extent;
+    out.extent[static_cast<std::size_t>(out.count++)] = static_cast<Py_intptr_t>(n);
+    return true;
+  };
+  if (py::isinstance<py::int_>(shape)) return add(shape) ? std::optional(out) : std::nullopt;
+  if (!py::isinstance<py::sequence>(shape) || py::isinstance<py::str>(shape)) return std::nullopt;
   for (py::handle d : py::reinterpret_borrow<py::sequence>(shape)) {
-    auto n = dimension(d);
-    if (!n || (*n != 0 && items > ULLONG_MAX / *n)) return std::nullopt;
-    items *= *n;
+    if (!add(d)) return std::nullopt;
   }
-  return items;
+  return out;
 }
 
 /// as_array for dtypes numpy lays out by itself (sub-arrays, objects, sizeless types): through
@@ -64,8 +75,8 @@ py::object as_array_through_numpy(py::handle self, PySample& sample, py::handle 
   }
   if (shape.is_none()) return array;
   const auto item = array.attr("itemsize").cast<std::size_t>();
-  const std::optional<unsigned long long> items = items_of_shape(shape);
-  if (!items || *items * item != size) {
+  const std::optional<Dimensions> dimensions = dimensions_of(shape);
+  if (!dimensions || dimensions->items * item != size) {
     refuse(std::to_string(size) + " bytes do not make shape " + std::string(py::str(shape)) + " of " +
            std::string(py::str(array.attr("dtype"))));
   }
@@ -94,31 +105,34 @@ py::object as_array(py::handle self, py::handle dtype, py::handle shape) {
     refuse(std::to_string(size) + " bytes are not a whole number of " + std::string(py::str(type)) + " (" +
            std::to_string(item) + " bytes each)");
   }
-  std::vector<py::ssize_t> dimensions;
+  Dimensions dimensions;
   if (shape.is_none()) {
-    dimensions.push_back(static_cast<py::ssize_t>(size / item));
+    dimensions.extent[0] = static_cast<Py_intptr_t>(size / item);
+    dimensions.count = 1;
   } else {
-    const std::optional<unsigned long long> items = items_of_shape(shape);
-    if (!items || *items * item != size) {
+    const std::optional<Dimensions> given = dimensions_of(shape);
+    if (!given || given->items * item != size) {
       refuse(std::to_string(size) + " bytes do not make shape " + std::string(py::str(shape)) + " of " +
              std::string(py::str(type)));
     }
-    if (py::isinstance<py::int_>(shape)) {
-      dimensions.push_back(shape.cast<py::ssize_t>());
-    } else {
-      for (py::handle d : py::reinterpret_borrow<py::sequence>(shape)) dimensions.push_back(d.cast<py::ssize_t>());
-    }
+    dimensions = *given;
   }
-  std::vector<py::ssize_t> strides(dimensions.size());
-  py::ssize_t stride = static_cast<py::ssize_t>(item);
-  for (std::size_t i = dimensions.size(); i-- > 0;) {
-    strides[i] = stride;
-    stride *= dimensions[i];
+  std::array<Py_intptr_t, Dimensions::kMax> strides{};
+  auto stride = static_cast<Py_intptr_t>(item);
+  for (int i = dimensions.count; i-- > 0;) {
+    strides[static_cast<std::size_t>(i)] = stride;
+    stride *= dimensions.extent[static_cast<std::size_t>(i)];
   }
   auto view = py::reinterpret_steal<py::object>(PyMemoryView_FromObject(self.ptr()));
   if (!view) throw py::error_already_set();
-  py::array array(type, std::move(dimensions), std::move(strides), PyMemoryView_GET_BUFFER(view.ptr())->buf, view);
-  py::detail::array_proxy(array.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  // No flags: numpy works out contiguity and alignment, and the array is not writeable.
+  const auto& numpy = py::detail::npy_api::get();
+  auto array = py::reinterpret_steal<py::object>(numpy.PyArray_NewFromDescr_(
+      numpy.PyArray_Type_, type.release().ptr(), dimensions.count, dimensions.extent.data(), strides.data(),
+      PyMemoryView_GET_BUFFER(view.ptr())->buf, 0, nullptr));
+  if (!array) throw py::error_already_set();
+  // Steals the reference to the view, even when it fails.
+  if (numpy.PyArray_SetBaseObject_(array.ptr(), view.release().ptr()) != 0) throw py::error_already_set();
   return array;
 }
 
