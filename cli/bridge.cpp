@@ -131,7 +131,7 @@ void add_bridge_command(CLI::App& app) {
 #ifdef CERULION_HAVE_BRIDGE
     run_bridge(*s);
 #else
-    throw Exit{kExitFailure, "bridge: this cerulion was built without Fast DDS (libfastrtps-dev)"};
+    throw Exit{kExitFailure, kBridgeNotBuilt};
 #endif
   });
 }

@@ -67,7 +67,7 @@ void add_bridge_status_command(CLI::App& parent) {
       for (const auto& line : bridge_status_lines(s)) fmt::print("{}\n", line);
 #else
     (void)json;
-    throw Exit{kExitFailure, "bridge: this cerulion was built without Fast DDS (libfastrtps-dev)"};
+    throw Exit{kExitFailure, kBridgeNotBuilt};
 #endif
   });
 }

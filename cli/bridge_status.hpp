@@ -19,6 +19,8 @@ std::vector<std::string> bridge_status_lines(const bridge::BridgeStatus& status)
 #endif
 
 namespace cerulion::cli {
+/// What `bridge` and `bridge status` fail with in a cerulion built without the bridge.
+inline constexpr const char* kBridgeNotBuilt = "bridge: this cerulion was built without Fast DDS (libfastrtps-dev)";
 /// Adds `status [--json]` under `bridge`.
 void add_bridge_status_command(CLI::App& bridge);
 }  // namespace cerulion::cli

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -50,5 +51,12 @@ using AddCommand = void (*)(CLI::App& app);
 struct CommandRegistration {
   CommandRegistration(int order, AddCommand add);
 };
+
+/// Gives `cmd` a positional "command": the words after the first `--`, which main() takes off
+/// the command line before CLI11 parses the rest, so they reach `command` untouched (none of the
+/// command's own options is read as `cmd`'s), and a list option just before `--` ends there
+/// (`--input /a /b -- node`) instead of taking the `--`. A word before `--` that no option takes
+/// is a usage error naming it.
+void add_command_after_dashes(CLI::App& cmd, std::vector<std::string>& command, const std::string& help);
 
 }  // namespace cerulion::cli

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -102,7 +103,22 @@ std::string parse_error_line(const CLI::ParseError& error, const CLI::App& app, 
   return what;
 }
 
+// The commands that run another, and where each keeps the words after `--`.
+std::map<const CLI::App*, std::vector<std::string>*>& commands_after_dashes() {
+  static std::map<const CLI::App*, std::vector<std::string>*> commands;
+  return commands;
+}
+
 }  // namespace
+
+void add_command_after_dashes(CLI::App& cmd, std::vector<std::string>& command, const std::string& help) {
+  commands_after_dashes()[&cmd] = &command;
+  // Declared for --help and the completions (a "command" positional completes command names);
+  // main() fills `command` itself, so a word CLI11 gives this positional stood before `--`.
+  cmd.add_option("command", command, help)->allow_extra_args()->check([](const std::string& word) {
+    return fmt::format("'{}' stands before --: the command and its arguments go after it", printable(word));
+  });
+}
 
 CommandRegistration::CommandRegistration(int order, AddCommand add) {
   registry().push_back({order, add});
@@ -191,6 +207,14 @@ int main(int argc, char** argv) {
     }
     current = known.front();
     path += " " + current->get_name();
+  }
+
+  // CLI11 never sees a command that runs another's words after `--` (add_command_after_dashes).
+  if (auto found = commands_after_dashes().find(current); found != commands_after_dashes().end()) {
+    if (auto dashes = std::find(args.begin() + 1, args.end(), "--"); dashes != args.end()) {
+      found->second->assign(dashes + 1, args.end());
+      args.erase(dashes, args.end());
+    }
   }
 
   std::vector<std::string> rest(args.begin() + 1, args.end());

@@ -129,19 +129,18 @@ void add_verify_command(CLI::App& app) {
       "that does not decode); 130 interrupted (the command is stopped).\n"
       "Examples:\n"
       "  cerulion verify golden.mcap --input /imu --output /imu/filtered -- ./imu_filter\n"
+      "  cerulion verify run.mcap --input /imu /gps --output /pose /twist -- ./fuse --rate 100\n"
       "  cerulion verify inputs.mcap --input /imu --output /imu/filtered --keep golden.mcap -- ./imu_filter\n"
       "  cerulion verify golden.mcap --input /imu --output /imu/filtered --repeat 5 --junit report.xml -- ./imu_filter");
   // Named "file" with "MCAP" in its help: completions offer *.mcap files, and its topics to --input.
   cmd->add_option("file", s->recording, "MCAP file with the inputs (and the expected outputs)")->required();
-  // One topic a flag (or a comma-separated list), never a run of words: a list of words would
-  // swallow the `--` before COMMAND, and COMMAND's options with it.
-  for (auto [name, list, help] : {std::tuple{"--input", &s->inputs, "Topic published from the recording (repeatable, or T1,T2)"},
-                                  std::tuple{"--output", &s->outputs, "Topic collected from the command and compared (repeatable, or T1,T2)"}}) {
+  // Topics after one flag (`--input /a /b`), the flag repeated, or a comma list; the list ends at
+  // the next option or at `--` (main() takes the command after it off the line first).
+  for (auto [name, list, help] : {std::tuple{"--input", &s->inputs, "Topic published from the recording (T1 T2..., T1,T2 or repeated)"},
+                                  std::tuple{"--output", &s->outputs, "Topic collected from the command and compared (T1 T2..., T1,T2 or repeated)"}}) {
     cmd->add_option(name, *list, help)
         ->required()
-        ->expected(1)
         ->delimiter(',')
-        ->allow_extra_args(false)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   }
   cmd->add_option("--repeat", s->repeat, "Runs of the same inputs; later runs are compared with the first (default 1)")
@@ -161,7 +160,7 @@ void add_verify_command(CLI::App& app) {
   cmd->add_option("--json", s->json_file, "Write every difference as one JSON object to FILE (docs/json.md)");
   cmd->add_option("--junit", s->junit_file, "Write a JUnit XML report to FILE");
   cmd->add_option("--shown", s->shown, "Differences listed before the summary (default 10)");
-  cmd->add_option("command", s->command, "The command and its arguments, after --")->allow_extra_args();
+  add_command_after_dashes(*cmd, s->command, "The command and its arguments, after --");
   cmd->callback([s] { run_verify(*s); });
 }
 

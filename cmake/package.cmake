@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # What `cmake --install` gives a C++ program of your own: the public headers, the static libraries
-# core, recorder, recording and flashback (and bridge where Fast DDS was found, view where Boost
-# was), an exported CMake package (find_package(cerulion COMPONENTS ...)) and pkg-config files
-# cerulion (core), cerulion-recorder, cerulion-recording and cerulion-flashback (and cerulion-view).
+# core, recorder, recording, flashback and verify (and bridge where Fast DDS was found, view where
+# Boost was), an exported CMake package (find_package(cerulion COMPONENTS ...)) and pkg-config
+# files cerulion (core), cerulion-recorder, cerulion-recording, cerulion-flashback and
+# cerulion-verify (and cerulion-view).
 
 include(CMakePackageConfigHelpers)
 
@@ -17,13 +18,16 @@ install(TARGETS cerulion_core_headers cerulion_core EXPORT cerulion-core ARCHIVE
 foreach(component recorder recording flashback)
   install(TARGETS cerulion_${component} EXPORT cerulion-${component} ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 endforeach()
+# verify runs its command with the child-process helper: its archive goes with verify's (its
+# header is verify's private business and stays in the source tree).
+install(TARGETS cerulion_verify cerulion_child_process EXPORT cerulion-verify ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/core/include/ ${PROJECT_SOURCE_DIR}/recorder/include/
                   ${PROJECT_SOURCE_DIR}/recording/include/ ${PROJECT_SOURCE_DIR}/flashback/include/
-                  ${PROJECT_BINARY_DIR}/include/
+                  ${PROJECT_SOURCE_DIR}/verify/include/ ${PROJECT_BINARY_DIR}/include/
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
 # The bridge, where Fast DDS was found: a program asking for it finds fastrtps too (cerulionConfig).
 set(CERULION_PACKAGE_HAS_BRIDGE FALSE)
-set(CERULION_PACKAGE_COMPONENTS core recorder recording flashback)
+set(CERULION_PACKAGE_COMPONENTS core recorder recording flashback verify)
 if(TARGET cerulion_bridge)
   set(CERULION_PACKAGE_HAS_BRIDGE TRUE)
   list(APPEND CERULION_PACKAGE_COMPONENTS bridge)
@@ -68,7 +72,7 @@ foreach(dir LIBDIR INCLUDEDIR)
     set(CERULION_PC_${dir} "\${prefix}/${CMAKE_INSTALL_${dir}}")
   endif()
 endforeach()
-set(CERULION_PC_FILES cerulion cerulion-recorder cerulion-recording cerulion-flashback)
+set(CERULION_PC_FILES cerulion cerulion-recorder cerulion-recording cerulion-flashback cerulion-verify)
 if(CERULION_PACKAGE_HAS_VIEW)
   list(APPEND CERULION_PC_FILES cerulion-view)
 endif()

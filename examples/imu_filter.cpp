@@ -6,10 +6,14 @@
 // The options make the variants verify's tests need:
 //   --alpha A          the filter's constant (default 0.2): another value gives other outputs
 //   --wall-clock       adds the wall-clock time to each output (never the same twice)
+//   --race             adds a count a second thread advances at its own pace, read unsynchronised
+//                      (a thread race: what each output holds depends on how far that thread got)
 //   --crash-after N    aborts after N inputs
 //   --stall-after N    stops taking inputs after N (and sleeps until stopped)
 //   --clock TOPIC      stamps each output with the time read from TOPIC (json {"ns": ...}, one
 //                      before each input, as `cerulion verify --clock TOPIC` publishes it)
+#include <atomic>
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -28,6 +32,7 @@
 int main(int argc, char** argv) {
   double alpha = 0.2;
   bool wall_clock = false;
+  bool race = false;
   std::string clock_topic;
   std::uint64_t crash_after = 0;
   std::uint64_t stall_after = 0;
@@ -44,6 +49,8 @@ int main(int argc, char** argv) {
       clock_topic = argv[++i];
     } else if (option == "--wall-clock") {
       wall_clock = true;
+    } else if (option == "--race") {
+      race = true;
     } else {
       rest.push_back(argv[i]);
     }
@@ -69,6 +76,20 @@ int main(int argc, char** argv) {
   if (!sub || !pub) {
     std::fprintf(stderr, "imu_filter: %s\n", (!sub ? sub.message() : pub.message()).c_str());
     return 1;
+  }
+
+  // The race --race makes: a background "integrator" that runs free instead of in step with the
+  // inputs. Its first step is awaited (so it surely runs), never the step an output should see.
+  std::atomic<std::uint64_t> integrator_steps{0};
+  std::jthread integrator;
+  if (race) {
+    integrator = std::jthread([&integrator_steps](const std::stop_token& stop) {
+      while (!stop.stop_requested()) {
+        integrator_steps.fetch_add(1, std::memory_order_relaxed);
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
+      }
+    });
+    while (integrator_steps.load(std::memory_order_relaxed) == 0) std::this_thread::yield();
   }
 
   double accel[3] = {0, 0, 0};
@@ -107,6 +128,10 @@ int main(int argc, char** argv) {
                             m.index, accel[0], accel[1], accel[2], yaw_rate);
     if (clock || wall_clock) {
       len += std::snprintf(text + len, sizeof text - static_cast<std::size_t>(len), ",\"stamp_ns\":%" PRIu64, now_ns);
+    }
+    if (race) {
+      len += std::snprintf(text + len, sizeof text - static_cast<std::size_t>(len), ",\"integrator_steps\":%" PRIu64,
+                           integrator_steps.load(std::memory_order_relaxed));
     }
     len += std::snprintf(text + len, sizeof text - static_cast<std::size_t>(len), "}");
     // Published before the input is released: in lockstep, the next input waits for this output.

@@ -6,7 +6,7 @@
 # that a core-only program finds the package without the other components' dependencies, runs the
 # examples in pairs for about a second each and checks what the receiving side printed (the
 # Python ones of examples/python/ too, with Debian's python3 over the installed package), then
-# compiles and runs small programs with pkg-config alone (core, recording, flashback).
+# compiles and runs small programs with pkg-config alone (core, recording, flashback, verify).
 #   scripts/examples.sh [BUILD_DIR]
 set -eu
 cd "$(dirname "$0")/.."
@@ -126,6 +126,7 @@ refused() {
 refused no-zlib recording "recording component needs zlib" ZLIB
 refused no-zstd recording "recording component needs libzstd" pkg-config
 refused no-fmt flashback "flashback component needs fmt" fmt
+refused no-zstd-verify verify "verify component needs libzstd" pkg-config
 if find "$tmp/prefix" -name cerulion-bridge-targets.cmake | grep -q .; then
   refused no-fastdds bridge "bridge component needs Fast DDS" fastrtps
 fi
@@ -364,5 +365,26 @@ ${CXX:-c++} -std=c++20 keeper.cpp -o keeper $flags || fail "keeper.cpp did not b
 expect keeper "^keeper started and stopped, store /dev/shm/cerulion-flashback\\."
 "$tmp/prefix/bin/cerulion" flashback stop --name pkgconfig --discard >stop.out 2>&1 ||
   fail "flashback stop --discard could not remove the pkg-config program's store"
+
+# verify's archive needs the child-process helper's: the program links verify() whole, and a
+# recording that cannot serve it ends the call before any command is started.
+cat >verifier.cpp <<'CPP'
+#include <cerulion/verify/verification.hpp>
+#include <cstdio>
+
+int main() {
+  cerulion::verify::VerifyOptions o;
+  o.recording = "chatter.mcap";
+  o.run.command = {"./listener"};
+  o.run.inputs = {"/chatter"};
+  o.run.outputs = {"/heard"};
+  const auto v = cerulion::verify::verify(o);
+  std::printf("verdict %s: %s\n", cerulion::verify::to_string(v.verdict), v.problem.c_str());
+}
+CPP
+flags=$(PKG_CONFIG_PATH="$(dirname "$pc")" pkg-config --cflags --libs cerulion-verify)
+${CXX:-c++} -std=c++20 verifier.cpp -o verifier $flags || fail "verifier.cpp did not build with: $flags"
+./verifier >verifier.out 2>&1 || fail "the pkg-config verify program failed"
+expect verifier "^verdict recording unusable: .*no output topic '/heard'"
 
 step "the examples passed in $(($(date +%s) - started)) s"

@@ -10,7 +10,7 @@
 #
 #   <!-- snippet core recording [continued] [file] [given: DECLARATIONS] -->
 #
-# - the components whose targets it links (core, recorder, recording, flashback, bridge; a
+# - the components whose targets it links (core, recorder, recording, flashback, verify, bridge; a
 #   snippet that needs the bridge is skipped, and said so, where the package has none);
 # - by default the snippet is a fragment: its #include lines go to the top of a file, the rest
 #   becomes the body of a function (so `return 1;` works), after the standard headers a fragment
@@ -33,7 +33,7 @@ function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
 function at(line) { return "#line " line " \"" doc "\"\n" }
 
 BEGIN {
-  known["core"] = known["recorder"] = known["recording"] = known["flashback"] = known["bridge"] = 1
+  known["core"] = known["recorder"] = known["recording"] = known["flashback"] = known["verify"] = known["bridge"] = 1
   # What a fragment may take for granted: the standard library it obviously uses.
   prelude = ""
   n = split("atomic chrono cstddef cstdint cstdio cstdlib cstring span string string_view utility vector", std_headers, " ")

@@ -9,6 +9,7 @@
 #include <fmt/core.h>
 
 #include "cerulion/bench/report.hpp"
+#include "cerulion/core/detail/markup.hpp"
 #include "tables.hpp"
 
 namespace cerulion::bench {
@@ -19,19 +20,7 @@ using detail::Table;
 
 const char* const kPalette[] = {"#1f77b4", "#2ca02c", "#17becf", "#d62728", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2"};
 
-std::string esc(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+using cerulion::detail::markup_escaped;
 
 std::string time_label(double us) {
   if (us >= 1e6) return fmt::format("{:g} s", us / 1e6);
@@ -73,19 +62,19 @@ std::string headline_chart(const CampaignResult& r) {
   std::string svg = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" role=\"img\" "
       "aria-label=\"Median round trip at {} per lane, log scale\">\n",
-      label_w + plot_w + 340, height, esc(size_label(r.settings.headline_size)));
+      label_w + plot_w + 340, height, markup_escaped(size_label(r.settings.headline_size)));
   for (double g = lo; g <= hi * 1.0001; g *= 10) {
     const double x = x_of(g);
     svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" class=\"grid\"/>\n", x, top - 8,
                        height - 24);
     svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"axis\" text-anchor=\"middle\">{}</text>\n", x, height - 8,
-                       esc(time_label(g)));
+                       markup_escaped(time_label(g)));
   }
   int y = top;
   for (const auto& lane : r.lanes) {
     const Cell* c = detail::find_cell(r, lane.name, r.settings.headline_size);
     svg += fmt::format("<text x=\"{}\" y=\"{}\" class=\"lane\" text-anchor=\"end\">{}</text>\n", label_w - 8,
-                       y + bar_h / 2 + 5, esc(lane.name));
+                       y + bar_h / 2 + 5, markup_escaped(lane.name));
     if (c && c->status == CellStatus::Ok && c->median_us > 0) {
       const double x = x_of(c->median_us);
       // A cell measured at a lower rate than asked is drawn pale, its rate in its label.
@@ -94,13 +83,15 @@ std::string headline_chart(const CampaignResult& r) {
                          c->fell_back ? fmt::format(" fill-opacity=\"0.35\" stroke=\"{}\"", color_of(r, lane.name)) : "");
       // The p99 where it is quotable, and what the lane's two workers cost in CPU.
       svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"value\">{}</text>\n", x + 6, y + bar_h / 2 + 5,
-                         esc(detail::median_text(*c) + (c->p99_quotable ? ", p99 " + detail::p99_text(*c) : "") +
-                             ", CPU " + detail::cpu_text(*c)));
+                         markup_escaped(detail::median_text(*c) +
+                                        (c->p99_quotable ? ", p99 " + detail::p99_text(*c) : "") + ", CPU " +
+                                        detail::cpu_text(*c)));
     } else {
       svg += fmt::format("<text x=\"{}\" y=\"{}\" class=\"missing\">{}</text>\n", label_w + 6, y + bar_h / 2 + 5,
-                         esc(!c ? "not measured"
-                             : c->status == CellStatus::Failed && !c->reason.empty() ? "failed: " + c->reason
-                                                                                    : detail::median_text(*c)));
+                         markup_escaped(!c ? "not measured"
+                                        : c->status == CellStatus::Failed && !c->reason.empty()
+                                            ? "failed: " + c->reason
+                                            : detail::median_text(*c)));
     }
     y += bar_h + gap;
   }
@@ -173,7 +164,7 @@ std::string size_chart(const CampaignResult& r) {
     svg += fmt::format("<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" class=\"grid\"/>\n", left, y,
                        left + plot_w, y);
     svg += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"axis\" text-anchor=\"end\">{}</text>\n", left - 6, y + 4,
-                       esc(time_label(g)));
+                       markup_escaped(time_label(g)));
   }
   for (double k = axis.a; k <= axis.b + 0.001; k += axis.step) {
     const auto size = static_cast<std::uint64_t>(std::llround(std::exp2(k)));
@@ -181,7 +172,7 @@ std::string size_chart(const CampaignResult& r) {
     svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" class=\"grid\"/>\n", x, top,
                        top + plot_h);
     svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"axis\" text-anchor=\"middle\">{}</text>\n", x,
-                       top + plot_h + 18, esc(size_label(size)));
+                       top + plot_h + 18, markup_escaped(size_label(size)));
   }
   svg += fmt::format("<text x=\"{}\" y=\"{}\" class=\"title\" text-anchor=\"middle\">payload (log scale)</text>\n",
                      left + plot_w / 2, top + plot_h + 40);
@@ -211,10 +202,10 @@ std::string size_chart(const CampaignResult& r) {
         marks += fmt::format(
             "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4.5\" fill=\"#fff\" stroke=\"{}\" stroke-width=\"2\"><title>{}</title>"
             "</circle>\n<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"rate\">{:g} Hz</text>\n",
-            x, y, color, esc(tip), x + 7, y - 6, c->rate_hz);
+            x, y, color, markup_escaped(tip), x + 7, y - 6, c->rate_hz);
       } else {
         marks += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\"><title>{}</title></circle>\n", x, y,
-                             color, esc(tip));
+                             color, markup_escaped(tip));
       }
     }
     if (!points.empty()) {
@@ -233,7 +224,7 @@ std::string size_chart(const CampaignResult& r) {
                             legend_y - 10);
     }
     legend += fmt::format("<text x=\"{}\" y=\"{}\" class=\"{}\">{}</text>\n", left + 18, legend_y,
-                       measured ? "lane" : "missing", esc(label));
+                       measured ? "lane" : "missing", markup_escaped(label));
     legend_y += legend_row;
   }
   svg += marks + legend;
@@ -247,16 +238,16 @@ std::string size_chart(const CampaignResult& r) {
 }
 
 std::string render_html(const Table& t) {
-  std::string out = "<h3>" + esc(t.title) + "</h3>\n<table>\n";
+  std::string out = "<h3>" + markup_escaped(t.title) + "</h3>\n<table>\n";
   // A label/value table (the machine's) has no header to show.
   if (std::any_of(t.header.begin(), t.header.end(), [](const std::string& h) { return !h.empty(); })) {
     out += "<tr>";
-    for (const auto& h : t.header) out += "<th>" + esc(h) + "</th>";
+    for (const auto& h : t.header) out += "<th>" + markup_escaped(h) + "</th>";
     out += "</tr>\n";
   }
   for (const auto& row : t.rows) {
     out += "<tr>";
-    for (const auto& cell : row) out += "<td>" + esc(cell) + "</td>";
+    for (const auto& cell : row) out += "<td>" + markup_escaped(cell) + "</td>";
     out += "</tr>\n";
   }
   return out + "</table>\n";
@@ -276,10 +267,11 @@ std::string html_report(const CampaignResult& r, const Machine& m, const Build& 
       "svg .title{fill:#444;font-size:13px}svg .rate{fill:#444;font-size:10px}\n"
       ".note{border-left:4px solid #d62728;background:#fdf0f0;padding:.5em .8em}\n"
       "</style>\n</head>\n<body>\n";
-  out += fmt::format("<h1>cerulion bench: round-trip latency on {}</h1>\n", esc(m.hostname.empty() ? "this machine" : m.hostname));
-  for (const auto& note : detail::notes(r, m)) out += "<p class=\"note\">" + esc(note) + "</p>\n";
+  out += fmt::format("<h1>cerulion bench: round-trip latency on {}</h1>\n",
+                     markup_escaped(m.hostname.empty() ? "this machine" : m.hostname));
+  for (const auto& note : detail::notes(r, m)) out += "<p class=\"note\">" + markup_escaped(note) + "</p>\n";
   out += fmt::format("<p>Median round trip at {} per lane (log scale: each gridline is 10x).</p>\n",
-                     esc(size_label(r.settings.headline_size)));
+                     markup_escaped(size_label(r.settings.headline_size)));
   out += headline_chart(r);
   out += "<h2>Median against payload size</h2>\n";
   out += fmt::format("<p>Both axes log scale. Filled points were measured at {:g} Hz; a hollow point is a cell that "

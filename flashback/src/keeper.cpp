@@ -196,8 +196,14 @@ void KeeperImpl::stop() {
   }
   dump_wake_.notify_all();
   if (dumper_.joinable()) dumper_.join();
-  // The taps first, while the compressor still frees room for a lockstep tap waiting for it.
-  if (taps_) taps_->stop();
+  // The taps first, while the compressor still frees room for a lockstep tap waiting for it. What
+  // was published before the stop and not read yet is read now, so that every message published
+  // while the keeper ran is in the store or counted as lost, however far behind a loaded machine
+  // left the tap threads.
+  if (taps_) {
+    taps_->stop();
+    (void)taps_->read_ready();  // what was read before an error is kept
+  }
   stop_compressing_.store(true);
   impl_of(store).wake();
   if (compressor_.joinable()) compressor_.join();

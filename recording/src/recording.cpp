@@ -55,7 +55,12 @@ class RecordingImpl {
   Status finish() {
     if (!finished_) {
       finished_ = true;
-      if (taps_) taps_->stop();
+      if (taps_) {
+        taps_->stop();
+        // What was published before the stop and not read yet goes in the file too, so that a
+        // message published while the recording ran is in it or counted as missed or dropped.
+        (void)taps_->read_ready();  // what was read before an error is kept
+      }
       queue_.finish();
       consumer_.close_file();
     }

@@ -331,10 +331,9 @@ TEST_CASE("ping's pong process is called cerulion in ps, not /proc/self/exe", "[
   BackgroundProcess ping({cerulion_binary(), "ping", "--topic", prefix, "-c", "400", "-r", "100", "--warmup", "0"});
   std::vector<std::string> argv;
   REQUIRE(eventually([&] {
-    std::ifstream children("/proc/" + std::to_string(ping.pid()) + "/task/" + std::to_string(ping.pid()) + "/children");
-    pid_t child = 0;
-    if (!(children >> child)) return false;
-    std::ifstream in("/proc/" + std::to_string(child) + "/cmdline");
+    const auto children = child_pids(ping.pid());
+    if (children.empty()) return false;
+    std::ifstream in("/proc/" + std::to_string(children.front()) + "/cmdline");
     argv.clear();
     for (std::string arg; std::getline(in, arg, '\0');) argv.push_back(arg);
     return std::find(argv.begin(), argv.end(), "pong") != argv.end();  // exec'd, not just forked

@@ -11,13 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "bytes.hpp"
 #include "cerulion/core.hpp"
 
 namespace cerulion::test {
-
-inline std::span<const std::byte> bytes_of(const std::string& s) {
-  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
-}
 
 inline std::string text_of(const Sample& sample) {
   return {reinterpret_cast<const char*>(sample.data().data()), sample.size()};

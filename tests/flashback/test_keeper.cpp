@@ -2,10 +2,12 @@
 // Keepers over real topics: what they take is what was published, byte for byte, and their
 // triggers dump into their directory.
 
+#include <atomic>
 #include <filesystem>
 #include <mutex>
 #include <thread>
 
+#include "cerulion/core/discovery.hpp"
 #include "cerulion/core/publisher.hpp"
 #include "keeper_child.hpp"
 
@@ -64,6 +66,52 @@ TEST_CASE("A keeper takes every message of a lockstep keeper's topic, byte for b
   }
   REQUIRE(dump.summary.topics.size() == 1);
   CHECK(dump.summary.topics[0].messages == 500);
+  CHECK(dump.summary.topics[0].lost == 0);
+}
+
+TEST_CASE("A keeper at idle priority stopped right after a burst on a busy machine has every message published "
+          "before the stop in its store", "[flashback][keeper]") {
+  TestDomain domain;
+  const std::string topic = "/keeper/burst";
+  PublisherOptions publisher_options;
+  publisher_options.topic.domain = domain.name;
+  publisher_options.topic.mode = Mode::FreeRun;
+  publisher_options.topic.depth = 64;
+  auto publisher = Publisher::create(topic, publisher_options);
+  requireOk(publisher.status());
+  KeeperOptions options;
+  options.domain = domain.name;
+  options.selection.topics = {topic};
+  options.limits.memory_bytes = 16 << 20;
+  options.idle_priority = true;
+  auto keeper = Keeper::start(options);
+  requireOk(keeper.status());
+  REQUIRE(cerulion::test::eventually([&] {
+    auto info = inspect_topic(topic, domain.name);
+    return info && info->count(Role::Tap) == 1;
+  }));
+  {
+    // Every core busy at normal priority: the keeper's idle-priority taps get next to no CPU, and
+    // most of the burst is still in the ring, unread, when the keeper is stopped.
+    std::atomic<bool> done{false};
+    std::vector<std::jthread> busy;
+    for (unsigned i = 0; i < std::max(1u, std::thread::hardware_concurrency()); ++i) {
+      busy.emplace_back([&] {
+        while (!done.load(std::memory_order_relaxed)) {
+        }
+      });
+    }
+    for (std::uint64_t s = 0; s < 48; ++s) requireOk(publisher->publish_copy(payload(s, 64)).status());
+    keeper->stop();
+    done = true;
+  }
+  CHECK(keeper->status().messages == 48);
+  auto dump = dump_and_read(keeper->store());
+  CHECK(dump.problems.empty());
+  REQUIRE(dump.messages.size() == 48);
+  for (std::uint64_t s = 0; s < 48; ++s) CHECK(dump.messages[s].data == payload(s, 64));
+  REQUIRE(dump.summary.topics.size() == 1);
+  CHECK(dump.summary.topics[0].messages == 48);
   CHECK(dump.summary.topics[0].lost == 0);
 }
 

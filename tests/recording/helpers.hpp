@@ -14,13 +14,10 @@
 #include "cerulion/recorder/sink.hpp"
 #include "cerulion/recording/recording.hpp"
 #include "cerulion/recording/tap_set.hpp"
+#include "bytes.hpp"
 #include "process.hpp"
 
 namespace cerulion::test {
-
-inline std::span<const std::byte> bytes_of(const std::string& s) {
-  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
-}
 
 inline std::string text_of(std::span<const std::byte> bytes) {
   return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};

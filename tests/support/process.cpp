@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <dirent.h>
+#include <filesystem>
 #include <fstream>
 #include <unistd.h>
 
@@ -120,6 +121,17 @@ bool process_gone(pid_t pid) {
   // The state follows the parenthesised command name.
   const auto close = line.rfind(')');
   return close == std::string::npos || (close + 2 < line.size() && line[close + 2] == 'Z');
+}
+
+std::vector<pid_t> child_pids(pid_t pid) {
+  std::vector<pid_t> out;
+  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
+    std::ifstream children(task.path() / "children");
+    for (pid_t child = 0; children >> child;) out.push_back(child);
+  }
+  return out;
 }
 
 int count_shm_entries(const std::string& prefix) {

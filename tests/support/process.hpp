@@ -66,6 +66,9 @@ std::string unique_domain(const std::string& stem);
 /// Whether process `pid` runs no more: gone, or a zombie its parent has not reaped yet.
 bool process_gone(pid_t pid);
 
+/// The processes `pid` started that still run (every thread's children, /proc/PID/task/*/children).
+std::vector<pid_t> child_pids(pid_t pid);
+
 /// Number of /dev/shm entries whose name starts with `prefix`.
 int count_shm_entries(const std::string& prefix);
 

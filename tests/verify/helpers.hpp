@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cerulion/recorder/profile.hpp"
+#include "cerulion/recorder/reader.hpp"
 #include "cerulion/recorder/writer.hpp"
 #include "cerulion/verify/verification.hpp"
 #include "messages.hpp"
@@ -34,6 +35,30 @@ inline std::string write_imu_inputs(std::size_t count, const std::string& topic 
                            .linear_acceleration = {0.1 * std::cos(t), 0.0, 9.81}};
     const std::uint64_t at = kVerifyFirstLogTime + n * 10'000'000ull;
     REQUIRE(writer->write(*channel, static_cast<std::uint32_t>(n), at, at, std::as_bytes(std::span(&imu, 1))).ok());
+  }
+  REQUIRE(writer->close().ok());
+  return path;
+}
+
+/// `write_imu_inputs(count)` with a json tick `{"ns": ...}` on `clock_topic` just before each
+/// input, as the filter node's `--clock TOPIC` reads it: a recording with two input topics.
+inline std::string write_imu_inputs_with_clock(std::size_t count, const std::string& clock_topic) {
+  const std::string path = fresh_temp_path("inputs-clock.mcap");
+  auto writer = recorder::Writer::create(path);
+  REQUIRE(writer.ok());
+  auto imu_channel = writer->add_channel("/imu", recorder::profile::kMessageEncoding);
+  auto tick_channel = writer->add_channel(clock_topic, "json");
+  REQUIRE(imu_channel.ok());
+  REQUIRE(tick_channel.ok());
+  for (std::size_t n = 0; n < count; ++n) {
+    const example::Imu imu{.index = n,
+                           .orientation = {0.0, 0.0, 0.0, 1.0},
+                           .angular_velocity = {0.0, 0.0, 0.5},
+                           .linear_acceleration = {0.1 * static_cast<double>(n), 0.0, 9.81}};
+    const std::uint64_t at = kVerifyFirstLogTime + n * 10'000'000ull;
+    const std::string tick = "{\"ns\":" + std::to_string(at) + "}";
+    REQUIRE(writer->write(*tick_channel, static_cast<std::uint32_t>(n), at - 1, at - 1, std::as_bytes(std::span(tick))).ok());
+    REQUIRE(writer->write(*imu_channel, static_cast<std::uint32_t>(n), at, at, std::as_bytes(std::span(&imu, 1))).ok());
   }
   REQUIRE(writer->close().ok());
   return path;
@@ -67,6 +92,25 @@ inline std::string record_golden(std::size_t count) {
   INFO(v.problem);
   REQUIRE(v.verdict == verify::Verdict::Same);
   return o.keep;
+}
+
+/// `record_golden(count)` with its outputs on `topic` instead: a topic the node never publishes.
+inline std::string golden_with_output_renamed(std::size_t count, const std::string& topic) {
+  auto reader = recorder::Reader::open(record_golden(count));
+  REQUIRE(reader.ok());
+  const std::string renamed = fresh_temp_path("renamed.mcap");
+  auto writer = recorder::Writer::create(renamed);
+  REQUIRE(writer.ok());
+  auto in = writer->add_channel("/imu", recorder::profile::kMessageEncoding);
+  auto out = writer->add_channel(topic, "json");
+  REQUIRE(in.ok());
+  REQUIRE(out.ok());
+  REQUIRE(reader->read_messages({}, [&](const recorder::MessageView& m) {
+    const auto channel = m.channel.topic == "/imu" ? *in : *out;
+    return writer->write(channel, m.message.sequence, m.message.log_time, m.message.publish_time, m.message.data).ok();
+  }).ok());
+  REQUIRE(writer->close().ok());
+  return renamed;
 }
 
 }  // namespace cerulion::test

@@ -4,6 +4,7 @@
 
 #include "helpers.hpp"
 
+#include <algorithm>
 #include <csignal>
 #include <fstream>
 #include <sstream>
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "process.hpp"
+#include "xml.hpp"
 
 using namespace cerulion;
 using namespace cerulion::test;
@@ -48,6 +50,25 @@ TEST_CASE("verify exits 0 against a golden file and writes its JSON and JUnit re
   CHECK(report["verdict"] == "same");
   CHECK(report["runs"][0]["inputs"] == 10);
   CHECK(read_whole(junit).find("failures=\"0\"") != std::string::npos);
+  CHECK(xml_problem(read_whole(junit)) == "");
+}
+
+TEST_CASE("verify --junit writes well-formed XML whether the outputs differ or the command failed", "[verify][cli]") {
+  const std::string golden = record_golden(5);
+  const std::string differ_file = fresh_temp_path("differ.xml");
+  auto differ = run_cerulion(verify_args(golden, {"--junit", differ_file}, {"--alpha", "0.7"}));
+  CHECK(differ.exit_code == 1);
+  const std::string differ_xml = read_whole(differ_file);
+  INFO(differ_xml);
+  CHECK(xml_problem(differ_xml) == "");
+  CHECK(differ_xml.find("<failure message=\"/imu/filtered: 5 expected, 5 got, 5 differ\">") != std::string::npos);
+  const std::string crash_file = fresh_temp_path("crash.xml");
+  auto crashed = run_cerulion(verify_args(golden, {"--junit", crash_file}, {"--crash-after", "2"}));
+  CHECK(crashed.exit_code == 3);
+  const std::string crash_xml = read_whole(crash_file);
+  INFO(crash_xml);
+  CHECK(xml_problem(crash_xml) == "");
+  CHECK(crash_xml.find("SIGABRT") != std::string::npos);
 }
 
 TEST_CASE("verify exits 1 and names the first differing message", "[verify][cli]") {
@@ -79,7 +100,57 @@ TEST_CASE("verify exits 4 for a recording without the input, a missing file and 
   CHECK(absent.err.find("no output topic '/absent'") != std::string::npos);
   const std::string damaged = fresh_temp_path("damaged.mcap");
   std::ofstream(damaged) << "not MCAP";
-  CHECK(run_cerulion(verify_args(damaged)).exit_code == 4);
+  auto broken = run_cerulion(verify_args(damaged));
+  CHECK(broken.exit_code == 4);
+  // One line, naming the file.
+  CHECK(broken.err.find(damaged) != std::string::npos);
+  CHECK(std::count(broken.err.begin(), broken.err.end(), '\n') == 1);
+}
+
+TEST_CASE("verify exits 1 naming the output the command never publishes and the input it came after, without hanging",
+          "[verify][cli]") {
+  const std::string golden = golden_with_output_renamed(5, "/imu/smoothed");
+  auto r = run_cerulion({"verify", golden, "--input", "/imu", "--output", "/imu/smoothed", "--output-timeout", "0.3", "--",
+                         VERIFY_IMU_FILTER},
+                        {}, std::chrono::seconds(60));
+  INFO(r.out << r.err);
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("no message on '/imu/smoothed' within 0.3 s after input /imu #0") != std::string::npos);
+}
+
+TEST_CASE("verify --repeat 5 exits 1 for a node that reads the wall clock, saying which runs differ from the first",
+          "[verify][cli]") {
+  auto r = run_cerulion(verify_args(write_imu_inputs(5), {"--repeat", "5"}, {"--wall-clock"}));
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("run 2 differs from run 1 (non-determinism)") != std::string::npos);
+  CHECK(r.out.find("run 5 differs from run 1 (non-determinism)") != std::string::npos);
+  CHECK(r.out.find("field stamp_ns") != std::string::npos);
+  CHECK(r.out.find("verdict: differ") != std::string::npos);
+}
+
+TEST_CASE("verify --clock publishes each input's log time before it, so a node stamped by it verifies against its golden file",
+          "[verify][cli]") {
+  const std::string golden = fresh_temp_path("golden-clocked.mcap");
+  auto kept = run_cerulion(verify_args(write_imu_inputs(5), {"--clock", "/clock", "--settle", "300", "--keep", golden},
+                                       {"--clock", "/clock"}));
+  INFO(kept.out << kept.err);
+  REQUIRE(kept.exit_code == 0);
+  auto again = run_cerulion(verify_args(golden, {"--clock", "/clock", "--repeat", "2"}, {"--clock", "/clock"}));
+  INFO(again.out << again.err);
+  CHECK(again.exit_code == 0);
+  CHECK(again.out.find("/imu/filtered: 5 expected, 5 got, same") != std::string::npos);
+  // The last output is stamped with the last input's log time, as the recording has it.
+  auto reader = recorder::Reader::open(golden);
+  REQUIRE(reader.ok());
+  auto outputs = verify::read_topics(*reader, {.topics = {"/imu/filtered"}});
+  REQUIRE(outputs.ok());
+  REQUIRE(outputs->size() == 1);
+  REQUIRE(outputs->front().messages.size() == 5);
+  const auto& last = outputs->front().messages.back().data;
+  const std::string text(reinterpret_cast<const char*>(last.data()), last.size());
+  CHECK(text.find("\"stamp_ns\":" + std::to_string(kVerifyFirstLogTime + 4 * 10'000'000ull)) != std::string::npos);
 }
 
 TEST_CASE("verify exits 2 for a usage error, with one line", "[verify][cli]") {
@@ -93,6 +164,38 @@ TEST_CASE("verify exits 2 for a usage error, with one line", "[verify][cli]") {
   CHECK(run_cerulion(verify_args(golden, {"--repeat", "0"})).exit_code == 2);
 }
 
+TEST_CASE("verify takes topics as a list after one flag, as repeated flags and as a comma list, and passes the command's own options on untouched",
+          "[verify][cli]") {
+  // Two input topics: the node reads a tick on /tick before each /imu (its --clock option, which
+  // is verify's option's name too: after --, it must reach the node, or the node never subscribes
+  // to /tick and the run exits 3).
+  const std::string inputs = write_imu_inputs_with_clock(4, "/tick");
+  const std::string golden = fresh_temp_path("golden-clock.mcap");
+  auto listed = run_cerulion({"verify", inputs, "--input", "/imu", "/tick", "--output", "/imu/filtered", "--settle", "300",
+                              "--keep", golden, "--", VERIFY_IMU_FILTER, "--clock", "/tick"});
+  INFO(listed.out << listed.err);
+  REQUIRE(listed.exit_code == 0);
+  auto repeated = run_cerulion({"verify", golden, "--input", "/tick", "--input", "/imu", "--output", "/imu/filtered", "--",
+                                VERIFY_IMU_FILTER, "--clock", "/tick"});
+  INFO(repeated.out << repeated.err);
+  CHECK(repeated.exit_code == 0);
+  CHECK(repeated.out.find("/imu/filtered: 4 expected, 4 got, same") != std::string::npos);
+  // A list right before --, the node's options after it: --alpha reaches the node (other outputs).
+  auto commas = run_cerulion({"verify", golden, "--input", "/imu,/tick", "--output", "/imu/filtered", "/absent", "--",
+                              VERIFY_IMU_FILTER, "--clock", "/tick", "--alpha", "0.7"});
+  CHECK(commas.exit_code == 4);
+  CHECK(commas.err.find("no output topic '/absent'") != std::string::npos);
+  auto differ = run_cerulion({"verify", golden, "--input", "/imu,/tick", "--output", "/imu/filtered", "--",
+                              VERIFY_IMU_FILTER, "--clock", "/tick", "--alpha", "0.7"});
+  INFO(differ.out << differ.err);
+  CHECK(differ.exit_code == 1);
+  CHECK(differ.out.find("/imu/filtered #0 (after /imu #0): field accel.") != std::string::npos);
+  // A word before -- that no option takes is named, never run.
+  auto stray = run_cerulion({"verify", golden, "stray", "--input", "/imu", "--output", "/imu/filtered", "--", VERIFY_IMU_FILTER});
+  CHECK(stray.exit_code == 2);
+  CHECK(stray.err.find("'stray' stands before --") != std::string::npos);
+}
+
 TEST_CASE("Ctrl-C during a verify run stops the command, exits 130 and leaves nothing in /dev/shm", "[verify][cli][signals]") {
   // The node answers on /imu/filtered, never on /never: the run waits at the first input.
   const std::string inputs = write_imu_inputs(5);
@@ -100,12 +203,16 @@ TEST_CASE("Ctrl-C during a verify run stops the command, exits 130 and leaves no
                             "--repeat", "2", "--output-timeout", "60", "--settle", "60000", "--", VERIFY_IMU_FILTER});
   const std::string prefix = "cerulion.verify-" + std::to_string(verify.pid()) + "-";
   REQUIRE(eventually([&] { return count_shm_entries(prefix) >= 2; }));  // /never and the node's topics
+  std::vector<pid_t> node;
+  REQUIRE(eventually([&] { return (node = child_pids(verify.pid())).size() == 1; }));
   verify.signal(SIGINT);
   const auto r = verify.wait(std::chrono::seconds(30));
   INFO(r.out << r.err);
   CHECK_FALSE(r.timed_out);
   CHECK(r.exit_code == 130);
   CHECK(count_shm_entries(prefix) == 0);
+  // The node was stopped, not left running on its own.
+  CHECK(eventually([&] { return process_gone(node.front()); }, std::chrono::seconds(5)));
 }
 
 TEST_CASE("diff exits 0 for a recording and itself, 1 naming the first difference, 4 for a missing file", "[verify][cli][diff]") {

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "bytes.hpp"
 #include "cerulion/verify/compare.hpp"
 
 using namespace cerulion;
@@ -13,18 +14,14 @@ using namespace cerulion::verify;
 
 namespace {
 
-std::vector<std::byte> compare_test_bytes(const std::string& s) {
-  const auto* p = reinterpret_cast<const std::byte*>(s.data());
-  return {p, p + s.size()};
-}
-
 TopicMessages compare_test_topic(const std::string& topic, const std::string& encoding, const std::vector<std::string>& payloads) {
   TopicMessages t;
   t.topic = topic;
   t.type.message_encoding = encoding;
   std::uint64_t n = 0;
   for (const auto& p : payloads) {
-    t.messages.push_back({n * 1000, compare_test_bytes(p), input_label("/imu", n)});
+    const auto bytes = test::bytes_of(p);
+    t.messages.push_back({n * 1000, {bytes.begin(), bytes.end()}, input_label("/imu", n)});
     ++n;
   }
   return t;

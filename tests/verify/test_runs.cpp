@@ -76,6 +76,24 @@ TEST_CASE("A node that reads the wall clock is caught by repeated runs", "[verif
   CHECK(verify::text_report(v).find("run 2 differs from run 1 (non-determinism)") != std::string::npos);
 }
 
+TEST_CASE("A node with a thread race is caught by repeated runs", "[verify][runs]") {
+  // Each output holds how far a free-running thread of the node got when it was read: the threads'
+  // interleaving, which no two runs repeat across ten outputs.
+  auto o = imu_verify_options(write_imu_inputs(10), {"--race"});
+  o.repeat = 5;
+  const auto v = verify::verify(o);
+  INFO(v.problem);
+  CHECK(v.verdict == Verdict::Differ);
+  REQUIRE(v.between_runs.size() == 4);
+  std::size_t differing_runs = 0;
+  for (const auto& run : v.between_runs) {
+    if (run.differences.empty()) continue;
+    ++differing_runs;
+    CHECK(run.differences[0].field == "integrator_steps");
+  }
+  CHECK(differing_runs > 0);
+}
+
 TEST_CASE("Repeated runs of the deterministic node agree", "[verify][runs]") {
   auto o = imu_verify_options(write_imu_inputs(10));
   o.repeat = 3;
@@ -97,7 +115,10 @@ TEST_CASE("A command that does not exist is a command failure naming it", "[veri
   o.run.command = {"/nonexistent/imu_filter"};
   const auto v = verify::verify(o);
   CHECK(v.verdict == Verdict::CommandFailed);
-  CHECK(v.problem.find("/nonexistent/imu_filter") != std::string::npos);
+  INFO(v.problem);
+  CHECK(v.problem.find("cannot run '/nonexistent/imu_filter'") != std::string::npos);
+  // Named once: the helper that starts it names it already.
+  CHECK(v.problem.find("/nonexistent/imu_filter") == v.problem.rfind("/nonexistent/imu_filter"));
 }
 
 TEST_CASE("A command that never subscribes to an input is named with the input", "[verify][runs]") {
@@ -131,23 +152,7 @@ TEST_CASE("A missing or damaged recording cannot serve", "[verify][runs]") {
 }
 
 TEST_CASE("An output the command never publishes times out after the input, naming the topic", "[verify][runs]") {
-  // The golden's outputs under another name: the node never publishes there.
-  const std::string golden = record_golden(5);
-  auto reader = recorder::Reader::open(golden);
-  REQUIRE(reader.ok());
-  const std::string renamed = fresh_temp_path("renamed.mcap");
-  {
-    auto writer = recorder::Writer::create(renamed);
-    REQUIRE(writer.ok());
-    auto in = writer->add_channel("/imu", recorder::profile::kMessageEncoding);
-    auto out = writer->add_channel("/imu/smoothed", "json");
-    REQUIRE(reader->read_messages({}, [&](const recorder::MessageView& m) {
-      const auto channel = m.channel.topic == "/imu" ? *in : *out;
-      return writer->write(channel, m.message.sequence, m.message.log_time, m.message.publish_time, m.message.data).ok();
-    }).ok());
-    REQUIRE(writer->close().ok());
-  }
-  auto o = imu_verify_options(renamed);
+  auto o = imu_verify_options(golden_with_output_renamed(5, "/imu/smoothed"));
   o.run.outputs = {"/imu/smoothed"};
   o.run.output_timeout = std::chrono::milliseconds(300);
   const auto v = verify::verify(o);

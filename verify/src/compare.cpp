@@ -19,8 +19,11 @@ constexpr std::size_t kShownChars = 80;
 constexpr std::size_t kShownBytes = 16;
 
 std::string shortened(std::string text) {
-  if (text.size() > kShownChars) text = text.substr(0, kShownChars - 3) + "...";
-  return text;
+  if (text.size() <= kShownChars) return text;
+  // Cut before a character, never inside one: the reports must stay UTF-8 (JSON, JUnit XML).
+  std::size_t cut = kShownChars - 3;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return text.substr(0, cut) + "...";
 }
 
 std::string shown(const Json& value) { return shortened(value.dump()); }
@@ -45,6 +48,14 @@ std::optional<Json> parse_json(const std::vector<std::byte>& data) {
   Json parsed = Json::parse(begin, begin + data.size(), nullptr, false);
   if (parsed.is_discarded()) return std::nullopt;
   return parsed;
+}
+
+// A message missing on one side, as the report shows it: a json one as its text (the parse has
+// checked it is UTF-8), one that is not json in hex, any other by its size.
+std::string whole_message(const std::vector<std::byte>& data, bool json) {
+  if (!json) return bytes_counted(data.size());
+  if (!parse_json(data)) return "not json: " + hex_bytes(data, 0);
+  return shortened(std::string(reinterpret_cast<const char*>(data.data()), data.size()));
 }
 
 std::string child_path(const std::string& parent, const std::string& key) {
@@ -146,15 +157,13 @@ void compare_topic(const std::string& topic, const TopicMessages* expected, cons
     const std::size_t before = found.size();
     if (i >= have.size()) {
       base.kind = DifferenceKind::Missing;
-      base.expected = json ? shortened(std::string(reinterpret_cast<const char*>(want[i].data.data()), want[i].data.size()))
-                           : bytes_counted(want[i].data.size());
+      base.expected = whole_message(want[i].data, json);
       base.got = "(none)";
       found.push_back(base);
     } else if (i >= want.size()) {
       base.kind = DifferenceKind::Extra;
       base.expected = "(none)";
-      base.got = json ? shortened(std::string(reinterpret_cast<const char*>(have[i].data.data()), have[i].data.size()))
-                      : bytes_counted(have[i].data.size());
+      base.got = whole_message(have[i].data, json);
       found.push_back(base);
     } else if (!json) {
       MessageComparer(options, base, found).bytes(want[i].data, have[i].data);

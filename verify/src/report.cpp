@@ -3,10 +3,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cerulion/core/detail/markup.hpp"
+
 namespace cerulion::verify {
 namespace {
 
 using OrderedJson = nlohmann::ordered_json;
+using cerulion::detail::markup_escaped;
 
 std::string report_plural(std::size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
@@ -45,26 +48,17 @@ OrderedJson comparison_json(const Comparison& c) {
   return j;
 }
 
-std::string xml_escaped(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        // XML 1.0 has no place for most control characters, even escaped.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') {
-          out += '?';
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
+// What a report holds may come from anywhere (a command's name, a path): dumped with each byte
+// that is not UTF-8 replaced, so that the report is JSON whatever it holds.
+std::string json_text(const OrderedJson& j) { return j.dump(-1, ' ', false, OrderedJson::error_handler_t::replace); }
+
+// `text` with each byte that is not UTF-8 replaced by U+FFFD, as json_text replaces it.
+std::string valid_utf8(std::string_view text) {
+  return OrderedJson::parse(json_text(OrderedJson(std::string(text)))).get<std::string>();
 }
+
+// Escaped for XML after the bytes that are not UTF-8 are replaced: a JUnit file stays well-formed.
+std::string xml_escaped(std::string_view text) { return markup_escaped(valid_utf8(text)); }
 
 // One <testcase>: failed when `failure` is not empty.
 std::string junit_case(std::string_view classname, std::string_view name, double seconds, const std::string& failure,
@@ -119,7 +113,7 @@ std::string text_report(const Comparison& c, std::size_t shown) {
   return out;
 }
 
-std::string json_report(const Comparison& c) { return comparison_json(c).dump(); }
+std::string json_report(const Comparison& c) { return json_text(comparison_json(c)); }
 
 const char* to_string(Verdict verdict) noexcept {
   switch (verdict) {
@@ -172,7 +166,7 @@ std::string json_report(const Verification& v) {
     runs.push_back(run);
   }
   j["runs"] = runs;
-  return j.dump();
+  return json_text(j);
 }
 
 std::string junit_report(const Verification& v, std::string_view suite) {

@@ -225,7 +225,10 @@ RunResult Run::execute() {
   child.err = measurement::Stream::Inherit;
   auto started = measurement::ChildProcess::start(child);
   if (!started) {
-    end(RunEnd::CannotStart, "cannot run '" + options_.command.front() + "': " + started.message());
+    // Where the program was at fault (not found, not executable) the helper names it already.
+    const std::string& why = started.message();
+    const std::string& program = options_.command.front();
+    end(RunEnd::CannotStart, why.find("'" + program + "'") != std::string::npos ? why : "cannot run '" + program + "': " + why);
     return std::move(result_);
   }
   child_.emplace(std::move(*started));
