@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # What `cmake --install` gives a C++ program of your own: the public headers, the static libraries
-# core, recorder, recording, flashback and verify (and bridge where Fast DDS was found), an exported
-# CMake package (find_package(cerulion COMPONENTS ...)) and pkg-config files cerulion (core),
-# cerulion-recorder, cerulion-recording, cerulion-flashback and cerulion-verify.
+# core, recorder, recording, flashback and verify (and bridge where Fast DDS was found, view where
+# Boost was), an exported CMake package (find_package(cerulion COMPONENTS ...)) and pkg-config
+# files cerulion (core), cerulion-recorder, cerulion-recording, cerulion-flashback and
+# cerulion-verify (and cerulion-view).
 
 include(CMakePackageConfigHelpers)
 
@@ -34,6 +35,16 @@ if(TARGET cerulion_bridge)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/bridge/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
           FILES_MATCHING PATTERN "*.hpp")
 endif()
+# The view, where Boost was found to build it: Boost is in its sources only, so a program asking
+# for it needs fmt (cerulionConfig), not Boost.
+set(CERULION_PACKAGE_HAS_VIEW FALSE)
+if(TARGET cerulion_view)
+  set(CERULION_PACKAGE_HAS_VIEW TRUE)
+  list(APPEND CERULION_PACKAGE_COMPONENTS view)
+  install(TARGETS cerulion_view EXPORT cerulion-view ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/view/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+          FILES_MATCHING PATTERN "*.hpp")
+endif()
 foreach(component IN LISTS CERULION_PACKAGE_COMPONENTS)
   install(EXPORT cerulion-${component} NAMESPACE cerulion:: DESTINATION ${CERULION_INSTALL_CMAKEDIR}
           FILE cerulion-${component}-targets.cmake)
@@ -61,7 +72,11 @@ foreach(dir LIBDIR INCLUDEDIR)
     set(CERULION_PC_${dir} "\${prefix}/${CMAKE_INSTALL_${dir}}")
   endif()
 endforeach()
-foreach(pc cerulion cerulion-recorder cerulion-recording cerulion-flashback cerulion-verify)
+set(CERULION_PC_FILES cerulion cerulion-recorder cerulion-recording cerulion-flashback cerulion-verify)
+if(CERULION_PACKAGE_HAS_VIEW)
+  list(APPEND CERULION_PC_FILES cerulion-view)
+endif()
+foreach(pc IN LISTS CERULION_PC_FILES)
   configure_file(${CMAKE_CURRENT_LIST_DIR}/${pc}.pc.in ${PROJECT_BINARY_DIR}/${pc}.pc @ONLY)
   install(FILES ${PROJECT_BINARY_DIR}/${pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endforeach()

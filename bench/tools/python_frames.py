@@ -4,12 +4,13 @@
 frame written into a loaned slot from numpy, received as a numpy view of the slot) and through
 what a Python user writes by hand today (multiprocessing.shared_memory, two slots, a pipe to say
 which slot is ready and a pipe back to say it is free), the two taking turns frame by frame, each
-at the rate asked, so that both meet the machine in the same state. Per transport: latency from
+at the rate asked, so that both meet the machine in the same state (--wait adaptive,block adds a
+cerulion receiver per wait strategy, each a column). Per transport: latency from
 the timestamp written last before the frame is handed over to its receipt, and the receiver's
 memory (VmRSS, RssAnon, RssShmem) after the first frames and after the last: a receiver that
 copied frames and kept them would grow by a frame each.
 
-    PYTHONPATH=build/python python3 bench/tools/python_frames.py [--frames 300] [--rate 30] [--json]
+    PYTHONPATH=build/python python3 bench/tools/python_frames.py [--frames 300] [--rate 30] [--wait adaptive,block] [--json]
 """
 
 import argparse
@@ -104,13 +105,12 @@ def fill(frame, n):
 
 
 class CerulionSender:
-    name = "cerulion"
-
-    def __init__(self, args, shape):
+    def __init__(self, args, shape, wait):
+        self.name = "cerulion" if wait == "adaptive" else f"cerulion/{wait}"
         self.shape, self.nbytes = shape, int(np.prod(shape))
-        topic = f"/python-frames-{os.getpid()}"
+        topic = f"/python-frames-{os.getpid()}-{wait}"
         self.pub = cerulion.Publisher(topic, depth=4)
-        self.child = subprocess.Popen([sys.executable, __file__, "--receive", "cerulion", "--topic", topic] + common(args),
+        self.child = subprocess.Popen([sys.executable, __file__, "--receive", "cerulion", "--topic", topic, "--wait", wait] + common(args),
                                       stdout=subprocess.PIPE, text=True)
         assert self.child.stdout.readline() == "ready\n"
         self.pub.wait_for_subscribers(1, timeout=30)
@@ -170,12 +170,13 @@ class SharedMemorySender:
 
 
 def run(args, shape):
-    """Both transports in turns, frame by frame on one grid (each at args.rate), so that both meet
+    """The transports in turns, frame by frame on one grid (each at args.rate), so that all meet
     the machine in the same state."""
     senders = []
     try:
-        for kind in (CerulionSender, SharedMemorySender):
-            senders.append(kind(args, shape))
+        for wait in args.wait.split(","):
+            senders.append(CerulionSender(args, shape, wait))
+        senders.append(SharedMemorySender(args, shape))
         period = 1 / (args.rate * len(senders))
         start = time.monotonic()
         for n in range(args.frames * len(senders)):
@@ -190,7 +191,7 @@ def run(args, shape):
 
 
 def common(args):
-    return ["--frames", str(args.frames), "--width", str(args.width), "--height", str(args.height), "--wait", args.wait]
+    return ["--frames", str(args.frames), "--width", str(args.width), "--height", str(args.height)]
 
 
 def summary(name, result, frames):
@@ -208,7 +209,8 @@ def main():
     parser.add_argument("--rate", type=float, default=30, help="frames per second")
     parser.add_argument("--width", type=int, default=1920)
     parser.add_argument("--height", type=int, default=1080)
-    parser.add_argument("--wait", default="adaptive", help="the cerulion receiver's wait: adaptive, spin, block")
+    parser.add_argument("--wait", default="adaptive",
+                        help="the cerulion receivers' waits, comma-separated, a column each: adaptive (default), spin, block")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--receive", choices=["cerulion", "shm"], help=argparse.SUPPRESS)
     parser.add_argument("--topic", help=argparse.SUPPRESS)
@@ -218,6 +220,8 @@ def main():
     args = parser.parse_args()
     if args.frames <= EARLY:
         parser.error(f"--frames must be more than {EARLY}")
+    if not args.receive and any(w not in ("adaptive", "spin", "block") for w in args.wait.split(",")):
+        parser.error(f"--wait takes adaptive, spin or block, comma-separated, not {args.wait!r}")
     shape = (args.height, args.width, 3)
     if args.receive:
         receiver(args, shape)

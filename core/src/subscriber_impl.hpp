@@ -39,7 +39,8 @@ class alignas(64) SubscriberImpl {
         cursor_entry_(&segment_->log(cursor_)),
         pending_lost_(segment_->participant(index).lost.load()),
         held_from_(segment_->participant(index).floor.load()),
-        waiter_(options.wait, static_cast<std::uint32_t>(1u << index), options.role == Role::Tap, segment_->depth()) {}
+        waiter_(options.wait, static_cast<std::uint32_t>(1u << index), options.role == Role::Tap, segment_->depth(),
+                options.poll_when_due) {}
 
   ~SubscriberImpl() {
     leave_wait_set();

@@ -20,6 +20,9 @@ namespace cerulion::detail {
 inline constexpr std::uint64_t kPassiveIntervalShortestNs = 100'000;
 inline constexpr std::uint64_t kPassiveIntervalLongestNs = 10'000'000;
 inline constexpr std::uint64_t kPassiveIntervalUnlearntNs = 1'000'000;
+/// A tap that polls when its message is due, and whose message is late past the window: how often
+/// a period it checks back until the message comes.
+inline constexpr double kLateChecksPerPeriod = 8;
 
 /// Waits until a condition holds. One Waiter per participant and purpose: the adaptive strategy
 /// keeps what it learnt about arrival times between calls.
@@ -27,13 +30,16 @@ class alignas(64) Waiter {
  public:
   /// `passive`: a tap's waiter. It never sleeps on the futex (so publishers never pay a wake-up
   /// system call for it); it checks back at an interval short enough for the ring not to wrap.
-  Waiter(WaitOptions options, std::uint32_t participant_bit, bool passive = false, std::uint32_t ring_depth = 16)
+  /// `polls_when_due`: a passive adaptive waiter also polls where the next message is due.
+  Waiter(WaitOptions options, std::uint32_t participant_bit, bool passive = false, std::uint32_t ring_depth = 16,
+         bool polls_when_due = false)
       : options_(options),
         bit_(participant_bit),
         ring_depth_(ring_depth),
         path_(passive && options.strategy != WaitStrategy::Spin ? Path::Passive
               : options.trace != nullptr                         ? Path::Traced
                                                                  : Path::Loops),
+        polls_when_due_(polls_when_due && options.strategy == WaitStrategy::Adaptive),
         learns_(options.strategy == WaitStrategy::Adaptive || passive),
         budget_scale_(adaptive::budget_scale(options.cpu_budget)) {}
 
@@ -101,6 +107,13 @@ class alignas(64) Waiter {
   }
   template <typename Ready, typename Housekeeping>
   Status wait_passively(Ready& ready, std::uint64_t deadline_ns, Housekeeping& housekeeping);
+  /// Polls until ready (true) or until `until_ns` or a cancel (false).
+  template <typename Ready>
+  bool poll_passively(Ready& ready, std::uint64_t until_ns);
+  static void sleep_until_ns(std::uint64_t until) {
+    timespec ts{static_cast<time_t>(until / 1'000'000'000), static_cast<long>(until % 1'000'000'000)};
+    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);  // EINTR: the caller's loop checks cancel
+  }
   /// How long a passive waiter sleeps between checks: a quarter of the time the ring takes to fill.
   std::uint64_t passive_interval_ns() const;
 
@@ -108,6 +121,7 @@ class alignas(64) Waiter {
   std::uint32_t bit_;
   std::uint32_t ring_depth_;
   Path path_;
+  bool polls_when_due_;
   bool learns_;
   std::uint64_t last_housekeeping_ns_ = 0;  // monotonic: the last one done as a wait timed out
   double budget_scale_;  // of options_.cpu_budget, for planner_.plan()
@@ -128,9 +142,41 @@ Status Waiter::wait_passively(Ready& ready, std::uint64_t deadline_ns, Housekeep
       housekeeping();
       next_housekeeping = now + kHousekeepingNs;
     }
-    const std::uint64_t until = std::min(deadline_ns, now + passive_interval_ns());
-    timespec ts{static_cast<time_t>(until / 1'000'000'000), static_cast<long>(until % 1'000'000'000)};
-    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);  // EINTR: loop checks cancel
+    std::uint64_t until = std::min(deadline_ns, now + passive_interval_ns());
+    // Asked to, with the rate learnt and no futex to fall back on, it polls across the window
+    // where the next message is due (sleeping until just before it), so a periodic topic's
+    // message is taken as it comes rather than up to an interval later. Past the window the
+    // message is late (its publisher's timer fired late, on a loaded machine often): it checks
+    // back every kLateChecksPerPeriod-th of a period, not at the interval, until it comes.
+    if (const std::uint64_t predicted = polls_when_due_ ? planner_.predicted_next_ns() : 0; predicted != 0) {
+      const std::uint64_t window_end = planner_.plan(std::min(now, predicted), budget_scale_).poll_until;
+      if (now < window_end) {
+        const std::uint64_t wake_at = planner_.plan(now, budget_scale_).wake_at;
+        if (wake_at <= now + adaptive::kShortestSleepNs) {
+          if (poll_passively(ready, std::min(window_end, deadline_ns))) return Status::success();
+          continue;
+        }
+        until = std::min(until, wake_at);
+        sleep_until_ns(until);
+        if (until == wake_at) planner_.note_oversleep(monotonic_ns() - wake_at);
+        continue;
+      }
+      const auto late_check = static_cast<std::uint64_t>(planner_.period_ns() / kLateChecksPerPeriod);
+      until = std::min(until, now + std::max(late_check, kPassiveIntervalShortestNs));
+    }
+    sleep_until_ns(until);
+  }
+}
+
+template <typename Ready>
+bool Waiter::poll_passively(Ready& ready, std::uint64_t until_ns) {
+  for (std::uint32_t i = 1;; ++i) {
+    if (ready()) return true;
+    poll_relax();
+    if ((i & 63) == 0) {
+      if (monotonic_ns() >= until_ns) return false;
+      if (options_.cancel != nullptr && options_.cancel->load(std::memory_order_relaxed)) return false;
+    }
   }
 }
 

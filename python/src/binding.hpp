@@ -189,7 +189,8 @@ class LentSlot {
 
   std::shared_ptr<E> owner_;
   typename E::Held held_;
-  std::string topic_;
+  // The endpoint's own name (its core lives as long as owner_): no copy per message.
+  const std::string& topic_;
   bool finished_ = false;
   int views_ = 0;
 };
@@ -247,6 +248,51 @@ auto next_until_closed(T& self) {
   }
 }
 
+/// The C++ object of a Python object of T's pybind11 class. An object of exactly that class is read
+/// where pybind11 keeps it, its class looked up once: pybind11's cast looks T up in its registries on
+/// every call, which costs more than a receive's own work once caches went cold between messages
+/// (docs/performance.md). A subclass, or an object not constructed, goes through that cast (which
+/// raises for the latter).
+template <typename T>
+T& self_of(PyObject* self) {
+  static PyTypeObject* const type = reinterpret_cast<PyTypeObject*>(py::type::of<T>().ptr());
+  if (Py_TYPE(self) == type) {
+    auto* instance = reinterpret_cast<py::detail::instance*>(self);
+    if (instance->simple_layout && instance->simple_value_holder[0] != nullptr) {
+      return *static_cast<T*>(instance->simple_value_holder[0]);
+    }
+  }
+  return py::handle(self).cast<T&>();
+}
+
+/// A new Python object of T's pybind11 class owning `value` (moved), made as pybind11's __init__
+/// makes one (the object, then T in its std::unique_ptr holder, the class's default) but without
+/// its registries: py::cast looks the class up twice and files the object in pybind11's table of
+/// instances, which is what lets a C++ reference cast back to its Python object; a Sample or Loan
+/// never is (Python code only ever gets the object made here). Cold between frames, that work cost
+/// a received frame more than the rest of receive() (docs/performance.md). The class's dealloc
+/// destroys T through the holder as for any other instance.
+template <typename T>
+py::object adopt(T&& value) {
+  static const py::detail::type_info* const type = py::detail::get_type_info(typeid(T), /*throw_if_missing=*/true);
+  auto made = py::reinterpret_steal<py::object>(py::detail::make_new_instance(type->type));
+  if (!made) throw py::error_already_set();
+  auto* instance = reinterpret_cast<py::detail::instance*>(made.ptr());
+  if (!instance->simple_layout) [[unlikely]] {
+    // Never for these classes (one C++ type, no bases); pybind11's own cast handles the rest.
+    auto move = [](const void* from) -> void* { return new T(std::move(*const_cast<T*>(static_cast<const T*>(from)))); };
+    return py::reinterpret_steal<py::object>(
+        py::detail::type_caster_generic::cast(&value, py::return_value_policy::move, py::handle(), type, nullptr, move));
+  }
+  py::detail::value_and_holder slot(instance, type, 0, 0);
+  auto owned = std::make_unique<T>(std::move(value));
+  new (std::addressof(slot.holder<std::unique_ptr<T>>())) std::unique_ptr<T>(std::move(owned));
+  slot.value_ptr() = slot.holder<std::unique_ptr<T>>().get();
+  slot.set_holder_constructed();
+  instance->owned = true;
+  return made;
+}
+
 /// The buffer protocol of a loan or sample T (T::bytes(use) gives the bytes, or raises when there
 /// are none any more; view_taken() and view_dropped() count the views), by hand rather than
 /// pybind11's def_buffer: a view's end must be seen, to give the slot back once no view is left.
@@ -254,7 +300,7 @@ template <typename T, bool kWritable>
 int get_buffer(PyObject* self, Py_buffer* view, int flags) {
   view->obj = nullptr;
   try {
-    T& owner = py::handle(self).cast<T&>();
+    T& owner = self_of<T>(self);
     auto bytes = owner.bytes("a view of its buffer");
     static std::byte empty_buffer_byte{};
     void* data = bytes.empty() ? &empty_buffer_byte : const_cast<std::byte*>(bytes.data());
@@ -276,7 +322,7 @@ int get_buffer(PyObject* self, Py_buffer* view, int flags) {
 template <typename T>
 void release_buffer(PyObject* self, Py_buffer*) {
   try {
-    py::handle(self).cast<T&>().view_dropped();
+    self_of<T>(self).view_dropped();
   } catch (...) {
     PyErr_WriteUnraisable(self);
   }

@@ -8,6 +8,7 @@
 
 #include "arguments.hpp"
 #include "binding.hpp"
+#include "fast_method.hpp"
 #include "cerulion/core/publisher.hpp"
 
 namespace cerulion::python {
@@ -32,14 +33,15 @@ class PyLoan : public LentSlot<PublisherEndpoint> {
     return held_.data();
   }
 
-  std::uint64_t publish(py::object timeout_seconds) {
+  std::uint64_t publish(py::handle timeout_seconds) { return publish_within(timeout_argument(timeout_seconds)); }
+
+  std::uint64_t publish_within(Timeout timeout) {
     bytes("publish()");
     if (views_ > 0) refuse_views("at publish", "delete them first (del array)");
     if (owner_->cancel.load()) {
       discard();
       raise_closed("the publisher of '" + topic_ + "' was closed; the loan was discarded", Subject::topic(topic_));
     }
-    const Timeout timeout = timeout_argument(timeout_seconds);
     BusyScope busy(*owner_, "publisher");
     finished_ = true;
     Result<std::uint64_t> seq = [&] {
@@ -66,7 +68,7 @@ class PyLoan : public LentSlot<PublisherEndpoint> {
   }
 
   /// Publishes at the end of the block, discards on an exception.
-  bool exit(py::object exception_type) {
+  bool exit(py::handle exception_type) {
     release_entered();
     if (finished_) return false;
     if (!exception_type.is_none()) {
@@ -78,7 +80,7 @@ class PyLoan : public LentSlot<PublisherEndpoint> {
       refuse_views("at the end of the with block",
                    "delete them in the block (del array), or write through a temporary (numpy.frombuffer(buf, dtype)[:] = ...)");
     }
-    publish(py::none());
+    publish_within(std::nullopt);
     return false;
   }
 
@@ -101,11 +103,15 @@ class PyLoan : public LentSlot<PublisherEndpoint> {
     py::object view = std::move(entered_);
     entered_ = py::object();
     if (!view) return;
-    try {
-      view.attr("release")();
-    } catch (py::error_already_set& error) {
-      if (!error.matches(PyExc_BufferError)) throw;
+    // memoryview.release() called directly, without an attribute lookup on every frame.
+    static PyObject* const release_name = PyUnicode_InternFromString("release");
+    PyObject* released = PyObject_CallMethodNoArgs(view.ptr(), release_name);
+    if (released != nullptr) {
+      Py_DECREF(released);
+      return;
     }
+    py::error_already_set error;
+    if (!error.matches(PyExc_BufferError)) throw error;
   }
 
   std::uintptr_t address_;
@@ -124,6 +130,10 @@ class PyPublisher : public EndpointHandle<PublisherEndpoint> {
     if (size < 0) raise(Status(ErrorCode::InvalidArgument, "loan(): a size ≥ 0 is needed", Subject::option("nbytes")));
     const Timeout timeout = timeout_argument(timeout_seconds);
     BusyScope busy(*endpoint, "publisher");
+    // A slot free now is taken with the GIL held (a loan waits only for room in lockstep).
+    Result<Loan> now = endpoint->core->loan(static_cast<std::size_t>(size), std::chrono::nanoseconds(0));
+    if (now.ok()) return PyLoan(endpoint, std::move(now).value());
+    if (now.code() != ErrorCode::Timeout) raise(now.status());
     Loan loan = take(wait_in_slices(Deadline(timeout), [&](Timeout slice) {
       return endpoint->core->loan(static_cast<std::size_t>(size), slice);
     }));
@@ -180,21 +190,62 @@ class PyPublisher : public EndpointHandle<PublisherEndpoint> {
   }
 };
 
+
+std::int64_t size_argument(py::handle value) {
+  if (!PyIndex_Check(value.ptr()) || PyBool_Check(value.ptr())) throw py::type_error("loan(): nbytes must be an int");
+  const long long size = PyLong_AsLongLong(py::reinterpret_steal<py::object>(PyNumber_Index(value.ptr())).ptr());
+  if (size == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return size;
+}
+
+PyObject* publisher_loan(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return run_fast_method([&] {
+    const FastArguments a("loan", args, nargs, kwnames, {"nbytes", "timeout"}, 1);
+    return adopt(self_of<PyPublisher>(self).loan(size_argument(a[0]), a[1]));
+  });
+}
+PyObject* loan_publish(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return run_fast_method([&] {
+    const FastArguments a("publish", args, nargs, kwnames, {"timeout"}, 0);
+    return py::cast(self_of<PyLoan>(self).publish(a[0]));
+  });
+}
+PyObject* loan_enter(PyObject* self, PyObject*) {
+  return run_fast_method([&] { return self_of<PyLoan>(self).enter(py::reinterpret_borrow<py::object>(self)); });
+}
+PyObject* loan_exit(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  return run_fast_method([&] {
+    if (PyVectorcall_NARGS(nargs) != 3) throw py::type_error("__exit__() takes 3 arguments (type, value, traceback)");
+    self_of<PyLoan>(self).exit(args[0]);
+    return py::reinterpret_borrow<py::object>(Py_False);
+  });
+}
+
+PyMethodDef publisher_loan_method{
+    "loan", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(publisher_loan)), METH_FASTCALL | METH_KEYWORDS,
+    "loan($self, /, nbytes, timeout=None)\n--\n\n"
+    "Lends a slot for nbytes (in lockstep, waiting up to `timeout` seconds for room, GIL released). The bytes "
+    "are not cleared. Raises PayloadTooLarge, LoanLimit (two loans held already), Timeout, Closed."};
+PyMethodDef loan_publish_method{
+    "publish", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(loan_publish)), METH_FASTCALL | METH_KEYWORDS,
+    "publish($self, /, timeout=None)\n--\n\nPublishes the slot; returns the message's sequence number."};
+PyMethodDef loan_enter_method{"__enter__", loan_enter, METH_NOARGS,
+                              "__enter__($self, /)\n--\n\nA writable memoryview over the slot, ended with the block."};
+PyMethodDef loan_exit_method{
+    "__exit__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(loan_exit)), METH_FASTCALL,
+    "__exit__($self, type, value, traceback, /)\n--\n\nPublishes the slot, or discards it on an exception."};
+
 }  // namespace
 
 void register_publisher(py::module_& m) {
-  py::class_<PyLoan>(m, "Loan",
+  auto loan = py::class_<PyLoan>(m, "Loan",
                      "A slot of the topic's shared memory lent by Publisher.loan(), writable in place through the "
                      "buffer protocol. `with pub.loan(n) as buf:` gives a writable memoryview, publishes at the end "
                      "of the block and discards on an exception. A view still alive at publish (a numpy array made "
                      "from buf) refuses the publish (InvalidArgument): nothing may write into a published slot.",
                      buffer_protocol_of<PyLoan, true>())
-      .def("publish", &PyLoan::publish, py::arg("timeout") = py::none(),
-           "Publishes the slot; returns the message's sequence number.")
       .def("discard", &PyLoan::discard, "Gives the slot back unpublished; nothing of it is delivered.")
       .def("shrink", &PyLoan::shrink, py::arg("nbytes"), "Publishes only the first nbytes (fewer than loaned).")
-      .def("__enter__", [](py::object self) { return self.cast<PyLoan&>().enter(self); })
-      .def("__exit__", [](PyLoan& loan, py::object type, py::object, py::object) { return loan.exit(type); })
       .def("__len__", &PyLoan::size)
       .def_property_readonly("address", &PyLoan::address, "Address of the slot in this process.")
       .def_property_readonly("seq", &PyLoan::seq, "Sequence number once published, else None.")
@@ -204,7 +255,7 @@ void register_publisher(py::module_& m) {
                (l.seq() ? ", published #" + std::to_string(*l.seq()) : std::string(l.done() ? ", discarded" : "")) + ">";
       });
 
-  py::class_<PyPublisher>(m, "Publisher",
+  auto publisher = py::class_<PyPublisher>(m, "Publisher",
                           "A publisher on one topic, as cerulion::Publisher: opens or creates the topic and joins it. "
                           "One thread at a time may use it. A context manager: closes at the end.")
       .def(py::init<const std::string&, py::object, py::object, const std::string&, py::object, py::object,
@@ -218,9 +269,6 @@ void register_publisher(py::module_& m) {
            "max_payload: a new topic's payload ceiling in bytes (1 GiB). wait: WaitStrategy or 'adaptive', 'spin', "
            "'block'. domain: default $CERULION_DOMAIN or 'default'. Raises InvalidTopicName, PermissionDenied, "
            "Incompatible, InvalidArgument... as the C++ API.")
-      .def("loan", &PyPublisher::loan, py::arg("nbytes"), py::arg("timeout") = py::none(),
-           "Lends a slot for nbytes (in lockstep, waiting up to `timeout` seconds for room, GIL released). The bytes "
-           "are not cleared. Raises PayloadTooLarge, LoanLimit (two loans held already), Timeout, Closed.")
       .def("publish", &PyPublisher::publish, py::arg("data"), py::arg("timeout") = py::none(),
            "Publishes a copy of any C-contiguous buffer (bytes, bytearray, memoryview, numpy array): one copy, "
            "into the slot. Returns the sequence number. Raises InvalidArgument for a non-contiguous buffer, "
@@ -245,6 +293,8 @@ void register_publisher(py::module_& m) {
                              "Subscribers attached now (taps not counted).")
       .def_property_readonly("type", [](const PyPublisher& p) { return take(p.core("type").type()); },
                              "The topic's TopicType (encoding and schema).");
+  for (PyMethodDef* method : {&loan_publish_method, &loan_enter_method, &loan_exit_method}) add_fast_method(loan, *method);
+  add_fast_method(publisher, publisher_loan_method);
 }
 
 }  // namespace cerulion::python

@@ -3,7 +3,13 @@
 
 #include "subscriber.hpp"
 
+#include "fast_method.hpp"
+
+#include <pybind11/numpy.h>
+
+#include <array>
 #include <climits>
+#include <functional>
 
 namespace cerulion::python {
 namespace {
@@ -22,58 +28,167 @@ const NumpyFunctions& numpy_functions() {
   return functions;
 }
 
-/// The number of items of `shape` (an int or a sequence of ints ≥ 0), or nullopt for anything else.
-std::optional<unsigned long long> items_of_shape(py::handle shape) {
-  auto dimension = [](py::handle d) -> std::optional<unsigned long long> {
-    if (!py::isinstance<py::int_>(d) || py::isinstance<py::bool_>(d)) return std::nullopt;
-    const long long n = d.cast<long long>();
-    if (n < 0) return std::nullopt;
-    return static_cast<unsigned long long>(n);
-  };
-  if (py::isinstance<py::int_>(shape)) return dimension(shape);
-  if (!py::isinstance<py::sequence>(shape) || py::isinstance<py::str>(shape)) return std::nullopt;
+/// A shape's dimensions as numpy takes them, and the number of items they make.
+struct Dimensions {
+  static constexpr int kMax = 32;  // NPY_MAXDIMS
+  std::array<Py_intptr_t, kMax> extent{};
+  int count = 0;
   unsigned long long items = 1;
+};
+
+/// `shape` (an int or a sequence of at most Dimensions::kMax ints ≥ 0) as Dimensions, or nullopt for
+/// anything else.
+std::optional<Dimensions> dimensions_of(py::handle shape) {
+  Dimensions out;
+  auto add = [&out](py::handle d) {
+    if (!py::isinstance<py::int_>(d) || py::isinstance<py::bool_>(d) || out.count == Dimensions::kMax) return false;
+    const long long n = d.cast<long long>();
+    if (n < 0) return false;
+    const auto extent = static_cast<unsigned long long>(n);
+    if (extent != 0 && out.items > ULLONG_MAX / extent) return false;
+    out.items *= extent;
+    out.extent[static_cast<std::size_t>(out.count++)] = static_cast<Py_intptr_t>(n);
+    return true;
+  };
+  if (py::isinstance<py::int_>(shape)) return add(shape) ? std::optional(out) : std::nullopt;
+  if (!py::isinstance<py::sequence>(shape) || py::isinstance<py::str>(shape)) return std::nullopt;
   for (py::handle d : py::reinterpret_borrow<py::sequence>(shape)) {
-    auto n = dimension(d);
-    if (!n || (*n != 0 && items > ULLONG_MAX / *n)) return std::nullopt;
-    items *= *n;
+    if (!add(d)) return std::nullopt;
   }
-  return items;
+  return out;
 }
 
-py::object as_array(py::object self, py::object dtype, py::object shape) {
-  PySample& sample = self.cast<PySample&>();
-  auto bytes = sample.bytes("as_array()");
+/// as_array for dtypes numpy lays out by itself (sub-arrays, objects, sizeless types): through
+/// numpy.frombuffer and reshape, whose own errors (ValueError) say what is wrong.
+py::object as_array_through_numpy(py::handle self, PySample& sample, py::handle dtype, py::handle shape,
+                                  const std::function<void(const std::string&)>& refuse) {
+  const std::size_t size = sample.bytes("as_array()").size();
   const NumpyFunctions& numpy = numpy_functions();
-  auto refuse = [&](const std::string& why) {
-    raise(Status(ErrorCode::InvalidArgument,
-                 "sample #" + std::to_string(sample.seq()) + " of '" + sample.topic() + "': " + why,
-                 Subject::topic(sample.topic())));
-  };
-  // numpy checks the item size itself (ValueError); the dtype is looked at again only to say why.
   py::object array;
   try {
     array = numpy.frombuffer(self, dtype);
   } catch (py::error_already_set& error) {
     if (!error.matches(PyExc_ValueError)) throw;
     py::object type = numpy.dtype(dtype);
-    refuse(std::to_string(bytes.size()) + " bytes are not a whole number of " + std::string(py::str(type)) + " (" +
+    refuse(std::to_string(size) + " bytes are not a whole number of " + std::string(py::str(type)) + " (" +
            std::to_string(type.attr("itemsize").cast<std::size_t>()) + " bytes each)");
   }
-  const auto item = array.attr("itemsize").cast<std::size_t>();
   if (shape.is_none()) return array;
-  const std::optional<unsigned long long> items = items_of_shape(shape);
-  if (!items || *items * item != bytes.size()) {
-    refuse(std::to_string(bytes.size()) + " bytes do not make shape " + std::string(py::str(shape)) + " of " +
+  const auto item = array.attr("itemsize").cast<std::size_t>();
+  const std::optional<Dimensions> dimensions = dimensions_of(shape);
+  if (!dimensions || dimensions->items * item != size) {
+    refuse(std::to_string(size) + " bytes do not make shape " + std::string(py::str(shape)) + " of " +
            std::string(py::str(array.attr("dtype"))));
   }
   return array.attr("reshape")(shape);
 }
 
+/// A read-only array of `dtype` and `shape` over the sample's bytes, made in one step by numpy's C
+/// API rather than by numpy.frombuffer then reshape (two Python calls and the arrays between them,
+/// which cost more than the rest of a receive once caches went cold between frames). Its base is a
+/// memoryview of the sample, as numpy.frombuffer's would be: a view counted until the array's end.
+py::object as_array(py::handle self, py::handle dtype, py::handle shape) {
+  PySample& sample = self_of<PySample>(self.ptr());
+  const std::size_t size = sample.bytes("as_array()").size();
+  const std::function<void(const std::string&)> refuse = [&](const std::string& why) {
+    raise(Status(ErrorCode::InvalidArgument, "sample #" + std::to_string(sample.seq()) + " of '" + sample.topic() + "': " + why,
+                 Subject::topic(sample.topic())));
+  };
+  py::dtype type = py::dtype::from_args(py::reinterpret_borrow<py::object>(dtype));
+  const auto* descr = py::detail::array_descriptor_proxy(type.ptr());
+  constexpr char kHasObject = 0x01;  // NPY_ITEM_HASOBJECT: numpy refuses those over a buffer
+  if (descr->elsize <= 0 || descr->subarray != nullptr || (descr->flags & kHasObject) != 0) {
+    return as_array_through_numpy(self, sample, dtype, shape, refuse);
+  }
+  const auto item = static_cast<std::size_t>(descr->elsize);
+  if (size % item != 0) {
+    refuse(std::to_string(size) + " bytes are not a whole number of " + std::string(py::str(type)) + " (" +
+           std::to_string(item) + " bytes each)");
+  }
+  Dimensions dimensions;
+  if (shape.is_none()) {
+    dimensions.extent[0] = static_cast<Py_intptr_t>(size / item);
+    dimensions.count = 1;
+  } else {
+    const std::optional<Dimensions> given = dimensions_of(shape);
+    if (!given || given->items * item != size) {
+      refuse(std::to_string(size) + " bytes do not make shape " + std::string(py::str(shape)) + " of " +
+             std::string(py::str(type)));
+    }
+    dimensions = *given;
+  }
+  std::array<Py_intptr_t, Dimensions::kMax> strides{};
+  auto stride = static_cast<Py_intptr_t>(item);
+  for (int i = dimensions.count; i-- > 0;) {
+    strides[static_cast<std::size_t>(i)] = stride;
+    stride *= dimensions.extent[static_cast<std::size_t>(i)];
+  }
+  auto view = py::reinterpret_steal<py::object>(PyMemoryView_FromObject(self.ptr()));
+  if (!view) throw py::error_already_set();
+  // No flags: numpy works out contiguity and alignment, and the array is not writeable.
+  const auto& numpy = py::detail::npy_api::get();
+  auto array = py::reinterpret_steal<py::object>(numpy.PyArray_NewFromDescr_(
+      numpy.PyArray_Type_, type.release().ptr(), dimensions.count, dimensions.extent.data(), strides.data(),
+      PyMemoryView_GET_BUFFER(view.ptr())->buf, 0, nullptr));
+  if (!array) throw py::error_already_set();
+  // Steals the reference to the view, even when it fails.
+  if (numpy.PyArray_SetBaseObject_(array.ptr(), view.release().ptr()) != 0) throw py::error_already_set();
+  return array;
+}
+
+
+PyObject* sample_as_array(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return run_fast_method([&] {
+    const FastArguments a("as_array", args, nargs, kwnames, {"dtype", "shape"}, 1);
+    return as_array(self, a[0], a[1]);
+  });
+}
+PyObject* sample_release(PyObject* self, PyObject*) {
+  return run_fast_method([&] {
+    self_of<PySample>(self).release();
+    return py::none();
+  });
+}
+PyObject* sample_enter(PyObject* self, PyObject*) {
+  return run_fast_method([&] { return py::reinterpret_borrow<py::object>(self); });
+}
+PyObject* sample_exit(PyObject* self, PyObject* const*, Py_ssize_t) {
+  return run_fast_method([&] {
+    self_of<PySample>(self).release();
+    return py::reinterpret_borrow<py::object>(Py_False);
+  });
+}
+PyObject* subscriber_receive(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return run_fast_method([&] {
+    const FastArguments a("receive", args, nargs, kwnames, {"timeout"}, 0);
+    return adopt(self_of<PySubscriber>(self).receive(a[0]));
+  });
+}
+
+PyMethodDef sample_as_array_method{
+    "as_array", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(sample_as_array)),
+    METH_FASTCALL | METH_KEYWORDS,
+    "as_array($self, /, dtype, shape=None)\n--\n\n"
+    "A read-only numpy view of the payload as `dtype` (and `shape`, if given): no copy. "
+    "InvalidArgument when the payload is not a whole number of items (or not that shape)."};
+PyMethodDef sample_release_method{
+    "release", sample_release, METH_NOARGS,
+    "release($self, /)\n--\n\nReleases the slot now: at once, or when the last view of the buffer is gone. Idempotent."};
+PyMethodDef sample_enter_method{"__enter__", sample_enter, METH_NOARGS, "__enter__($self, /)\n--\n\nThe sample itself."};
+PyMethodDef sample_exit_method{"__exit__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(sample_exit)),
+                               METH_FASTCALL, "__exit__($self, /, *args)\n--\n\nReleases the sample (see release())."};
+PyMethodDef subscriber_receive_method{
+    "receive", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(subscriber_receive)),
+    METH_FASTCALL | METH_KEYWORDS,
+    "receive($self, /, timeout=None)\n--\n\n"
+    "The next message as a Sample, waiting up to `timeout` seconds (None: for ever). The GIL is released "
+    "while waiting and Ctrl-C raises KeyboardInterrupt. Raises Timeout, LoanLimit (two samples held "
+    "already), Closed."};
+
 }  // namespace
 
 void register_subscriber(py::module_& m) {
-  py::class_<PySample>(m, "Sample",
+  auto sample = py::class_<PySample>(m, "Sample",
                        "A received message. It exposes the buffer protocol, read-only, over the topic's shared "
                        "memory slot itself: numpy.frombuffer(sample, dtype) and memoryview(sample) are views, "
                        "not copies. The slot stays held (in lockstep, the publisher cannot reuse it) while the "
@@ -105,20 +220,13 @@ void register_subscriber(py::module_& m) {
         return py::module_::import("json").attr("loads")(
             py::str(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
       }, "The payload parsed as JSON (json topics).")
-      .def("as_array", &as_array, py::arg("dtype"), py::arg("shape") = py::none(),
-           "A read-only numpy view of the payload as `dtype` (and `shape`, if given): no copy. "
-           "InvalidArgument when the payload is not a whole number of items (or not that shape).")
-      .def("release", &PySample::release,
-           "Releases the slot now: at once, or when the last view of the buffer is gone. Idempotent.")
       .def("__len__", &PySample::size)
-      .def("__enter__", [](py::object self) { return self; })
-      .def("__exit__", [](PySample& s, py::args) { s.release(); return false; })
       .def("__repr__", [](const PySample& s) {
         return "<cerulion.Sample #" + std::to_string(s.seq()) + " of '" + s.topic() + "', " + std::to_string(s.size()) +
                " bytes" + (s.released() ? ", released>" : ">");
       });
 
-  py::class_<PySubscriber>(m, "Subscriber",
+  auto subscriber = py::class_<PySubscriber>(m, "Subscriber",
                            "A subscriber (or tap) on one topic, as cerulion::Subscriber. It receives the messages "
                            "published after it attached (start='first': from the oldest the ring still holds). "
                            "One thread at a time may wait on it. A context manager: closes at the end.")
@@ -132,10 +240,6 @@ void register_subscriber(py::module_& m) {
            "lockstep publisher back; may lose messages). start: StartAt or 'next' (default), 'first'. domain: "
            "default $CERULION_DOMAIN or 'default'. mode, depth, group: used only if this subscriber creates the "
            "topic. Raises InvalidTopicName, PermissionDenied, Incompatible... as the C++ API.")
-      .def("receive", &PySubscriber::receive, py::arg("timeout") = py::none(),
-           "The next message as a Sample, waiting up to `timeout` seconds (None: for ever). The GIL is released "
-           "while waiting and Ctrl-C raises KeyboardInterrupt. Raises Timeout, LoanLimit (two samples held "
-           "already), Closed.")
       .def("try_receive", &PySubscriber::try_receive, "The next message if one is ready now, else None.")
       .def("close", &PySubscriber::close,
            "Leaves the topic (once samples it lent are released). Idempotent; a wait in another thread ends "
@@ -161,6 +265,10 @@ void register_subscriber(py::module_& m) {
                              [](const PySubscriber& s) { return s.core("publisher_count").publisher_count(); })
       .def_property_readonly("type", [](const PySubscriber& s) { return take(s.core("type").type()); },
                              "The topic's TopicType (encoding and schema).");
+  for (PyMethodDef* method : {&sample_as_array_method, &sample_release_method, &sample_enter_method, &sample_exit_method}) {
+    add_fast_method(sample, *method);
+  }
+  add_fast_method(subscriber, subscriber_receive_method);
 }
 
 }  // namespace cerulion::python

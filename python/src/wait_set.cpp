@@ -101,7 +101,7 @@ class PyWaitSet {
     out.subscriber = py::none();
     if (taken.is_message()) {
       const Member& member = member_of(taken.key());
-      out.sample = py::cast(PySample(member.endpoint, std::move(taken.sample())));
+      out.sample = adopt(PySample(member.endpoint, std::move(taken.sample())));
       out.subscriber = member.subscriber;
     }
     return out;

@@ -26,6 +26,7 @@ Status TapSetImpl::open(const std::string& topic, StartAt start) {
   o.topic.domain = options_.domain;
   o.wait.cancel = &stop_;
   o.wait.strategy = options_.wait;
+  o.poll_when_due = options_.poll_when_due && !options_.lockstep;
   auto subscriber = Subscriber::create(topic, o);
   if (!subscriber) return Status(subscriber.code(), "'" + topic + "': " + subscriber.message());
   TopicDescription d;

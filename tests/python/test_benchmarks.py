@@ -37,3 +37,17 @@ def test_the_frames_benchmark_compares_cerulion_and_shared_memory_in_one_run():
     assert [r["transport"] for r in results] == ["cerulion", "shared_memory+pipe"]
     for r in results:
         assert r["frames"] == 15 and r["latency_median_us"] > 0 and len(r["receiver_rss_kib"]) == 2
+
+
+def test_the_frames_benchmark_adds_a_cerulion_column_per_wait_strategy_asked():
+    run = subprocess.run([sys.executable, str(FRAMES), "--frames", "12", "--rate", "200", "--width", "64", "--height",
+                          "48", "--wait", "adaptive,block", "--json"], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    results = [json.loads(line) for line in run.stdout.splitlines()]
+    assert [r["transport"] for r in results] == ["cerulion", "cerulion/block", "shared_memory+pipe"]
+
+
+def test_the_frames_benchmark_refuses_an_unknown_wait_strategy():
+    run = subprocess.run([sys.executable, str(FRAMES), "--wait", "adaptive,nap"], capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 2 and "--wait" in run.stderr

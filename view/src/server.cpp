@@ -137,6 +137,10 @@ class Session : public std::enable_shared_from_this<Session> {
       response.set(http::field::sec_websocket_protocol, kSubprotocol);
     }));
     ws_->read_message_max(options_.max_client_message);
+    // A message goes out as one frame, header and payload in one gathered write: Beast's default
+    // splits it into frames of its write buffer's size, a write each, which a camera's frame
+    // turns into hundreds.
+    ws_->auto_fragment(false);
     ws_->async_accept(request, [self = shared_from_this()](beast::error_code ec) {
       if (ec) return;
       self->on_accepted();
@@ -297,6 +301,10 @@ class ViewServerImpl {
     acceptor_.async_accept([this](beast::error_code ec, tcp::socket socket) {
       if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
       if (!ec) {
+        // Frames are written whole, one at a time: Nagle would hold a small one back until the
+        // client acknowledges the one before, which a client that only reads does late.
+        beast::error_code ignored;
+        socket.set_option(tcp::no_delay(true), ignored);
         auto session = std::make_shared<Session>(ioc_, std::move(socket), hub_, options_);
         std::erase_if(sessions_, [](const auto& w) { return w.expired(); });
         sessions_.push_back(session);

@@ -28,6 +28,11 @@ struct SubscriberOptions {
   /// a wake-up system call for it: it checks back every quarter of the time the ring takes to fill
   /// (bounded above and below, and fixed until it has learnt the rate).
   Role role = Role::Subscriber;
+  /// An adaptive tap only: once it has learnt the rate, it also polls across the window where the
+  /// next message is due, so a periodic topic's message is taken as it is published rather than
+  /// up to a check-back interval later. Each such tap costs up to the adaptive strategy's CPU
+  /// budget (wait.cpu_budget): a live view wants it, a recorder does not.
+  bool poll_when_due = false;
   /// Where it starts reading: the next message published (default) or the topic's first.
   StartAt start = StartAt::Next;
   /// Used only when this subscriber creates the topic (it waits for a publisher).

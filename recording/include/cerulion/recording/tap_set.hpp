@@ -51,6 +51,10 @@ struct TapSetOptions {
   /// message; Block never polls, for a set that must leave the CPU to the processes it reads (a
   /// verification on a small machine).
   WaitStrategy wait = WaitStrategy::Adaptive;
+  /// Readers::PerTopic with adaptive taps: each also polls where its topic's next message is due
+  /// (SubscriberOptions::poll_when_due), so a sample is handed on as it is published, at up to
+  /// the adaptive CPU budget per topic. For a live view; a recorder has no use for it.
+  bool poll_when_due = false;
   /// Only these topics read from the topic's first message; others start with the next one.
   /// (Topics that appear after start() always start from their first message.)
   StartAt start = StartAt::Next;

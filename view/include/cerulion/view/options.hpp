@@ -24,7 +24,11 @@ struct QueueLimits {
 /// Settings of a ViewServer.
 struct ViewOptions {
   /// Which topics, from which domain, read how. The taps never hold a publisher back (unless
-  /// `taps.lockstep` is set, which a view should not do). Empty selection: every topic.
+  /// `taps.lockstep` is set, which a view should not do). Empty selection: every topic. The
+  /// pooled readers by default: a message waits up to their back-off (a millisecond) but they
+  /// take no CPU when it is due. `taps.readers = PerTopic` with `taps.poll_when_due` hands a
+  /// message on as it is published, at the cost of polling when the topics' publishers and
+  /// subscribers run, which slows them where CPUs are few (docs/performance.md).
   recording::TapSetOptions taps;
   /// Address to listen on. Loopback by default: the protocol has no authentication, so any
   /// address that other machines reach serves every topic to whoever connects.
