@@ -63,12 +63,17 @@ bool NativeRequester::last_trip(TripTrace& trip) const {
   return true;
 }
 
-void NativeRequester::note_trip(const Sample& reply, std::uint64_t arrived_ns) {
+Result<Reply> NativeRequester::receive_traced(std::chrono::nanoseconds timeout) {
+  *trace_ = {};  // a reply there at once leaves it unwritten
+  auto sample = replies_.take(timeout);
+  if (!sample.ok()) return sample.status();
+  const std::uint64_t arrived_ns = monotonic_ns();
   last_trip_ = {};
-  (void)decode_responder_trace(reply.data(), last_trip_);
+  (void)decode_responder_trace(sample->data(), last_trip_);
   last_trip_.requester = *trace_;
-  last_trip_.reply_publish_ns = reply.publish_time_ns();
+  last_trip_.reply_publish_ns = sample->publish_time_ns();
   last_trip_.arrived_ns = arrived_ns;
+  return reply_of(*sample, arrived_ns);
 }
 
 Status NativeInbox::use_wait_set(WaitOptions wait, std::vector<Subscriber> idle, bool alternate) {
