@@ -67,25 +67,32 @@ CERULION_HOT_PATH void AdaptivePlanner::record_arrival(std::uint64_t event_ns) {
   }
 }
 
-CERULION_HOT_PATH std::uint64_t AdaptivePlanner::predicted_next_ns() const { return learnt() ? next_expected_ : 0; }
-
 CERULION_HOT_PATH void AdaptivePlanner::note_oversleep(std::uint64_t late_ns) { oversleep_.note(late_ns); }
 
-CERULION_HOT_PATH AdaptivePlanner::Plan AdaptivePlanner::plan(std::uint64_t now, double cpu_budget) const {
+double adaptive::budget_scale(double cpu_budget) {
+  // NaN fails both comparisons of the clamp's inputs: it is the default's scale.
+  return cpu_budget == cpu_budget ? std::clamp(cpu_budget / kDefaultWaitCpuBudget, kBudgetScaleMin, kBudgetScaleMax)
+                                  : 1.0;
+}
+
+CERULION_HOT_PATH AdaptivePlanner::Plan AdaptivePlanner::plan(std::uint64_t now, double scale) const {
   const std::uint64_t predicted = predicted_next_ns();
   if (predicted == 0) return {0, now + kUnlearntPollNs};
-  // NaN fails both comparisons of the clamp's inputs below: it is the default's scale.
-  const double scale = cpu_budget == cpu_budget
-                           ? std::clamp(cpu_budget / kDefaultWaitCpuBudget, kBudgetScaleMin, kBudgetScaleMax)
-                           : 1.0;
-  const auto poll_past = static_cast<std::uint64_t>(
-      std::clamp(std::max(period_ * kPollPastShare * scale, jitter_ * kPollPastJitters + kPollPastMinNs), kPollPastMinNs,
-                 std::max(kPollPastMaxNs * scale, kPollPastMinNs)));
+  // Plain min and max of values, not std::clamp, whose operands are references the compiler keeps
+  // in memory. The window needs no floor: its jitter term is at least kPollPastMinNs. Both times
+  // are far below 2^63 ns: a signed conversion is one instruction, an unsigned one a branch more.
+  const double poll_past_cap = std::max(kPollPastMaxNs * scale, kPollPastMinNs);
+  const auto poll_past = static_cast<std::uint64_t>(static_cast<std::int64_t>(
+      std::min(std::max(period_ * kPollPastShare * scale, jitter_ * kPollPastJitters + kPollPastMinNs), poll_past_cap)));
   // Already due (a reply to a request just sent, or a late message): poll, then block.
   if (predicted <= now) return {0, now + poll_past};
-  const double margin = std::clamp(oversleep_.high(kAssumedOversleepNs, kOversleepSamplesToTrust) * kOversleepFactor + jitter_ * kMarginJitters + kMarginSlackNs,
-                                   kMarginMinNs, std::max(period_ * kMarginShare * scale, kMarginMinNs));
-  const auto margin_ns = static_cast<std::uint64_t>(margin);
+  const double margin_cap = std::max(period_ * kMarginShare * scale, kMarginMinNs);
+  const double margin = std::min(
+      std::max(oversleep_.high(kAssumedOversleepNs, kOversleepSamplesToTrust) * kOversleepFactor + jitter_ * kMarginJitters +
+                   kMarginSlackNs,
+               kMarginMinNs),
+      margin_cap);
+  const auto margin_ns = static_cast<std::uint64_t>(static_cast<std::int64_t>(margin));
   const std::uint64_t wake_at = predicted > margin_ns ? predicted - margin_ns : 0;
   return {wake_at, predicted + poll_past};
 }

@@ -51,6 +51,10 @@ inline constexpr double kPollPastMaxNs = 500'000;
 /// The CPU budget's scale against the default is kept within these (a budget of 0.1 % to 100 %).
 inline constexpr double kBudgetScaleMin = 0.02;
 inline constexpr double kBudgetScaleMax = 20;
+/// What a CPU budget (WaitOptions::cpu_budget) scales the margin and poll window by: 1 for the
+/// default, and for a budget that is no number. Computed once by a planner's user, when it is
+/// built, so that a plan does not divide and clamp on every wait.
+[[nodiscard]] double budget_scale(double cpu_budget);
 /// With nothing learnt: poll this long, then block.
 inline constexpr std::uint64_t kUnlearntPollNs = 100'000;
 /// A timed sleep shorter than this would only add a VM's wake-up lateness to it: poll instead.
@@ -74,11 +78,11 @@ class AdaptivePlanner {
   /// A timed sleep planned by plan() ended `late_ns` after its wake_at (the margins follow it).
   void note_oversleep(std::uint64_t late_ns);
 
-  /// The plan for a wait that starts at `now`, its margin and window scaled by `cpu_budget`
-  /// against kDefaultWaitCpuBudget (WaitOptions::cpu_budget).
-  [[nodiscard]] Plan plan(std::uint64_t now, double cpu_budget = kDefaultWaitCpuBudget) const;
+  /// The plan for a wait that starts at `now`, its margin and window scaled by `budget_scale`
+  /// (adaptive::budget_scale of WaitOptions::cpu_budget; 1: the default budget's).
+  [[nodiscard]] Plan plan(std::uint64_t now, double budget_scale = 1) const;
   /// Predicted time of the next arrival, 0 while nothing is learnt.
-  [[nodiscard]] std::uint64_t predicted_next_ns() const;
+  [[nodiscard]] std::uint64_t predicted_next_ns() const { return learnt() ? next_expected_ : 0; }
   /// The learnt period between arrivals in ns, 0 while nothing is learnt.
   [[nodiscard]] double period_ns() const { return learnt() ? period_ : 0; }
   /// The learnt jitter of arrivals around their predictions, in ns.

@@ -56,7 +56,11 @@ struct WaitOutcome {
 /// instantiations out of the hot section (CERULION_HOT_PATH), so a loop compiled on its own
 /// would be code the warm pass never reads, cold on every message after an idle gap; inlined,
 /// it is part of the marked function that waits (the receive, the wait set's wait).
-template <typename Target>
+/// `kTraced`: the loops write limits.trace (WaitOptions::trace). A participant that traces is
+/// known when it is built, so its owner (Waiter, WaitSetImpl) picks the traced copy once per wait
+/// and runs it out of line, out of the hot section: a diagnosis pays for its bookkeeping, and the
+/// untraced loops, the ones every message runs, carry none of it (its code, its registers).
+template <typename Target, bool kTraced = false>
 class WaitLoop {
  public:
   WaitLoop(Target& target, WaitLimits limits) : target_(target), limits_(limits) {}
@@ -146,15 +150,18 @@ class WaitLoop {
     WaitOutcome polled = poll_until(seen.poll_until_ns, sleeps);
     if (polled.ready) return traced(std::move(polled), WaitPhase::Poll, seen);
     if (!polled.status.ok() || monotonic_ns() >= limits_.return_at) return polled;
-    if (limits_.trace != nullptr) [[unlikely]] seen.blocked_ns = monotonic_ns();
+    if constexpr (kTraced) seen.blocked_ns = monotonic_ns();
     return traced(block(), WaitPhase::Block, seen);
   }
 
   /// The block strategy: blocks, its trace saying so.
   [[gnu::always_inline]] WaitOutcome block_traced() {
-    if (limits_.trace == nullptr) [[likely]] return block();
-    const std::uint64_t start = monotonic_ns();
-    return traced(block(), WaitPhase::Block, {.start_ns = start, .blocked_ns = start});
+    if constexpr (!kTraced) {
+      return block();
+    } else {
+      const std::uint64_t start = monotonic_ns();
+      return traced(block(), WaitPhase::Block, {.start_ns = start, .blocked_ns = start});
+    }
   }
 
  private:
@@ -175,12 +182,15 @@ class WaitLoop {
     return false;
   }
 
-  /// `out`, after writing to the trace (when there is one) that the wait ended ready in `phase`.
+  /// `out`, after writing to the trace (kTraced) that the wait ended ready in `phase`. Untraced,
+  /// `seen` is dead and the compiler drops it with what wrote it.
   [[gnu::always_inline]] WaitOutcome traced(WaitOutcome out, WaitPhase phase, WaitTrace seen) const {
-    if (limits_.trace != nullptr && out.ready) [[unlikely]] {
-      seen.ready_ns = monotonic_ns();
-      seen.phase = phase;
-      *limits_.trace = seen;
+    if constexpr (kTraced) {
+      if (out.ready) {
+        seen.ready_ns = monotonic_ns();
+        seen.phase = phase;
+        *limits_.trace = seen;
+      }
     }
     return out;
   }
@@ -189,19 +199,16 @@ class WaitLoop {
   WaitLimits limits_;
 };
 
-/// Runs one wait with `strategy`. Adaptive follows `plan`, and `learner` learns its oversleep.
-template <typename Target>
-[[gnu::always_inline]] inline WaitOutcome wait_with(WaitStrategy strategy, Target& target, WaitLimits limits,
-                                                    AdaptivePlanner::Plan plan, AdaptivePlanner* learner);
-
 /// Makes timed sleeps of the calling thread end as close to when asked as the kernel allows (the
 /// default timer slack would swallow the adaptive margin). Once per thread.
 void tighten_timer_slack();
 
-template <typename Target>
+/// Runs one wait with `strategy`. Adaptive follows `plan`, and `learner` learns its oversleep.
+/// `kTraced`: with the loops that write limits.trace (not null then).
+template <bool kTraced, typename Target>
 [[gnu::always_inline]] inline WaitOutcome wait_with(WaitStrategy strategy, Target& target, WaitLimits limits,
                                                     AdaptivePlanner::Plan plan, AdaptivePlanner* learner) {
-  WaitLoop<Target> loop(target, limits);
+  WaitLoop<Target, kTraced> loop(target, limits);
   switch (strategy) {
     case WaitStrategy::Spin:
       return loop.spin();

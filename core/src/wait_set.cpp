@@ -26,7 +26,7 @@ CERULION_HOT_PATH AdaptivePlanner::Plan WaitSetImpl::plan_wait(std::uint64_t now
   for (const auto& m : members_) {
     AdaptivePlanner& p = m.impl->waiter().planner();
     if (p.predicted_next_ns() == 0) continue;
-    const AdaptivePlanner::Plan candidate = p.plan(now, options_.cpu_budget);
+    const AdaptivePlanner::Plan candidate = p.plan(now, budget_scale_);
     if (learner == nullptr || candidate.wake_at < plan.wake_at) {
       plan = candidate;
       learner = &p;
@@ -37,6 +37,14 @@ CERULION_HOT_PATH AdaptivePlanner::Plan WaitSetImpl::plan_wait(std::uint64_t now
 }
 
 CERULION_HOT_PATH Result<WaitSetReady> WaitSetImpl::wait(Timeout timeout) {
+  if (options_.trace != nullptr) [[unlikely]] return wait_traced(timeout);
+  return wait_for<false>(timeout);
+}
+
+Result<WaitSetReady> WaitSetImpl::wait_traced(Timeout timeout) { return wait_for<true>(timeout); }
+
+template <bool kTraced>
+Result<WaitSetReady> WaitSetImpl::wait_for(Timeout timeout) {
   keep_polling_warm();
   // A member ready already, or found ready by the wait loop, returns at once, without the clock,
   // unless timers too may be due: a single subscriber's receive reads no clock then either.
@@ -56,7 +64,9 @@ CERULION_HOT_PATH Result<WaitSetReady> WaitSetImpl::wait(Timeout timeout) {
     AdaptivePlanner* learner = nullptr;
     const AdaptivePlanner::Plan plan =
         options_.strategy == WaitStrategy::Adaptive ? plan_wait(now, learner) : AdaptivePlanner::Plan{0, 0};
-    WaitOutcome out = wait_with(options_.strategy, target, {deadline, next_timer_due_, options_.cancel, options_.trace}, plan, learner);
+    WaitOutcome out = wait_with<kTraced>(options_.strategy, target,
+                                        {deadline, next_timer_due_, options_.cancel, kTraced ? options_.trace : nullptr},
+                                        plan, learner);
     if (!out.status.ok()) return std::move(out.status);
     if (!damage.ok()) [[unlikely]] return damage;
     members_ready = out.ready;  // else a timer came due: the poll above says which
@@ -96,6 +106,16 @@ CERULION_HOT_PATH Result<WaitSetEvent> WaitSetImpl::receive(Timeout timeout) {
 
 CERULION_HOT_PATH SubscriberImpl::Take WaitSetImpl::wait_and_receive(WaitSetEvent& event, Status& failure,
                                                                     Timeout timeout) {
+  if (options_.trace != nullptr) [[unlikely]] return wait_and_receive_traced(event, failure, timeout);
+  return wait_and_receive_for<false>(event, failure, timeout);
+}
+
+SubscriberImpl::Take WaitSetImpl::wait_and_receive_traced(WaitSetEvent& event, Status& failure, Timeout timeout) {
+  return wait_and_receive_for<true>(event, failure, timeout);
+}
+
+template <bool kTraced>
+SubscriberImpl::Take WaitSetImpl::wait_and_receive_for(WaitSetEvent& event, Status& failure, Timeout timeout) {
   SubscriberImpl::Take taken = SubscriberImpl::Take::None;
   TakingTarget target{*this, event, failure, taken};
   std::uint64_t now = monotonic_ns();
@@ -108,7 +128,9 @@ CERULION_HOT_PATH SubscriberImpl::Take WaitSetImpl::wait_and_receive(WaitSetEven
     AdaptivePlanner* learner = nullptr;
     const AdaptivePlanner::Plan plan =
         options_.strategy == WaitStrategy::Adaptive ? plan_wait(now, learner) : AdaptivePlanner::Plan{0, 0};
-    WaitOutcome waited = wait_with(options_.strategy, target, {deadline, next_timer_due_, options_.cancel, options_.trace}, plan, learner);
+    WaitOutcome waited = wait_with<kTraced>(options_.strategy, target,
+                                           {deadline, next_timer_due_, options_.cancel, kTraced ? options_.trace : nullptr},
+                                           plan, learner);
     if (!waited.status.ok()) {
       failure = std::move(waited.status);
       return SubscriberImpl::Take::Failed;

@@ -28,7 +28,7 @@ struct FutexWaitv {
 
 class WaitSetImpl {
  public:
-  explicit WaitSetImpl(WaitOptions options) : options_(options) {}
+  explicit WaitSetImpl(WaitOptions options) : options_(options), budget_scale_(adaptive::budget_scale(options.cpu_budget)) {}
   ~WaitSetImpl() {
     drop_bell();
     for (const auto& m : members_) m.impl->join_wait_set(nullptr, nullptr);
@@ -96,6 +96,16 @@ class WaitSetImpl {
   [[gnu::noinline]] SubscriberImpl::Take wait_and_receive(WaitSetEvent& event, Status& failure, Timeout timeout);
 
  private:
+  /// wait() and wait_and_receive()'s bodies; `kTraced`: their loops write options_.trace. The
+  /// traced ones run out of line, out of the hot section (wait_loop.hpp's WaitLoop says why).
+  template <bool kTraced>
+  [[gnu::always_inline]] inline Result<WaitSetReady> wait_for(Timeout timeout);
+  template <bool kTraced>
+  [[gnu::always_inline]] inline SubscriberImpl::Take wait_and_receive_for(WaitSetEvent& event, Status& failure,
+                                                                        Timeout timeout);
+  [[gnu::noinline]] Result<WaitSetReady> wait_traced(Timeout timeout);
+  [[gnu::noinline]] SubscriberImpl::Take wait_and_receive_traced(WaitSetEvent& event, Status& failure, Timeout timeout);
+
   struct Member {
     SubscriberImpl* impl;
     std::size_t key;
@@ -257,6 +267,8 @@ class WaitSetImpl {
   bool bell_stale_ = true;  ///< members changed since make_bell
   WarmTicket warm_ticket_;
   bool warm_lines_stale_ = true;  ///< members changed since keep_polling_warm enrolled them
+  /// Of options_.cpu_budget, for its members' plans; beside warm_lines_stale_, which every wait reads.
+  double budget_scale_;
   /// What poll_members reads of members_[i], kept by that member (PolledCursor).
   alignas(64) std::array<PolledCursor, kMaxWaitSetMembers> polled_;
 };

@@ -36,9 +36,12 @@ class alignas(64) Waiter {
       : options_(options),
         bit_(participant_bit),
         ring_depth_(ring_depth),
-        passive_(passive),
+        path_(passive && options.strategy != WaitStrategy::Spin ? Path::Passive
+              : options.trace != nullptr                         ? Path::Traced
+                                                                 : Path::Loops),
         polls_when_due_(polls_when_due && options.strategy == WaitStrategy::Adaptive),
-        learns_(options.strategy == WaitStrategy::Adaptive || passive) {}
+        learns_(options.strategy == WaitStrategy::Adaptive || passive),
+        budget_scale_(adaptive::budget_scale(options.cpu_budget)) {}
 
   /// Returns Ok when `ready()` became true, Timeout at the deadline, Interrupted when cancelled.
   /// `channel` is the futex a waker notifies after making `ready()` true. `housekeeping` runs about
@@ -84,6 +87,24 @@ class alignas(64) Waiter {
     }
   };
 
+  /// How a wait waits, decided when the waiter is built: one byte that the message path tests.
+  enum class Path : std::uint8_t {
+    Loops,    ///< the strategy's loops (wait_loop.hpp)
+    Passive,  ///< a tap's checks at an interval (wait_passively), unless it spins
+    Traced,   ///< the loops that write options_.trace, out of line (wait_traced)
+  };
+
+  /// The strategy's loops, from `start` until ready or `deadline`; `kTraced`: they write options_.trace.
+  template <bool kTraced, typename Ready, typename Housekeeping>
+  [[gnu::always_inline]] Status wait_loops(Ready& ready, WakeChannel& channel, std::uint64_t start,
+                                           std::uint64_t deadline, Housekeeping& housekeeping);
+  /// A wait with options_.trace set: the traced loops, out of line and out of the hot section
+  /// (wait_loop.hpp's WaitLoop says why).
+  template <typename Ready, typename Housekeeping>
+  [[gnu::noinline]] Status wait_traced(Ready& ready, WakeChannel& channel, std::uint64_t start, std::uint64_t deadline,
+                                       Housekeeping& housekeeping) {
+    return wait_loops<true>(ready, channel, start, deadline, housekeeping);
+  }
   template <typename Ready, typename Housekeeping>
   Status wait_passively(Ready& ready, std::uint64_t deadline_ns, Housekeeping& housekeeping);
   /// Polls until ready (true) or until `until_ns` or a cancel (false).
@@ -99,10 +120,11 @@ class alignas(64) Waiter {
   WaitOptions options_;
   std::uint32_t bit_;
   std::uint32_t ring_depth_;
-  bool passive_;
+  Path path_;
   bool polls_when_due_;
   bool learns_;
   std::uint64_t last_housekeeping_ns_ = 0;  // monotonic: the last one done as a wait timed out
+  double budget_scale_;  // of options_.cpu_budget, for planner_.plan()
   AdaptivePlanner planner_;
 };
 
@@ -127,9 +149,9 @@ Status Waiter::wait_passively(Ready& ready, std::uint64_t deadline_ns, Housekeep
     // message is late (its publisher's timer fired late, on a loaded machine often): it checks
     // back every kLateChecksPerPeriod-th of a period, not at the interval, until it comes.
     if (const std::uint64_t predicted = polls_when_due_ ? planner_.predicted_next_ns() : 0; predicted != 0) {
-      const std::uint64_t window_end = planner_.plan(std::min(now, predicted), options_.cpu_budget).poll_until;
+      const std::uint64_t window_end = planner_.plan(std::min(now, predicted), budget_scale_).poll_until;
       if (now < window_end) {
-        const std::uint64_t wake_at = planner_.plan(now, options_.cpu_budget).wake_at;
+        const std::uint64_t wake_at = planner_.plan(now, budget_scale_).wake_at;
         if (wake_at <= now + adaptive::kShortestSleepNs) {
           if (poll_passively(ready, std::min(window_end, deadline_ns))) return Status::success();
           continue;
@@ -164,16 +186,11 @@ template <typename Ready, typename Housekeeping>
   const std::uint64_t start = monotonic_ns();
   const std::uint64_t deadline = deadline_after(start, timeout);
   Status st = [&] {
-    if (passive_ && options_.strategy != WaitStrategy::Spin) return wait_passively(ready, deadline, housekeeping);
-    ChannelTarget<std::remove_reference_t<Ready>, std::remove_reference_t<Housekeeping>> target{ready, channel, bit_,
-                                                                                                housekeeping};
-    const AdaptivePlanner::Plan plan =
-        options_.strategy == WaitStrategy::Adaptive ? planner_.plan(start, options_.cpu_budget) : AdaptivePlanner::Plan{0, 0};
-    // Only the target's readiness, the deadline and a cancel end a participant's wait.
-    for (;;) {
-      WaitOutcome out = wait_with(options_.strategy, target, {deadline, kWaitForever, options_.cancel, options_.trace}, plan, &planner_);
-      if (!out.status.ok() || out.ready) return std::move(out.status);
+    if (path_ != Path::Loops) [[unlikely]] {
+      if (path_ == Path::Passive) return wait_passively(ready, deadline, housekeeping);
+      return wait_traced(ready, channel, start, deadline, housekeeping);
     }
+    return wait_loops<false>(ready, channel, start, deadline, housekeeping);
   }();
   if (st.code() == ErrorCode::Timeout) [[unlikely]] {
     // The loops look after dead participants once a wait has lasted kHousekeepingNs; a caller
@@ -187,6 +204,20 @@ template <typename Ready, typename Housekeeping>
     }
   }
   return st;
+}
+
+template <bool kTraced, typename Ready, typename Housekeeping>
+[[gnu::always_inline]] inline Status Waiter::wait_loops(Ready& ready, WakeChannel& channel, std::uint64_t start,
+                                                        std::uint64_t deadline, Housekeeping& housekeeping) {
+  ChannelTarget<Ready, Housekeeping> target{ready, channel, bit_, housekeeping};
+  const AdaptivePlanner::Plan plan =
+      options_.strategy == WaitStrategy::Adaptive ? planner_.plan(start, budget_scale_) : AdaptivePlanner::Plan{0, 0};
+  const WaitLimits limits{deadline, kWaitForever, options_.cancel, kTraced ? options_.trace : nullptr};
+  // Only the target's readiness, the deadline and a cancel end a participant's wait.
+  for (;;) {
+    WaitOutcome out = wait_with<kTraced>(options_.strategy, target, limits, plan, &planner_);
+    if (!out.status.ok() || out.ready) return std::move(out.status);
+  }
 }
 
 }  // namespace cerulion::detail

@@ -28,8 +28,11 @@ class NativeResponder final : public Responder {
 }
 
 CERULION_HOT_PATH Status NativeResponder::serve() {
+  // Read once: the loop's calls could change any member for all the compiler knows, and a member
+  // read per request is a line of this object touched per request.
+  WaitTrace* const trace = trace_.get();
   for (;;) {
-    if (trace_) [[unlikely]] *trace_ = {};  // a request there at once leaves it unwritten
+    if (trace != nullptr) [[unlikely]] *trace = {};  // a request there at once leaves it unwritten
     auto request = requests_.take(std::nullopt);
     if (!request.ok()) [[unlikely]] return serving_ended("receive", request.status());
     const std::uint64_t request_publish_ns = request->publish_time_ns();
@@ -46,7 +49,7 @@ CERULION_HOT_PATH Status NativeResponder::serve() {
     if (!reply.ok()) [[unlikely]] return serving_ended("loan", reply.status());
     if (size >= kStampBytes) std::memcpy(reply->data().data(), &stamp, kStampBytes);
     if (size >= kRequestLegOffset + 8) std::memcpy(reply->data().data() + kRequestLegOffset, &leg, 8);
-    if (trace_) [[unlikely]] encode_responder_trace(reply->data(), request_publish_ns, *trace_);
+    if (trace != nullptr) [[unlikely]] encode_responder_trace(reply->data(), request_publish_ns, *trace);
     auto sent = replies_.publish(std::move(*reply));
     if (!sent.ok()) [[unlikely]] return serving_ended("publish", sent.status());
   }
@@ -60,12 +63,17 @@ bool NativeRequester::last_trip(TripTrace& trip) const {
   return true;
 }
 
-void NativeRequester::note_trip(const Sample& reply, std::uint64_t arrived_ns) {
+Result<Reply> NativeRequester::receive_traced(std::chrono::nanoseconds timeout) {
+  *trace_ = {};  // a reply there at once leaves it unwritten
+  auto sample = replies_.take(timeout);
+  if (!sample.ok()) return sample.status();
+  const std::uint64_t arrived_ns = monotonic_ns();
   last_trip_ = {};
-  (void)decode_responder_trace(reply.data(), last_trip_);
+  (void)decode_responder_trace(sample->data(), last_trip_);
   last_trip_.requester = *trace_;
-  last_trip_.reply_publish_ns = reply.publish_time_ns();
+  last_trip_.reply_publish_ns = sample->publish_time_ns();
   last_trip_.arrived_ns = arrived_ns;
+  return reply_of(*sample, arrived_ns);
 }
 
 Status NativeInbox::use_wait_set(WaitOptions wait, std::vector<Subscriber> idle, bool alternate) {

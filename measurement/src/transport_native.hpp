@@ -57,7 +57,7 @@ class NativeRequester final : public Requester {
   /// `trace`: where the replies' subscriber records its waits (SubscriberOptions::wait.trace);
   /// null when not tracing.
   NativeRequester(Publisher requests, NativeInbox replies, std::unique_ptr<WaitTrace> trace)
-      : requests_(std::move(requests)), replies_(std::move(replies)), trace_(std::move(trace)) {}
+      : requests_(std::move(requests)), trace_(std::move(trace)), replies_(std::move(replies)) {}
 
   std::uint64_t max_payload() const noexcept override { return requests_.max_payload(); }
   Status wait_for_responder(std::chrono::nanoseconds timeout) override {
@@ -84,30 +84,35 @@ class NativeRequester final : public Requester {
     return {};
   }
   [[gnu::always_inline]] inline Result<Reply> receive(std::chrono::nanoseconds timeout) override {
-    if (trace_) [[unlikely]] *trace_ = {};  // a reply there at once leaves it unwritten
+    if (trace_) [[unlikely]] return receive_traced(timeout);
     auto sample = replies_.take(timeout);
     if (!sample.ok()) return sample.status();
-    Reply reply;
-    reply.arrived_ns = monotonic_ns();
-    if (trace_) [[unlikely]] note_trip(*sample, reply.arrived_ns);
-    reply.responder_pid = sample->publisher_pid();
-    std::memcpy(&reply.stamp, sample->data().data(), kStampBytes);
-    if (sample->size() >= kRequestLegOffset + 8) {
-      std::memcpy(&reply.request_leg_ns, sample->data().data() + kRequestLegOffset, 8);
-    }
-    return reply;
+    return reply_of(*sample, monotonic_ns());
   }
 
   bool last_trip(TripTrace& trip) const override;
 
  private:
-  /// Keeps what a traced reply says of both sides' waits, for last_trip().
-  [[gnu::cold, gnu::noinline]] void note_trip(const Sample& reply, std::uint64_t arrived_ns);
+  [[gnu::always_inline]] static Reply reply_of(const Sample& sample, std::uint64_t arrived_ns) {
+    Reply reply;
+    reply.arrived_ns = arrived_ns;
+    reply.responder_pid = sample.publisher_pid();
+    std::memcpy(&reply.stamp, sample.data().data(), kStampBytes);
+    if (sample.size() >= kRequestLegOffset + 8) {
+      std::memcpy(&reply.request_leg_ns, sample.data().data() + kRequestLegOffset, 8);
+    }
+    return reply;
+  }
+  /// receive() with trace_ set, out of line: the trace reset before the take and what the reply
+  /// says of both sides' waits kept for last_trip() after it, off the untraced round trip's path.
+  [[gnu::noinline]] Result<Reply> receive_traced(std::chrono::nanoseconds timeout);
 
+  // What a round trip reads, in as few lines as the inbox allows: trace_ before the inbox, whose
+  // idle_ and takes_ a round trip leaves alone (behind it, the pointer took a line of its own).
   Publisher requests_;
-  NativeInbox replies_;
   Loan loan_;
   std::unique_ptr<WaitTrace> trace_;
+  NativeInbox replies_;
   TripTrace last_trip_;
 };
 

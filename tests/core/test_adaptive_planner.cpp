@@ -142,20 +142,20 @@ TEST_CASE("A planner's CPU budget scales its margin and window; the default budg
   for (int i = 0; i < 8; ++i) planner.note_oversleep(5'000'000);  // the margin is at its cap
   const std::uint64_t now = next - kPeriod / 2;
   const AdaptivePlanner::Plan as_before = planner.plan(now);
-  CHECK(planner.plan(now, kDefaultWaitCpuBudget).wake_at == as_before.wake_at);
-  CHECK(planner.plan(now, kDefaultWaitCpuBudget).poll_until == as_before.poll_until);
+  CHECK(planner.plan(now, adaptive::budget_scale(kDefaultWaitCpuBudget)).wake_at == as_before.wake_at);
+  CHECK(planner.plan(now, adaptive::budget_scale(kDefaultWaitCpuBudget)).poll_until == as_before.poll_until);
 
-  const AdaptivePlanner::Plan doubled = planner.plan(now, 2 * kDefaultWaitCpuBudget);
+  const AdaptivePlanner::Plan doubled = planner.plan(now, adaptive::budget_scale(2 * kDefaultWaitCpuBudget));
   CHECK(next - doubled.wake_at == 2 * (next - as_before.wake_at));
   CHECK(doubled.poll_until - next == 2 * (as_before.poll_until - next));
 
   // Half the budget halves the margin's cap; the window keeps its floor (a peer's futex wake-up).
-  const AdaptivePlanner::Plan halved = planner.plan(now, kDefaultWaitCpuBudget / 2);
+  const AdaptivePlanner::Plan halved = planner.plan(now, adaptive::budget_scale(kDefaultWaitCpuBudget / 2));
   CHECK(next - halved.wake_at == (next - as_before.wake_at) / 2);
   CHECK(halved.poll_until - next >= static_cast<std::uint64_t>(adaptive::kPollPastMinNs));
   CHECK(halved.poll_until < as_before.poll_until);
 
   // A budget that is no number plans as the default does; one past 100 % as 100 %.
-  CHECK(planner.plan(now, std::nan("")).wake_at == as_before.wake_at);
-  CHECK(planner.plan(now, 50).wake_at == planner.plan(now, 1).wake_at);
+  CHECK(planner.plan(now, adaptive::budget_scale(std::nan(""))).wake_at == as_before.wake_at);
+  CHECK(planner.plan(now, adaptive::budget_scale(50)).wake_at == planner.plan(now, adaptive::budget_scale(1)).wake_at);
 }
