@@ -4,6 +4,8 @@
 // content while it runs, after the traffic and after a kill -9.
 
 #include <sys/mman.h>
+
+#include <atomic>
 #include <thread>
 
 #include "cerulion/core/publisher.hpp"
@@ -117,11 +119,17 @@ TEST_CASE("Taps that waited for room stage their messages in log-time order, so 
     ++filled;
   }
   // Each waits with its own log time, stamped before it waited (as a tap stamps it); which goes
-  // first once there is room is the scheduler's choice.
+  // first once there is room is the scheduler's choice. Catch2's assertions are not thread-safe:
+  // the threads count what failed, and the test checks the count.
+  std::atomic<int> failed_takes{0};
   std::vector<std::thread> taps;
   for (std::size_t t = 1; t < channels.size(); ++t) {
     taps.emplace_back([&, t] {
-      for (std::uint64_t s = 0; s < 20; ++s) take(*store, channels[t], s, 1000, now + filled + s * 10 + t);
+      for (std::uint64_t s = 0; s < 20; ++s) {
+        const std::uint64_t log_time = now + filled + s * 10 + t;
+        auto taken = impl.take(channels[t], static_cast<std::uint32_t>(s), log_time, log_time, payload(s, 1000, true), 0);
+        if (!taken.ok() || !*taken) ++failed_takes;
+      }
     });
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -134,6 +142,7 @@ TEST_CASE("Taps that waited for room stage their messages in log-time order, so 
     std::this_thread::yield();
   }
   for (auto& t : taps) t.join();
+  CHECK(failed_takes == 0);
   auto dump = dump_and_read(*store);
   CHECK(dump.problems.empty());
   CHECK(dump.summary.skipped.empty());
