@@ -94,7 +94,7 @@ TEST_CASE("A cell that skips more than 1 % of its slots falls back to 50 then 20
   }
 }
 
-TEST_CASE("A lane that fails fails its cell and the campaign goes on; unavailable lanes are not run", "[bench]") {
+TEST_CASE("A lane that fails fails its cell and the campaign goes on, and unavailable lanes are not run", "[bench]") {
   auto lanes = two_lanes();
   lanes[1].available = false;
   lanes[1].reason = "built without Fast DDS";
@@ -116,7 +116,7 @@ TEST_CASE("A lane that fails fails its cell and the campaign goes on; unavailabl
   CHECK(std::count(ran.begin(), ran.end(), "fastdds-multi") == 0);
 }
 
-TEST_CASE("A lane whose every cell failed measured nothing; one with a cell measured, or unavailable, did", "[bench]") {
+TEST_CASE("A lane whose every cell failed measured nothing, and one with a cell measured, or unavailable, did", "[bench]") {
   auto lanes = two_lanes();
   lanes[1].available = false;
   lanes[1].reason = "built without Fast DDS";

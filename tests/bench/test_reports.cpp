@@ -271,7 +271,7 @@ TEST_CASE("The JSON report reads back as it was written", "[bench][report]") {
   CHECK(text_report(read->result, read->machine, read->build) == text_report(r, m, kBuild));
 }
 
-TEST_CASE("A file that is not a bench JSON is refused saying why; an older one reads", "[bench][report]") {
+TEST_CASE("A file that is not a bench JSON is refused saying why, and an older one reads", "[bench][report]") {
   for (const char* bad : {"not json", "[]", "{\"cells\": []}", "{\"format\": 7, \"cells\": []}",
                           "{\"format\": \"cerulion-bench/1\", \"cells\": [{\"lane\": \"x\"}]}",
                           "{\"format\": \"cerulion-bench/1\", \"cells\": [{\"lane\": 3, \"size_bytes\": 64}]}",

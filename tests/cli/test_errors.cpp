@@ -12,7 +12,7 @@ using cerulion::cli::exit_code;
 using cerulion::cli::failure;
 using cerulion::cli::printable;
 
-TEST_CASE("A bad name, value, option or pattern exits 2; what is found wrong on the machine exits 1",
+TEST_CASE("A bad name, value, option or pattern exits 2, and what is found wrong on the machine exits 1",
           "[cli][errors]") {
   CHECK(exit_code(Status(ErrorCode::InvalidTopicName, "invalid topic name 'a b'", Subject::topic("a b"))) == 2);
   CHECK(exit_code(Status(ErrorCode::InvalidArgument, "a rate must be positive")) == 2);

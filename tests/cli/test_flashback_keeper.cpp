@@ -39,7 +39,7 @@ int scheduling_policy(pid_t pid, const std::string& thread) {
 
 }  // namespace
 
-TEST_CASE("A flashback keeper runs at idle priority unless asked for normal or lockstep; its dumps at normal priority",
+TEST_CASE("A flashback keeper runs at idle priority unless asked for normal or lockstep, and its dumps at normal priority",
           "[cli][flashback]") {
   FlashbackDomain d("fb_priority");
   // Its store is alive before an idle keeper has had the CPU to start all its threads.

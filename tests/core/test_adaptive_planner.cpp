@@ -136,7 +136,7 @@ TEST_CASE("Late arrivals among punctual ones leave the punctual ones predicted, 
   CHECK(worst_punctual_error <= 100'000);
 }
 
-TEST_CASE("A planner's CPU budget scales its margin and window; the default budget plans as before", "[planner]") {
+TEST_CASE("A planner's CPU budget scales its margin and window, and the default budget plans as before", "[planner]") {
   AdaptivePlanner planner;
   const std::uint64_t next = learn_grid(planner, 40);
   for (int i = 0; i < 8; ++i) planner.note_oversleep(5'000'000);  // the margin is at its cap

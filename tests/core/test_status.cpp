@@ -44,7 +44,7 @@ TEST_CASE("An error keeps its code, message and subject through copies, moves an
   CHECK(Result<int>(5).subject().empty());
 }
 
-TEST_CASE("An error without a subject gets one from about(); one with a subject keeps its own", "[status]") {
+TEST_CASE("An error without a subject gets one from about(), and one with a subject keeps its own", "[status]") {
   Status plain(ErrorCode::SystemError, "topic '/x': cannot map the segment");
   CHECK(plain.subject().empty());
   Status about = std::move(plain).about(Subject::topic("/x"));

@@ -225,7 +225,7 @@ TEST_CASE("A flashback dump skips a chunk whose bytes were damaged and says whic
   CHECK(dump.summary.skipped[0] == "chunk 1: its bytes fail their CRC or lie outside the store");
 }
 
-TEST_CASE("A staged message whose bytes changed is left out of a dump and named; those around it are dumped",
+TEST_CASE("A staged message whose bytes changed is left out of a dump and named, and those around it are dumped",
           "[flashback][store][damage]") {
   TestDomain domain;
   auto store = Store::open_for_keeper(domain.name, "k", kLimits);

@@ -15,7 +15,7 @@
 using namespace cerulion::measurement;
 namespace fs = std::filesystem;
 
-TEST_CASE("Dead Fast DDS segments are removed; held ones, ports and other files stay", "[measurement][fastdds]") {
+TEST_CASE("Dead Fast DDS segments are removed, and held ones, ports and other files stay", "[measurement][fastdds]") {
   const fs::path dir = cerulion::test::fresh_temp_path("shm");
   fs::create_directories(dir);
   for (const char* name : {"fastrtps_0123456789abcdef", "fastrtps_0123456789abcdef_el",  // dead

@@ -75,7 +75,7 @@ TEST_CASE("A summary leaves out the tail percentiles of too few round trips", "[
   CHECK_FALSE(t.rtt_us.p99);
 }
 
-TEST_CASE("A summary is read from the last line of a program's output; anything else is refused saying why",
+TEST_CASE("A summary is read from the last line of a program's output, and anything else is refused saying why",
           "[measurement][ping]") {
   const PingReport r = report_of(20);
   const std::string json = to_json(summary_of(r, figures_of(r)));
