@@ -65,12 +65,14 @@ struct Members {
   }
 };
 
-/// Publishes one message to `topic` once the wait set has had time to fall asleep.
-std::thread publish_later(const std::string& topic) {
-  return std::thread([topic] {
-    auto pub = Publisher::create(topic).value();
+/// Publishes one message to `topic` once the wait set has had time to fall asleep; sets `published`
+/// when it did (Catch2's assertions belong to the test's thread, which checks it after the join).
+std::thread publish_later(const std::string& topic, bool& published) {
+  return std::thread([topic, &published] {
+    auto pub = Publisher::create(topic);
+    if (!pub.ok()) return;
     std::this_thread::sleep_for(20ms);
-    REQUIRE(pub.publish(std::uint64_t{7}).ok());
+    published = pub->publish(std::uint64_t{7}).ok();
   });
 }
 
@@ -115,11 +117,13 @@ TEST_CASE("A wait set whose bell cannot be rung goes back to its members' own wo
   REQUIRE(::unlink(("/dev/shm/" + bells.front()).c_str()) == 0);  // a publisher can no longer open it
   for (std::size_t round = 0; round < 2; ++round) {
     const std::size_t target = 1 - round;
-    std::thread publisher = publish_later(members.topics[target]);
+    bool published = false;
+    std::thread publisher = publish_later(members.topics[target], published);
     // The first one is missed by the bell and found by the end of the sleep (the next liveness
     // check, 100 ms); the second wakes the set on its member's word.
     auto ready = set.wait(5s);
     publisher.join();
+    REQUIRE(published);
     REQUIRE(ready.ok());
     CHECK(ready->message(target));
     auto sample = members.subscribers[target].try_receive();

@@ -4,7 +4,10 @@
 #include <catch2/catch.hpp>
 
 #include <sys/mman.h>
+#include <mutex>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "helpers.hpp"
 #include "process.hpp"
@@ -68,56 +71,89 @@ TEST_CASE("Warming never faults on memory that is gone", "[warm]") {
   CHECK(set.holds(ticket));  // and reaching this line means no prefetch faulted
 }
 
+namespace {
+
+/// What the checks made on threads of a test's own found wrong: Catch2's assertions belong to the
+/// test's thread, so these threads note their failures and the test asserts none after the join.
+class Noted {
+ public:
+  /// Notes `what` unless `ok`; returns `ok`, so that a thread can stop where a REQUIRE would.
+  bool check(bool ok, const std::string& what) {
+    if (!ok) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      failed_.push_back(what);
+    }
+    return ok;
+  }
+  std::vector<std::string> failed() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return failed_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::string> failed_;
+};
+
+}  // namespace
+
 TEST_CASE("Publishers and subscribers enrol in the thread that uses them", "[warm]") {
   const std::string topic = unique_topic("warm");
+  Noted noted;
   std::thread([&] {
     const WarmSet& mine = WarmSet::of_this_thread();
-    REQUIRE(mine.enrolled() == 0);
+    noted.check(mine.enrolled() == 0, "a new thread starts with no entries");
     {
       auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep));
       auto sub = Subscriber::create(topic, subscriber_options());
-      REQUIRE(pub.ok());
-      REQUIRE(sub.ok());
-      CHECK(mine.enrolled() == 0);  // joining alone enrols nothing
-      REQUIRE(pub->publish_copy(bytes_of("hot"), std::chrono::seconds(1)).ok());
-      CHECK(mine.enrolled() == 1);
+      if (!noted.check(pub.ok() && sub.ok(), "the publisher and the subscriber are created")) return;
+      noted.check(mine.enrolled() == 0, "joining alone enrols nothing");
+      if (!noted.check(pub->publish_copy(bytes_of("hot"), std::chrono::seconds(1)).ok(), "'hot' is published")) return;
+      noted.check(mine.enrolled() == 1, "publishing enrols the publisher");
       auto got = sub->receive(std::chrono::seconds(1));
-      REQUIRE(got.ok());
-      CHECK(text_of(*got) == "hot");
-      CHECK(mine.enrolled() == 2);
+      if (!noted.check(got.ok(), "'hot' is received")) return;
+      noted.check(text_of(*got) == "hot", "what is received is 'hot'");
+      noted.check(mine.enrolled() == 2, "receiving enrols the subscriber");
       warm_caches();
       // A second thread using them enrols them there too, and leaves this thread's entries alone.
       std::thread([&] {
-        REQUIRE(pub->publish_copy(bytes_of("again"), std::chrono::seconds(1)).ok());
-        CHECK(WarmSet::of_this_thread().enrolled() == 1);
+        noted.check(pub->publish_copy(bytes_of("again"), std::chrono::seconds(1)).ok(),
+                    "'again' is published from a second thread");
+        noted.check(WarmSet::of_this_thread().enrolled() == 1, "the second thread enrols the publisher");
       }).join();
-      CHECK(mine.enrolled() == 2);
+      noted.check(mine.enrolled() == 2, "the second thread leaves the first one's entries alone");
     }
     // Leaving frees the entries the owners still hold: the subscriber's. The publisher's ticket
     // went to the second thread, so its old entry here stays until reused (a stale entry only
     // costs a prefetch).
-    CHECK(mine.enrolled() == 1);
+    noted.check(mine.enrolled() == 1, "leaving frees the subscriber's entry");
     warm_caches();
   }).join();
+  CHECK(noted.failed() == std::vector<std::string>{});
 }
 
 TEST_CASE("A subscriber of messages a page or larger keeps the next one's payload warm", "[warm]") {
   // Each large message is on a page of its own, whose translation is gone after an idle gap.
   auto [size, enrolled] = GENERATE(std::pair<std::size_t, bool>{8192, true}, std::pair<std::size_t, bool>{64, false});
   const std::string topic = unique_topic("warm_payload");
+  Noted noted;
   std::thread([&, size = size, enrolled = enrolled] {
     auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep));
     auto sub = Subscriber::create(topic, subscriber_options());
-    REQUIRE((pub.ok() && sub.ok()));
+    if (!noted.check(pub.ok() && sub.ok(), "the publisher and the subscriber are created")) return;
     const std::vector<std::byte> payload(size, std::byte{7});
-    for (int i = 0; i < 3; ++i) REQUIRE(pub->publish_copy(payload, std::chrono::seconds(1)).ok());
-    REQUIRE(sub->receive(std::chrono::seconds(1)).ok());
+    for (int i = 0; i < 3; ++i) {
+      if (!noted.check(pub->publish_copy(payload, std::chrono::seconds(1)).ok(), "three messages are published")) return;
+    }
+    if (!noted.check(sub->receive(std::chrono::seconds(1)).ok(), "the first message is received")) return;
     const WarmSet before_second = WarmSet::of_this_thread();
     auto second = sub->receive(std::chrono::seconds(1));
-    REQUIRE(second.ok());
+    if (!noted.check(second.ok(), "the second message is received")) return;
     // The publisher's own lines are in its own mapping of the topic: never the subscriber's address.
-    CHECK(before_second.has_line(second->data().data()) == enrolled);
+    noted.check(before_second.has_line(second->data().data()) == enrolled,
+                enrolled ? "the next payload's line is enrolled" : "a small payload's line is not enrolled");
   }).join();
+  CHECK(noted.failed() == std::vector<std::string>{});
 }
 
 namespace {
