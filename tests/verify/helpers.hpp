@@ -113,4 +113,18 @@ inline std::string golden_with_output_renamed(std::size_t count, const std::stri
   return renamed;
 }
 
+/// Checks that the last of `count` /imu/filtered outputs kept in `path` is stamped with the log
+/// time of the last of `count` inputs (as --clock gives it).
+inline void check_last_output_stamped(const std::string& path, std::size_t count) {
+  auto reader = recorder::Reader::open(path);
+  REQUIRE(reader.ok());
+  auto outputs = verify::read_topics(*reader, {.topics = {"/imu/filtered"}});
+  REQUIRE(outputs.ok());
+  REQUIRE(outputs->size() == 1);
+  REQUIRE(outputs->front().messages.size() == count);
+  const auto& last = outputs->front().messages.back().data;
+  const std::string text(reinterpret_cast<const char*>(last.data()), last.size());
+  CHECK(text.find("\"stamp_ns\":" + std::to_string(kVerifyFirstLogTime + (count - 1) * 10'000'000ull)) != std::string::npos);
+}
+
 }  // namespace cerulion::test

@@ -142,15 +142,7 @@ TEST_CASE("verify --clock publishes each input's log time before it, so a node s
   CHECK(again.exit_code == 0);
   CHECK(again.out.find("/imu/filtered: 5 expected, 5 got, same") != std::string::npos);
   // The last output is stamped with the last input's log time, as the recording has it.
-  auto reader = recorder::Reader::open(golden);
-  REQUIRE(reader.ok());
-  auto outputs = verify::read_topics(*reader, {.topics = {"/imu/filtered"}});
-  REQUIRE(outputs.ok());
-  REQUIRE(outputs->size() == 1);
-  REQUIRE(outputs->front().messages.size() == 5);
-  const auto& last = outputs->front().messages.back().data;
-  const std::string text(reinterpret_cast<const char*>(last.data()), last.size());
-  CHECK(text.find("\"stamp_ns\":" + std::to_string(kVerifyFirstLogTime + 4 * 10'000'000ull)) != std::string::npos);
+  check_last_output_stamped(golden, 5);
 }
 
 TEST_CASE("verify exits 2 for a usage error, with one line", "[verify][cli]") {

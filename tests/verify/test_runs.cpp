@@ -181,15 +181,7 @@ TEST_CASE("With --clock each input's log time comes first, and a node stamped by
   const auto v = verify::verify(o);
   INFO(v.problem << verify::text_report(v));
   CHECK(v.verdict == Verdict::Same);
-  auto reader = recorder::Reader::open(o.keep);
-  REQUIRE(reader.ok());
-  auto outputs = verify::read_topics(*reader, {.topics = {"/imu/filtered"}});
-  REQUIRE(outputs.ok());
-  REQUIRE(outputs->size() == 1);
-  REQUIRE(outputs->front().messages.size() == 5);
-  const auto& last = outputs->front().messages.back().data;
-  const std::string text(reinterpret_cast<const char*>(last.data()), last.size());
-  CHECK(text.find("\"stamp_ns\":" + std::to_string(kVerifyFirstLogTime + 4 * 10'000'000ull)) != std::string::npos);
+  check_last_output_stamped(o.keep, 5);
 }
 
 TEST_CASE("A command that stops taking its inputs is a command failure, never a hang", "[verify][runs]") {
