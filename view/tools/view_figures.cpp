@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 // The view's figures for docs/performance.md: a developer's tool, not installed, asserting nothing.
-//   view-figures [latency|camera|ping|all] [--cerulion PATH] [--rounds N]
+//   view-figures [latency|camera|ping|all] [--cerulion PATH] [--rounds N] [--count N] [--default-only]
 // latency: publish -> client receive on loopback, 64 B and 1 MiB, with each setup of the view's
 //   readers: pooled (the default), a thread per topic polling where the next message is due, a
 //   thread per topic that does not poll.
 // camera: a 1920x1080 RGB topic at 30 Hz beside a 1 kHz 64 B topic, to one client; rounds with and
 //   without the camera alternate, so the machine's load falls on both alike.
-// ping: `cerulion ping` medians without a view and with one (of each reader setup) serving two
-//   clients subscribed to the ping topics, rounds interleaved; the ratios of the medians.
+// ping: `cerulion ping -c COUNT` without a view and with one (of each reader setup, or the default
+//   only) serving two clients subscribed to the ping topics, arms in turn in each round (the order
+//   reversed every other round); each arm's medians per round and of all its round trips pooled,
+//   and the ratios to the arm without a view.
 // The client is the view tests' Beast client (tests/view/ws_client.*).
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -327,49 +330,82 @@ struct DrainingClient {
   std::thread thread;
 };
 
-double ping_median_us(const std::string& cerulion, const std::string& domain, const std::string& size) {
-  const std::string command =
-      cerulion + " --domain " + domain + " ping -s " + size + " -c 2000 --json 2>/dev/null";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) fail("cannot run " + command);
-  std::string out;
-  char buffer[4096];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
-  if (::pclose(pipe) != 0) fail("'" + command + "' failed");
-  return json::parse(out)["rtt_us"]["median"].get<double>();
+/// One `cerulion ping` run: its round trips, in ns.
+std::vector<double> ping_samples(const std::string& cerulion, const std::string& domain, const std::string& size,
+                                 int count) {
+  const std::string file = "/tmp/view-figures-" + std::to_string(getpid()) + ".u64";
+  // A long warm-up: the clients subscribe to the ping topics when the view advertises them,
+  // within its first tick, before the measured round trips start.
+  const std::string command = cerulion + " --domain " + domain + " ping -s " + size + " -c " + std::to_string(count) +
+                              " --warmup 300 --json --samples-out " + file + " >/dev/null 2>&1";
+  if (std::system(command.c_str()) != 0) fail("'" + command + "' failed");
+  std::vector<double> samples;
+  if (FILE* in = std::fopen(file.c_str(), "rb")) {
+    std::uint64_t ns = 0;
+    while (std::fread(&ns, sizeof ns, 1, in) == 1) samples.push_back(static_cast<double>(ns));
+    std::fclose(in);
+  }
+  std::remove(file.c_str());
+  if (samples.empty()) fail("'" + command + "' wrote no round trips");
+  return samples;
 }
 
-void ping(const std::string& cerulion, int rounds) {
-  // Each round: ping alone, then with a view of each reader setup, so load falls on all alike.
-  const auto& setups = reader_setups();
+struct PingArm {
+  std::vector<double> medians_us;  ///< per round
+  std::vector<double> all_ns;      ///< every round trip of every round
+  std::uint64_t delivered = 0;     ///< messages the view's clients read
+};
+
+void print_arm(const char* size, const std::string& name, const PingArm& arm, const PingArm* without) {
+  std::printf("ping %-4s %-32s medians", size, name.c_str());
+  for (double v : arm.medians_us) std::printf(" %.2f", v);
+  std::printf(" us; pooled median %.2f us, p90 %.2f us", percentile(arm.all_ns, 0.5) / 1e3,
+              percentile(arm.all_ns, 0.9) / 1e3);
+  if (without != nullptr) {
+    std::vector<double> ratios;
+    for (std::size_t i = 0; i < arm.medians_us.size(); ++i) ratios.push_back(arm.medians_us[i] / without->medians_us[i]);
+    std::printf("; ratio of pooled medians %.3f, median of the rounds' ratios %.3f (%.2f-%.2f), %llu messages to the clients",
+                percentile(arm.all_ns, 0.5) / percentile(without->all_ns, 0.5), percentile(ratios, 0.5),
+                *std::min_element(ratios.begin(), ratios.end()), *std::max_element(ratios.begin(), ratios.end()),
+                static_cast<unsigned long long>(arm.delivered));
+  }
+  std::printf("\n");
+}
+
+void ping(const std::string& cerulion, int rounds, int count, bool default_only) {
+  const auto& all_setups = reader_setups();
+  const std::vector<ReaderSetup> setups(all_setups.begin(), default_only ? all_setups.begin() + 1 : all_setups.end());
   for (const char* size : {"64", "1MiB"}) {
-    std::vector<double> without;
-    std::vector<std::vector<double>> with(setups.size());
-    std::vector<std::uint64_t> delivered(setups.size());
+    PingArm without;
+    std::vector<PingArm> with(setups.size());
     for (int round = 0; round < rounds; ++round) {
-      for (std::size_t arm = 0; arm <= setups.size(); ++arm) {
+      // Arms in turn, the order reversed every other round, so drift in the machine's load falls
+      // on all of them alike.
+      std::vector<std::size_t> order(setups.size() + 1);
+      for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+      if (round % 2 == 1) std::reverse(order.begin(), order.end());
+      for (std::size_t arm : order) {
         const std::string domain = fresh_domain("ping");
+        std::vector<double> samples;
+        PingArm& into = arm == 0 ? without : with[arm - 1];
         if (arm == 0) {
-          without.push_back(ping_median_us(cerulion, domain, size));
+          samples = ping_samples(cerulion, domain, size, count);
         } else {
           auto server = serve(domain, options_of(setups[arm - 1]));
           std::atomic<bool> stop{false};
           DrainingClient a(server.port(), stop), b(server.port(), stop);
-          with[arm - 1].push_back(ping_median_us(cerulion, domain, size));
+          samples = ping_samples(cerulion, domain, size, count);
           stop = true;
-          delivered[arm - 1] += a.finish() + b.finish();
+          into.delivered += a.finish() + b.finish();
         }
+        into.medians_us.push_back(percentile(samples, 0.5) / 1e3);
+        into.all_ns.insert(into.all_ns.end(), samples.begin(), samples.end());
         clean(domain);
       }
     }
-    std::printf("ping %-4s median RTT us, without a view:", size);
-    for (double v : without) std::printf(" %.1f", v);
-    std::printf(" (median %.1f)\n", percentile(without, 0.5));
+    print_arm(size, "without a view", without, nullptr);
     for (std::size_t i = 0; i < setups.size(); ++i) {
-      std::printf("ping %-4s with a view (%s) and 2 clients:", size, setups[i].name);
-      for (double v : with[i]) std::printf(" %.1f", v);
-      std::printf(" (median %.1f), ratio of medians %.3f, %llu messages to the clients\n", percentile(with[i], 0.5),
-                  percentile(with[i], 0.5) / percentile(without, 0.5), static_cast<unsigned long long>(delivered[i]));
+      print_arm(size, std::string("view (") + setups[i].name + "), 2 clients", with[i], &without);
     }
     std::fflush(stdout);
   }
@@ -380,24 +416,29 @@ void ping(const std::string& cerulion, int rounds) {
 int main(int argc, char** argv) {
   std::string what = "all", cerulion = "cerulion";
   if (const char* bin = std::getenv("CERULION_BIN")) cerulion = bin;
-  int rounds = 3;
+  int rounds = 3, count = 2000;
+  bool default_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--cerulion" && i + 1 < argc) {
       cerulion = argv[++i];
     } else if (arg == "--rounds" && i + 1 < argc) {
       rounds = std::max(1, std::atoi(argv[++i]));
+    } else if (arg == "--count" && i + 1 < argc) {
+      count = std::max(100, std::atoi(argv[++i]));
+    } else if (arg == "--default-only") {
+      default_only = true;
     } else if (arg == "latency" || arg == "camera" || arg == "ping" || arg == "all") {
       what = arg;
     } else {
-      std::fprintf(stderr, "usage: view-figures [latency|camera|ping|all] [--cerulion PATH] [--rounds N]\n");
+      std::fprintf(stderr, "usage: view-figures [latency|camera|ping|all] [--cerulion PATH] [--rounds N] [--count N] [--default-only]\n");
       return 2;
     }
   }
   try {
     if (what == "latency" || what == "all") latency();
     if (what == "camera" || what == "all") camera(std::max(1, rounds - 1));
-    if (what == "ping" || what == "all") ping(cerulion, rounds);
+    if (what == "ping" || what == "all") ping(cerulion, rounds, count, default_only);
   } catch (const std::exception& e) {
     fail(e.what());
   }
