@@ -22,10 +22,18 @@ struct ViewSettings {
   std::size_t max_clients = 4;
   std::size_t queue_messages = 64;
   std::uint64_t queue_bytes = 32u << 20;
+  std::string readers = "pooled";
   double duration_s = 0;
 };
 
+
 #ifdef CERULION_HAVE_VIEW
+/// --readers onto the tap set's settings (view/options.hpp says what each costs).
+void set_readers(recording::TapSetOptions& taps, const std::string& readers) {
+  taps.readers = readers == "pooled" ? recording::Readers::Pooled : recording::Readers::PerTopic;
+  taps.poll_when_due = readers == "polling";
+}
+
 std::string status_line(const view::ViewCounts& c) {
   return fmt::format("serving: {}, {}, {}, sent {} ({}), dropped {}", counted(c.channels.size(), "channel"),
                      counted(c.clients, "client"), counted(c.subscriptions, "subscription"),
@@ -36,6 +44,7 @@ void run_view(const ViewSettings& s) {
   view::ViewOptions o;
   o.taps.domain = globals().domain;
   o.taps.selection = s.selection;
+  set_readers(o.taps, s.readers);
   o.address = s.address;
   o.port = s.port;
   o.max_clients = s.max_clients;
@@ -86,7 +95,8 @@ void add_view_command(CLI::App& app) {
       "Examples:\n"
       "  cerulion view                          # every topic, ws://127.0.0.1:8765\n"
       "  cerulion view /imu /camera --port 9000\n"
-      "  cerulion view -e '^/robot/' -x '/debug$' --address 0.0.0.0");
+      "  cerulion view -e '^/robot/' -x '/debug$' --address 0.0.0.0\n"
+      "  cerulion view /imu --readers polling    # sooner on a machine with CPUs to spare");
   cmd->add_option("topics", s->selection.topics, "Topics to serve (default: every topic, new ones too)");
   cmd->add_flag("-a,--all", s->selection.all, "Serve every topic, including topics that appear later (the default)");
   add_topic_pattern_options(*cmd, s->selection, "Serve");
@@ -99,6 +109,12 @@ void add_view_command(CLI::App& app) {
   cmd->add_option("--queue-bytes", s->queue_bytes,
                   "Bytes waiting per client and topic before the oldest are dropped (default 32MiB)")
       ->transform(size_validator());
+  cmd->add_option("--readers", s->readers,
+                  "How topics are read: pooled (a few threads for all topics; a message waits up to a millisecond), "
+                  "polling (a thread per topic polling when its next message is due: sooner, at a CPU cost just when "
+                  "the topic's own processes run), per-topic (a thread per topic, not polling: least CPU, milliseconds late)")
+      ->check(CLI::IsMember({"pooled", "polling", "per-topic"}))
+      ->capture_default_str();
   cmd->add_option("--duration", s->duration_s, "Stop after SEC seconds")->check(positive_seconds());
   cmd->callback([s] {
     auto& selection = s->selection;

@@ -253,6 +253,7 @@ complete -c cerulion -n '__fish_seen_subcommand_from view' -l port -r -d 'TCP po
 complete -c cerulion -n '__fish_seen_subcommand_from view' -l max-clients -r -d 'Clients served at once (default 4)'
 complete -c cerulion -n '__fish_seen_subcommand_from view' -l queue-messages -r -d 'Messages waiting per client and topic before the oldest are dropped (default 64)'
 complete -c cerulion -n '__fish_seen_subcommand_from view' -l queue-bytes -r -d 'Bytes waiting per client and topic before the oldest are dropped (default 32MiB)'
+complete -c cerulion -n '__fish_seen_subcommand_from view' -l readers -r -a 'pooled polling per-topic' -d 'How topics are read: pooled (a few threads for all topics; a message waits up to a millisecond), polling (a thread per topic polling when its next message is due: sooner, at a CPU cost just when the topic'\''s own processes run), per-topic (a thread per topic, not polling: least CPU, milliseconds late)'
 complete -c cerulion -n '__fish_seen_subcommand_from view' -l duration -r -d 'Stop after SEC seconds'
 complete -c cerulion -n '__fish_seen_subcommand_from view' -a '(__cerulion_topics)'
 complete -c cerulion -n '__fish_seen_subcommand_from diff' -s h -l help -d 'Print this help message and exit'

@@ -6,7 +6,7 @@
 # that a core-only program finds the package without the other components' dependencies, runs the
 # examples in pairs for about a second each and checks what the receiving side printed (the
 # Python ones of examples/python/ too, with Debian's python3 over the installed package), then
-# compiles and runs small programs with pkg-config alone (core, recording, flashback, verify).
+# compiles and runs small programs with pkg-config alone (core, recording, flashback, verify, view).
 #   scripts/examples.sh [BUILD_DIR]
 set -eu
 cd "$(dirname "$0")/.."
@@ -243,6 +243,27 @@ if [ -n "${CERULION_MCAP_JS_MODULES:-}" ] && command -v node >/dev/null; then
   expect mcap-js '"schema_encoding": *"jsonschema"'
 fi
 
+if [ -x "$bin/live_view" ]; then
+  step "live_view (cerulion::view): a process of your own serving /battery over the Foxglove protocol"
+  start live_view --seconds 2.5
+  start json_publisher --seconds 3
+  # The address it serves on (a port of its own), then its list of channels over HTTP.
+  for _ in 1 2 3 4 5 6 7 8 9 10; do grep -q '^serving ws://' live_view.out && break; sleep 0.2; done
+  url=$(sed -n 's|^serving ws://\(.*\)$|http://\1/channels.json|p' live_view.out)
+  [ -n "$url" ] || fail "live_view printed no address"
+  if command -v python3 >/dev/null; then
+    sleep 1
+    python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' \
+      "$url" >channels.out 2>&1 || fail "GET $url failed"
+    expect channels '"topic":"/battery"'
+  fi
+  finish live_view
+  finish json_publisher
+  expect live_view '^served /battery (json): [1-9][0-9]* messages'
+else
+  step "live_view: skipped (the package was built without Boost.Beast)"
+fi
+
 step "Ctrl-C and SIGTERM stop an example cleanly"
 for signal in INT TERM; do
   "$bin/listener" >signal.out 2>&1 &
@@ -386,5 +407,14 @@ flags=$(PKG_CONFIG_PATH="$(dirname "$pc")" pkg-config --cflags --libs cerulion-v
 ${CXX:-c++} -std=c++20 verifier.cpp -o verifier $flags || fail "verifier.cpp did not build with: $flags"
 ./verifier >verifier.out 2>&1 || fail "the pkg-config verify program failed"
 expect verifier "^verdict recording unusable: .*no output topic '/heard'"
+
+# view, where it was built: the live_view example itself, with pkg-config's flags alone.
+if PKG_CONFIG_PATH="$(dirname "$pc")" pkg-config --exists cerulion-view; then
+  flags=$(PKG_CONFIG_PATH="$(dirname "$pc")" pkg-config --cflags --libs cerulion-view)
+  ${CXX:-c++} -std=c++20 -I"$root/examples" "$root/examples/live_view.cpp" -o live_view_pc $flags ||
+    fail "live_view.cpp did not build with: $flags"
+  ./live_view_pc --seconds 0.3 >live_view_pc.out 2>&1 || fail "the pkg-config view program failed"
+  expect live_view_pc '^serving ws://127\.0\.0\.1:[0-9]*$'
+fi
 
 step "the examples passed in $(($(date +%s) - started)) s"

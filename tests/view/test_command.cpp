@@ -58,3 +58,43 @@ TEST_CASE("view: Ctrl-C stops it with 0, SIGTERM with 143", "[view][command]") {
     CHECK(r.exit_code == code);
   }
 }
+
+TEST_CASE("view: each choice of --readers serves a topic's messages, and any other is a usage error naming it",
+          "[view][command]") {
+  const auto bad = test::run_cerulion({"--domain", test::unique_domain("viewcmd"), "view", "--readers", "fast"});
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--readers: fast not in {pooled,polling,per-topic}") != std::string::npos);
+
+  for (const char* readers : {"pooled", "polling", "per-topic"}) {
+    INFO(readers);
+    const std::string domain = test::unique_domain("viewcmd");
+    const std::uint16_t port = free_port();
+    test::BackgroundProcess view({test::cerulion_binary(), "--domain", domain, "view", "--port", std::to_string(port),
+                                  "--readers", readers});
+    auto pub = publisher_in(domain, "/readers");
+    REQUIRE(pub.publish_text("hello").ok());
+    std::optional<test::WsClient> client;
+    REQUIRE(test::eventually([&] {
+      try {
+        client.emplace(port);
+        return true;
+      } catch (const std::exception&) {
+        return false;
+      }
+    }));
+    const json channel = channel_of(*client, "/readers");
+    REQUIRE_FALSE(channel.is_null());
+    subscribe(*client, 7, channel["id"].get<std::uint32_t>());
+    // Published until one arrives: the subscription takes effect a moment after it is sent.
+    std::optional<std::string> frame;
+    for (int i = 0; i < 200 && !frame; ++i) {
+      REQUIRE(pub.publish_text("hello").ok());
+      frame = next_binary(*client, std::chrono::milliseconds(50));
+    }
+    REQUIRE(frame.has_value());
+    CHECK(u32_at(*frame, 1) == 7);
+    CHECK(frame->substr(13) == "hello");
+    view.signal(SIGINT);
+    CHECK(view.wait(std::chrono::seconds(20)).exit_code == 0);
+  }
+}
