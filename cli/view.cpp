@@ -5,9 +5,9 @@
 // from the status files they replace once a second.
 
 #include <fmt/core.h>
-#include <nlohmann/json.hpp>
 
 #include "command.hpp"
+#include "status_report.hpp"
 #include "supervise.hpp"
 #include "topic_options.hpp"
 #ifdef CERULION_HAVE_VIEW
@@ -97,39 +97,24 @@ std::vector<std::string> view_status_lines(const view::ViewStatus& s) {
 #endif
 
 void add_view_status_command(CLI::App& parent) {
-  auto json = std::make_shared<bool>(false);
-  auto* cmd = parent.add_subcommand("status", "What the running view servers of the domain serve, from their status files");
-  cmd->footer(
-      "Each running view server (`cerulion view`, or a program's own ViewServer) replaces\n"
-      "/dev/shm/cerulion-view.<domain>.<pid>.json once a second.\n"
-      "With no view server running in the domain it says so and exits 1 (with --json, after an object\n"
-      "whose list of views is empty).\n"
-      "Examples:\n"
-      "  cerulion view status\n"
-      "  cerulion --domain lab view status --json");
-  cmd->add_flag("--json", *json, "Print one JSON object (docs/json.md): {domain, views: [...], problems: [...]}");
-  cmd->callback([json] {
+  add_status_command(parent,
+                     {"view server", "views", "What the running view servers of the domain serve, from their status files",
+                      "Each running view server (`cerulion view`, or a program's own ViewServer) replaces\n"
+                      "/dev/shm/cerulion-view.<domain>.<pid>.json once a second.\n"
+                      "With no view server running in the domain it says so and exits 1 (with --json, after an object\n"
+                      "whose list of views is empty).\n"
+                      "Examples:\n"
+                      "  cerulion view status\n"
+                      "  cerulion --domain lab view status --json"},
+                     []() -> StatusReport {
 #ifdef CERULION_HAVE_VIEW
-    auto listing = view::read_status_files(view::kDefaultStatusDirectory, globals().domain);
-    check(listing.status(), "view status");
-    for (const auto& problem : listing->problems) fmt::print(stderr, "cerulion: warning: {}\n", problem);
-    const auto& found = listing->views;
-    if (*json) {
-      // Printed with no server too (an empty list), before the exit 1 that text has too (docs/json.md).
-      std::string views;
-      for (std::size_t i = 0; i < found.size(); ++i) views += (i ? "," : "") + view::to_json(found[i]);
-      fmt::print("{{\"domain\":{},\"views\":[{}],\"problems\":{}}}\n", nlohmann::json(globals().domain).dump(),
-                 views, nlohmann::json(listing->problems).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-    }
-    if (found.empty()) throw Exit{kExitFailure, fmt::format("no view server is running in domain '{}'", globals().domain)};
-    if (*json) return;
-    for (const auto& s : found)
-      for (const auto& line : view_status_lines(s)) fmt::print("{}\n", line);
+                       auto listing = view::read_status_files(view::kDefaultStatusDirectory, globals().domain);
+                       check(listing.status(), "view status");
+                       return status_report(listing->views, listing->problems, view_status_lines);
 #else
-    (void)json;
-    throw Exit{kExitFailure, kViewNotBuilt};
+                       throw Exit{kExitFailure, kViewNotBuilt};
 #endif
-  });
+                     });
 }
 
 void add_view_command(CLI::App& app) {

@@ -94,23 +94,13 @@ Status write_status_file(const std::string& path, const BridgeStatus& status) {
 }
 
 Result<BridgeStatus> read_status_file(const std::string& path) {
-  auto text = cerulion::detail::read_process_file(kStatusFile, path);
-  if (!text) return text.status();
-  auto status = status_from_json(*text);
-  if (!status) return Status(ErrorCode::Corrupted, std::string(kStatusFile.noun) + " " + path + ": " + status.message());
-  return status;
+  return cerulion::detail::read_process_status<BridgeStatus>(kStatusFile, path, status_from_json);
 }
 
 Result<BridgeListing> read_status_files(std::string_view directory, std::string_view domain) {
-  BridgeListing listing;
-  auto problems = cerulion::detail::read_process_files(kStatusFile, domain, directory, [&](const std::string& text) {
-    auto status = status_from_json(text);
-    if (status && status->domain == domain) listing.bridges.push_back(std::move(*status));
-    return status.status();
-  });
-  if (!problems) return problems.status();
-  listing.problems = std::move(*problems);
-  return listing;
+  auto found = cerulion::detail::read_process_statuses<BridgeStatus>(kStatusFile, domain, directory, status_from_json);
+  if (!found) return found.status();
+  return BridgeListing{std::move(found->statuses), std::move(found->problems)};
 }
 
 }  // namespace cerulion::bridge

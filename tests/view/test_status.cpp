@@ -63,16 +63,11 @@ TEST_CASE("A running view server's status file appears with its counts within tw
           "[view][status]") {
   LiveServer live;
   const std::string topic = test::unique_topic("counted");
-  auto pub = live.publisher(topic);
-  REQUIRE(pub.publish_text("first").ok());
-  REQUIRE(tap_has_read(topic, live.domain, 1));
-  test::WsClient client(live.port());
-  const auto channel = channel_of(client, topic);
-  REQUIRE_FALSE(channel.is_null());
-  subscribe(client, 1, channel["id"].get<std::uint32_t>());
+  auto [pub, client, channel] = read_topic(live, topic);
+  subscribe(*client, 1, channel["id"].get<std::uint32_t>());
   REQUIRE(test::eventually([&] { return live.server->counts().subscriptions == 1; }));
   REQUIRE(pub.publish_text("second").ok());
-  REQUIRE(next_binary(client));
+  REQUIRE(next_binary(*client));
 
   std::optional<view::ViewStatus> seen;
   CHECK(test::eventually(

@@ -76,4 +76,38 @@ Result<std::vector<std::string>> read_process_files(
     const ShmKind& kind, std::string_view domain, std::string_view directory,
     const std::function<Status(const std::string& text)>& take);
 
+/// What a kind's status is read from its text with (status_from_json): InvalidArgument when not one.
+template <class T>
+using StatusParser = Result<T> (*)(std::string_view text);
+/// One status file, parsed: read_process_file's errors, Corrupted "<noun> <path>: <why>" when it is
+/// not a status.
+template <class T>
+Result<T> read_process_status(const ShmKind& kind, const std::string& path, StatusParser<T> parse) {
+  auto text = read_process_file(kind, path);
+  if (!text) return text.status();
+  auto status = parse(*text);
+  if (!status) return Status(ErrorCode::Corrupted, std::string(kind.noun) + " " + path + ": " + status.message());
+  return status;
+}
+/// The statuses of a kind's live processes in `domain` (T has a `domain`), by pid, and the problems
+/// read_process_files finds.
+template <class T>
+struct ProcessStatuses {
+  std::vector<T> statuses;
+  std::vector<std::string> problems;
+};
+template <class T>
+Result<ProcessStatuses<T>> read_process_statuses(const ShmKind& kind, std::string_view domain,
+                                                 std::string_view directory, StatusParser<T> parse) {
+  ProcessStatuses<T> found;
+  auto problems = read_process_files(kind, domain, directory, [&](const std::string& text) {
+    auto status = parse(text);
+    if (status && status->domain == domain) found.statuses.push_back(std::move(*status));
+    return status.status();
+  });
+  if (!problems) return problems.status();
+  found.problems = std::move(*problems);
+  return found;
+}
+
 }  // namespace cerulion::detail
