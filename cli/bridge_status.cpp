@@ -5,9 +5,9 @@
 #include "bridge_status.hpp"
 
 #include <fmt/core.h>
-#include <nlohmann/json.hpp>
 
 #include "command.hpp"
+#include "status_report.hpp"
 
 namespace cerulion::cli {
 
@@ -37,39 +37,23 @@ std::vector<std::string> bridge_status_lines(const bridge::BridgeStatus& s) {
 #endif
 
 void add_bridge_status_command(CLI::App& parent) {
-  auto json = std::make_shared<bool>(false);
-  auto* cmd = parent.add_subcommand("status", "What the running bridges of the domain carry, from their status files");
-  cmd->footer(
-      "Each running bridge replaces /dev/shm/cerulion-bridge.<domain>.<pid>.json once a second.\n"
-      "With no bridge running in the domain it says so and exits 1 (with --json, after an object whose list of\n"
-      "bridges is empty).\n"
-      "Examples:\n"
-      "  cerulion bridge status\n"
-      "  cerulion --domain lab bridge status --json");
-  cmd->add_flag("--json", *json, "Print one JSON object (docs/json.md): {domain, bridges: [...], problems: [...]}");
-  cmd->callback([json] {
+  add_status_command(parent,
+                     {"bridge", "bridges", "What the running bridges of the domain carry, from their status files",
+                      "Each running bridge replaces /dev/shm/cerulion-bridge.<domain>.<pid>.json once a second.\n"
+                      "With no bridge running in the domain it says so and exits 1 (with --json, after an object whose "
+                      "list of\nbridges is empty).\n"
+                      "Examples:\n"
+                      "  cerulion bridge status\n"
+                      "  cerulion --domain lab bridge status --json"},
+                     []() -> StatusReport {
 #ifdef CERULION_HAVE_BRIDGE
-    auto listing = bridge::read_status_files(bridge::kDefaultStatusDirectory, globals().domain);
-    check(listing.status(), "bridge status");
-    for (const auto& problem : listing->problems) fmt::print(stderr, "cerulion: warning: {}\n", problem);
-    const auto& found = listing->bridges;
-    if (*json) {
-      // One object as every --json report (docs/json.md), printed with no bridge too (an empty
-      // list) before the failure that is, as in text, exit 1: as `flashback status --json` does.
-      std::string bridges;
-      for (std::size_t i = 0; i < found.size(); ++i) bridges += (i ? "," : "") + bridge::to_json(found[i]);
-      fmt::print("{{\"domain\":{},\"bridges\":[{}],\"problems\":{}}}\n", nlohmann::json(globals().domain).dump(),
-                 bridges, nlohmann::json(listing->problems).dump());
-    }
-    if (found.empty()) throw Exit{kExitFailure, fmt::format("no bridge is running in domain '{}'", globals().domain)};
-    if (*json) return;
-    for (const auto& s : found)
-      for (const auto& line : bridge_status_lines(s)) fmt::print("{}\n", line);
+                       auto listing = bridge::read_status_files(bridge::kDefaultStatusDirectory, globals().domain);
+                       check(listing.status(), "bridge status");
+                       return status_report(listing->bridges, listing->problems, bridge_status_lines);
 #else
-    (void)json;
-    throw Exit{kExitFailure, kBridgeNotBuilt};
+                       throw Exit{kExitFailure, kBridgeNotBuilt};
 #endif
-  });
+                     });
 }
 
 }  // namespace cerulion::cli

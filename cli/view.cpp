@@ -1,19 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 // `cerulion view [TOPIC...]`: live topics to Foxglove (and a page of its own) over the Foxglove
 // WebSocket protocol; view/ does the work. A line once a second says clients, subscriptions,
-// what was sent and dropped.
+// what was sent and dropped. `cerulion view status` says the same of every server of the domain,
+// from the status files they replace once a second.
 
 #include <fmt/core.h>
 
 #include "command.hpp"
+#include "status_report.hpp"
 #include "supervise.hpp"
 #include "topic_options.hpp"
 #ifdef CERULION_HAVE_VIEW
 #include "cerulion/view/server.hpp"
+#include "cerulion/view/status.hpp"
 #endif
 
 namespace cerulion::cli {
 namespace {
+
+constexpr const char* kViewNotBuilt = "view: this cerulion was built without Boost.Beast (libboost-dev)";
 
 struct ViewSettings {
   recording::TopicSelection selection;
@@ -80,7 +85,46 @@ void run_view(const ViewSettings& s) {
                   format_bytes(static_cast<double>(last.bytes_sent)), last.dropped));
   if (int code = finished_exit_code(); code != kExitOk) throw Exit{code, {}};
 }
+
+/// A line for the server, one for its clients, then one per channel.
+std::vector<std::string> view_status_lines(const view::ViewStatus& s) {
+  const auto& c = s.counts;
+  const double up = static_cast<double>(s.updated_realtime_ns - s.started_realtime_ns) / 1e9;
+  std::vector<std::string> lines;
+  lines.push_back(fmt::format("view {}: domain '{}' on {}, up {:.0f} s", s.pid, s.domain, s.url, up));
+  lines.push_back(fmt::format("  {}, {} queued; {} accepted, {} refused", status_line(c),
+                              format_bytes(static_cast<double>(c.queued_bytes)), counted(c.connections, "connection"),
+                              c.refused));
+  for (const auto& ch : c.channels) {
+    lines.push_back(fmt::format("  channel {} {} ({}): {}, {}, last {}, {:.1f} Hz", ch.id, printable(ch.topic),
+                                printable(ch.encoding), counted(ch.messages, "message"),
+                                format_bytes(static_cast<double>(ch.bytes)),
+                                format_bytes(static_cast<double>(ch.last_size)), ch.rate_hz));
+  }
+  return lines;
+}
 #endif
+
+void add_view_status_command(CLI::App& parent) {
+  add_status_command(parent,
+                     {"view server", "views", "What the running view servers of the domain serve, from their status files",
+                      "Each running view server (`cerulion view`, or a program's own ViewServer) replaces\n"
+                      "/dev/shm/cerulion-view.<domain>.<pid>.json once a second.\n"
+                      "With no view server running in the domain it says so and exits 1 (with --json, after an object\n"
+                      "whose list of views is empty).\n"
+                      "Examples:\n"
+                      "  cerulion view status\n"
+                      "  cerulion --domain lab view status --json"},
+                     []() -> StatusReport {
+#ifdef CERULION_HAVE_VIEW
+                       auto listing = view::read_status_files(view::kDefaultStatusDirectory, globals().domain);
+                       check(listing.status(), "view status");
+                       return status_report(listing->views, listing->problems, view_status_lines);
+#else
+                       throw Exit{kExitFailure, kViewNotBuilt};
+#endif
+                     });
+}
 
 void add_view_command(CLI::App& app) {
   auto s = std::make_shared<ViewSettings>();
@@ -96,7 +140,8 @@ void add_view_command(CLI::App& app) {
       "  cerulion view                          # every topic, ws://127.0.0.1:8765\n"
       "  cerulion view /imu /camera --port 9000\n"
       "  cerulion view -e '^/robot/' -x '/debug$' --address 0.0.0.0\n"
-      "  cerulion view /imu --readers polling    # sooner on a machine with CPUs to spare");
+      "  cerulion view /imu --readers polling   # sooner on a machine with CPUs to spare\n"
+      "  cerulion view status                   # what the running servers serve (--json too)");
   cmd->add_option("topics", s->selection.topics, "Topics to serve (default: every topic, new ones too)");
   cmd->add_flag("-a,--all", s->selection.all, "Serve every topic, including topics that appear later (the default)");
   add_topic_pattern_options(*cmd, s->selection, "Serve");
@@ -116,14 +161,16 @@ void add_view_command(CLI::App& app) {
       ->check(CLI::IsMember({"pooled", "polling", "per-topic"}))
       ->capture_default_str();
   cmd->add_option("--duration", s->duration_s, "Stop after SEC seconds")->check(positive_seconds());
-  cmd->callback([s] {
+  add_view_status_command(*cmd);
+  cmd->callback([s, cmd] {
+    if (!cmd->get_subcommands().empty()) return;  // `view status` ran
     auto& selection = s->selection;
     check_topic_patterns(selection);
     if (!selection.exclude.empty() && selection.topics.empty() && selection.include.empty()) selection.all = true;
 #ifdef CERULION_HAVE_VIEW
     run_view(*s);
 #else
-    throw Exit{kExitFailure, "view: this cerulion was built without Boost.Beast (libboost-dev)"};
+    throw Exit{kExitFailure, kViewNotBuilt};
 #endif
   });
 }

@@ -74,6 +74,7 @@ _cerulion_help_words() {
     "topic") echo 'list info hz' ;;
     "flashback") echo 'start dump status stop' ;;
     "bridge") echo 'status' ;;
+    "view") echo 'status' ;;
   esac
 }
 
@@ -87,7 +88,7 @@ _cerulion() {
   for ((i=1; i<COMP_CWORD; i++)); do
     w=${COMP_WORDS[i]}
     case "$cmd|$w" in
-      "|--domain"|"pub|--stdin"|"pub|--file"|"pub|--size"|"pub|--fill"|"pub|-r"|"pub|--rate"|"pub|-n"|"pub|--times"|"pub|--wait-subscribers"|"pub|--timeout"|"pub|--mode"|"pub|--depth"|"pub|--max-payload"|"pub|--group"|"pub|--encoding"|"pub|--schema-file"|"pub|--schema-name"|"pub|--schema-encoding"|"pub|--domain"|"echo|-n"|"echo|--count"|"echo|--timeout"|"echo|-l"|"echo|--truncate-length"|"echo|--separator"|"echo|--delay"|"echo|--mode"|"echo|--depth"|"echo|--group"|"echo|--domain"|"topic|--domain"|"topic list|--domain"|"topic info|--domain"|"topic hz|-w"|"topic hz|--window"|"topic hz|-n"|"topic hz|--count"|"topic hz|--domain"|"clean|--force"|"clean|--domain"|"ping|-s"|"ping|--size"|"ping|-r"|"ping|--rate"|"ping|-c"|"ping|--count"|"ping|--warmup"|"ping|--process"|"ping|--mode"|"ping|--wait"|"ping|--samples-out"|"ping|--transport"|"ping|--timeout"|"ping|--topic"|"ping|--cpus"|"ping|--wait-set"|"ping|--topic-ceiling"|"ping|--cpu-budget"|"ping|--domain"|"pong|--topic"|"pong|--mode"|"pong|--wait"|"pong|--transport"|"pong|--max-size"|"pong|--wait-set"|"pong|--topic-ceiling"|"pong|--cpu-budget"|"pong|--cpu"|"pong|--domain"|"bench|--lanes"|"bench|--sizes"|"bench|--runs"|"bench|--samples"|"bench|--warmup"|"bench|--rate"|"bench|--wait"|"bench|--headline-size"|"bench|--json"|"bench|--markdown"|"bench|--md"|"bench|--html"|"bench|--samples-dir"|"bench|--baseline"|"bench|--tolerance"|"bench|--from"|"bench|--domain"|"record|-o"|"record|--output"|"record|-e"|"record|--regex"|"record|-x"|"record|--exclude"|"record|--compression"|"record|--level"|"record|--chunk-size"|"record|--split-size"|"record|--split-duration"|"record|--duration"|"record|--domain"|"play|-r"|"play|--rate"|"play|-e"|"play|--regex"|"play|--start-offset"|"play|--domain"|"info|--domain"|"recover|-o"|"recover|--output"|"recover|--compression"|"recover|--domain"|"flashback|--domain"|"flashback start|-e"|"flashback start|--regex"|"flashback start|-x"|"flashback start|--exclude"|"flashback start|--window"|"flashback start|--memory"|"flashback start|--name"|"flashback start|--dir"|"flashback start|--post"|"flashback start|--on-stall"|"flashback start|--trigger-topic"|"flashback start|--max-dumps"|"flashback start|--max-disk"|"flashback start|--priority"|"flashback start|--domain"|"flashback dump|-o"|"flashback dump|--output"|"flashback dump|--dir"|"flashback dump|--last"|"flashback dump|--note"|"flashback dump|--post"|"flashback dump|--name"|"flashback dump|--domain"|"flashback status|--name"|"flashback status|--domain"|"flashback stop|--name"|"flashback stop|--domain"|"bridge|-e"|"bridge|--regex"|"bridge|-x"|"bridge|--exclude"|"bridge|--dds-domain"|"bridge|--depth"|"bridge|--duration"|"bridge|--domain"|"bridge status|-e"|"bridge status|--regex"|"bridge status|-x"|"bridge status|--exclude"|"bridge status|--dds-domain"|"bridge status|--depth"|"bridge status|--duration"|"bridge status|--domain"|"view|-e"|"view|--regex"|"view|-x"|"view|--exclude"|"view|--address"|"view|--port"|"view|--max-clients"|"view|--queue-messages"|"view|--queue-bytes"|"view|--readers"|"view|--duration"|"view|--domain"|"diff|--tolerance"|"diff|--shown"|"diff|--domain"|"verify|--repeat"|"verify|--tolerance"|"verify|--settle"|"verify|--startup-timeout"|"verify|--output-timeout"|"verify|--clock"|"verify|--keep"|"verify|--json"|"verify|--junit"|"verify|--shown"|"verify|--domain"|"completion|--domain"|"help|--domain") ((i++)); vopt=""; continue ;;
+      "|--domain"|"pub|--stdin"|"pub|--file"|"pub|--size"|"pub|--fill"|"pub|-r"|"pub|--rate"|"pub|-n"|"pub|--times"|"pub|--wait-subscribers"|"pub|--timeout"|"pub|--mode"|"pub|--depth"|"pub|--max-payload"|"pub|--group"|"pub|--encoding"|"pub|--schema-file"|"pub|--schema-name"|"pub|--schema-encoding"|"pub|--domain"|"echo|-n"|"echo|--count"|"echo|--timeout"|"echo|-l"|"echo|--truncate-length"|"echo|--separator"|"echo|--delay"|"echo|--mode"|"echo|--depth"|"echo|--group"|"echo|--domain"|"topic|--domain"|"topic list|--domain"|"topic info|--domain"|"topic hz|-w"|"topic hz|--window"|"topic hz|-n"|"topic hz|--count"|"topic hz|--domain"|"clean|--force"|"clean|--domain"|"ping|-s"|"ping|--size"|"ping|-r"|"ping|--rate"|"ping|-c"|"ping|--count"|"ping|--warmup"|"ping|--process"|"ping|--mode"|"ping|--wait"|"ping|--samples-out"|"ping|--transport"|"ping|--timeout"|"ping|--topic"|"ping|--cpus"|"ping|--wait-set"|"ping|--topic-ceiling"|"ping|--cpu-budget"|"ping|--domain"|"pong|--topic"|"pong|--mode"|"pong|--wait"|"pong|--transport"|"pong|--max-size"|"pong|--wait-set"|"pong|--topic-ceiling"|"pong|--cpu-budget"|"pong|--cpu"|"pong|--domain"|"bench|--lanes"|"bench|--sizes"|"bench|--runs"|"bench|--samples"|"bench|--warmup"|"bench|--rate"|"bench|--wait"|"bench|--headline-size"|"bench|--json"|"bench|--markdown"|"bench|--md"|"bench|--html"|"bench|--samples-dir"|"bench|--baseline"|"bench|--tolerance"|"bench|--from"|"bench|--domain"|"record|-o"|"record|--output"|"record|-e"|"record|--regex"|"record|-x"|"record|--exclude"|"record|--compression"|"record|--level"|"record|--chunk-size"|"record|--split-size"|"record|--split-duration"|"record|--duration"|"record|--domain"|"play|-r"|"play|--rate"|"play|-e"|"play|--regex"|"play|--start-offset"|"play|--domain"|"info|--domain"|"recover|-o"|"recover|--output"|"recover|--compression"|"recover|--domain"|"flashback|--domain"|"flashback start|-e"|"flashback start|--regex"|"flashback start|-x"|"flashback start|--exclude"|"flashback start|--window"|"flashback start|--memory"|"flashback start|--name"|"flashback start|--dir"|"flashback start|--post"|"flashback start|--on-stall"|"flashback start|--trigger-topic"|"flashback start|--max-dumps"|"flashback start|--max-disk"|"flashback start|--priority"|"flashback start|--domain"|"flashback dump|-o"|"flashback dump|--output"|"flashback dump|--dir"|"flashback dump|--last"|"flashback dump|--note"|"flashback dump|--post"|"flashback dump|--name"|"flashback dump|--domain"|"flashback status|--name"|"flashback status|--domain"|"flashback stop|--name"|"flashback stop|--domain"|"bridge|-e"|"bridge|--regex"|"bridge|-x"|"bridge|--exclude"|"bridge|--dds-domain"|"bridge|--depth"|"bridge|--duration"|"bridge|--domain"|"bridge status|-e"|"bridge status|--regex"|"bridge status|-x"|"bridge status|--exclude"|"bridge status|--dds-domain"|"bridge status|--depth"|"bridge status|--duration"|"bridge status|--domain"|"view|-e"|"view|--regex"|"view|-x"|"view|--exclude"|"view|--address"|"view|--port"|"view|--max-clients"|"view|--queue-messages"|"view|--queue-bytes"|"view|--readers"|"view|--duration"|"view|--domain"|"view status|-e"|"view status|--regex"|"view status|-x"|"view status|--exclude"|"view status|--address"|"view status|--port"|"view status|--max-clients"|"view status|--queue-messages"|"view status|--queue-bytes"|"view status|--readers"|"view status|--duration"|"view status|--domain"|"diff|--tolerance"|"diff|--shown"|"diff|--domain"|"verify|--repeat"|"verify|--tolerance"|"verify|--settle"|"verify|--startup-timeout"|"verify|--output-timeout"|"verify|--clock"|"verify|--keep"|"verify|--json"|"verify|--junit"|"verify|--shown"|"verify|--domain"|"completion|--domain"|"help|--domain") ((i++)); vopt=""; continue ;;
       "play|--topics"|"diff|--topics"|"verify|--input"|"verify|--output") vopt=$w; continue ;;
     esac
     [[ $w == -* ]] && { vopt=""; continue; }
@@ -97,6 +98,7 @@ _cerulion() {
       "topic") case $w in list|info|hz) cmd="topic $w"; pos=(); continue ;; esac ;;
       "flashback") case $w in start|dump|status|stop) cmd="flashback $w"; pos=(); continue ;; esac ;;
       "bridge") case $w in status) cmd="bridge $w"; pos=(); continue ;; esac ;;
+      "view") case $w in status) cmd="view $w"; pos=(); continue ;; esac ;;
     esac
     pos+=("$w")
   done
@@ -245,6 +247,16 @@ _cerulion() {
     "view|--readers") COMPREPLY=($(compgen -W 'pooled polling per-topic' -- "$cur")); return ;;
     "view|--duration") COMPREPLY=(); return ;;
     "view|--domain") COMPREPLY=(); return ;;
+    "view status|-e"|"view status|--regex") COMPREPLY=(); return ;;
+    "view status|-x"|"view status|--exclude") COMPREPLY=(); return ;;
+    "view status|--address") COMPREPLY=(); return ;;
+    "view status|--port") COMPREPLY=(); return ;;
+    "view status|--max-clients") COMPREPLY=(); return ;;
+    "view status|--queue-messages") COMPREPLY=(); return ;;
+    "view status|--queue-bytes") COMPREPLY=(); return ;;
+    "view status|--readers") COMPREPLY=($(compgen -W 'pooled polling per-topic' -- "$cur")); return ;;
+    "view status|--duration") COMPREPLY=(); return ;;
+    "view status|--domain") COMPREPLY=(); return ;;
     "diff|--topics") _cerulion_match < <(_cerulion_recording_topics "${pos[0]}"); return ;;
     "diff|--tolerance") COMPREPLY=(); return ;;
     "diff|--shown") COMPREPLY=(); return ;;
@@ -387,9 +399,11 @@ _cerulion() {
     "view")
       words='-h --help -a --all -e --regex -x --exclude --address --port --max-clients --queue-messages --queue-bytes --readers --duration'
       [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "$words" -- "$cur")); return; }
-      case ${#pos[@]} in
-        *) _cerulion_match < <(_cerulion_topics); return ;;
-      esac ;;
+      COMPREPLY=($(compgen -W 'status' -- "$cur")); return ;;
+    "view status")
+      words='-h --help --json'
+      [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "$words" -- "$cur")); return; }
+      ;;
     "diff")
       words='-h --help --topics --tolerance --shown --json'
       [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "$words" -- "$cur")); return; }

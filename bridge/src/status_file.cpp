@@ -3,17 +3,9 @@
 
 #include "cerulion/bridge/status.hpp"
 
-#include <algorithm>
-#include <cerrno>
-#include <csignal>
-#include <cstring>
-#include <filesystem>
-#include <unistd.h>
-
 #include <nlohmann/json.hpp>
 
 #include "cerulion/core/detail/shm_directory.hpp"
-#include "cerulion/core/detail/shm_owner.hpp"
 
 namespace cerulion::bridge {
 
@@ -22,8 +14,6 @@ using nlohmann::json;
 namespace {
 
 constexpr const cerulion::detail::ShmKind& kStatusFile = cerulion::detail::kBridgeStatusFile;
-/// Far more than a bridge of thousands of topics writes: a file larger than this is not one.
-constexpr std::size_t kLargestStatusFile = 16u << 20;
 
 }  // namespace
 
@@ -96,57 +86,21 @@ Result<BridgeStatus> status_from_json(std::string_view text) {
 }
 
 std::string status_file_path(std::string_view directory, std::string_view domain, std::uint32_t pid) {
-  return std::string(directory) + "/" + std::string(kStatusFile.prefix) + std::string(domain) + "." +
-         std::to_string(pid) + ".json";
+  return cerulion::detail::process_file_path(kStatusFile, directory, domain, pid);
 }
 
 Status write_status_file(const std::string& path, const BridgeStatus& status) {
-  const std::filesystem::path where(path);
-  // Read by the same user only (core's owner rule), like every other object in /dev/shm.
-  return cerulion::detail::replace_small_object(kStatusFile, where.filename().string(), to_json(status) + "\n", 0600,
-                                                "bridge status " + path, where.parent_path().string());
+  return cerulion::detail::write_process_file(kStatusFile, path, to_json(status) + "\n");
 }
 
 Result<BridgeStatus> read_status_file(const std::string& path) {
-  const std::filesystem::path where(path);
-  const std::string what = "bridge status " + path;
-  auto text = cerulion::detail::read_small_object(kStatusFile, where.filename().string(), kLargestStatusFile, what,
-                                                  where.parent_path().string());
-  if (!text) return text.status();
-  auto status = status_from_json(*text);
-  if (!status) return Status(ErrorCode::Corrupted, what + ": " + status.message());
-  return status;
+  return cerulion::detail::read_process_status<BridgeStatus>(kStatusFile, path, status_from_json);
 }
 
 Result<BridgeListing> read_status_files(std::string_view directory, std::string_view domain) {
-  if (::access(std::string(directory).c_str(), R_OK | X_OK) != 0) {
-    return Status(ErrorCode::SystemError, "cannot read " + std::string(directory) + ": " + std::strerror(errno));
-  }
-  BridgeListing listing;
-  const std::string prefix = std::string(kStatusFile.prefix) + std::string(domain) + ".";
-  for (const auto& entry : cerulion::detail::list_objects(kStatusFile, prefix, directory)) {
-    if (!entry.name.ends_with(".json")) continue;  // a copy being written (write_status_file)
-    const std::string middle = entry.name.substr(prefix.size(), entry.name.size() - prefix.size() - 5);
-    if (middle.empty() || middle.find_first_not_of("0123456789") != std::string::npos) continue;
-    const auto pid = static_cast<pid_t>(std::stoul(middle));
-    if (::kill(pid, 0) != 0 && errno == ESRCH) {
-      // A bridge that was killed: its file goes too, if it is ours to remove.
-      if (!cerulion::detail::is_foreign(entry.st)) ::unlink(entry.path.c_str());
-      continue;
-    }
-    if (!entry.problem.empty()) {
-      listing.problems.push_back(entry.problem);
-      continue;
-    }
-    auto status = read_status_file(entry.path);
-    if (!status) {
-      if (status.code() != ErrorCode::NotFound) listing.problems.push_back(status.message());  // else gone meanwhile
-    } else if (status->domain == domain) {
-      listing.bridges.push_back(std::move(*status));
-    }
-  }
-  std::sort(listing.bridges.begin(), listing.bridges.end(), [](const auto& a, const auto& b) { return a.pid < b.pid; });
-  return listing;
+  auto found = cerulion::detail::read_process_statuses<BridgeStatus>(kStatusFile, domain, directory, status_from_json);
+  if (!found) return found.status();
+  return BridgeListing{std::move(found->statuses), std::move(found->problems)};
 }
 
 }  // namespace cerulion::bridge

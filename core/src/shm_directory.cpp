@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cinttypes>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
 #include <cstdio>
 #include <dirent.h>
 #include <memory>
@@ -14,6 +17,9 @@
 
 namespace cerulion::detail {
 namespace {
+
+/// Far more than a status of thousands of topics takes: a file larger than this is not one.
+constexpr std::size_t kLargestProcessFile = 16u << 20;
 
 /// A name for the aside copy that nobody can have planted in advance.
 std::string aside_name(const std::string& name) {
@@ -96,6 +102,68 @@ Result<std::string> read_small_object(const ShmKind& kind, const std::string& na
     return Status(ErrorCode::Corrupted, what + ": " + shm_path(name, directory) + " changed while it was read");
   }
   return bytes;
+}
+
+std::string process_file_path(const ShmKind& kind, std::string_view directory, std::string_view domain,
+                              std::uint32_t pid) {
+  return std::string(directory) + "/" + std::string(kind.prefix) + std::string(domain) + "." + std::to_string(pid) +
+         ".json";
+}
+
+Status write_process_file(const ShmKind& kind, const std::string& path, std::string_view text) {
+  const std::filesystem::path where(path);
+  return replace_small_object(kind, where.filename().string(), text, 0600, std::string(kind.noun) + " " + path,
+                              where.parent_path().string());
+}
+
+Result<std::string> read_process_file(const ShmKind& kind, const std::string& path) {
+  const std::filesystem::path where(path);
+  return read_small_object(kind, where.filename().string(), kLargestProcessFile, std::string(kind.noun) + " " + path,
+                           where.parent_path().string());
+}
+
+Result<ProcessFiles> list_process_files(const ShmKind& kind, std::string_view domain, std::string_view directory) {
+  if (::access(std::string(directory).c_str(), R_OK | X_OK) != 0) {
+    return Status(ErrorCode::SystemError, "cannot read " + std::string(directory) + ": " + std::strerror(errno));
+  }
+  ProcessFiles listing;
+  const std::string prefix = std::string(kind.prefix) + std::string(domain) + ".";
+  for (const auto& entry : list_objects(kind, prefix, directory)) {
+    if (!entry.name.ends_with(".json")) continue;  // a copy being written (replace_small_object)
+    const std::string middle = entry.name.substr(prefix.size(), entry.name.size() - prefix.size() - 5);
+    if (middle.empty() || middle.size() > 10 || middle.find_first_not_of("0123456789") != std::string::npos) continue;
+    const auto pid = std::stoull(middle);
+    if (pid == 0 || pid > static_cast<unsigned long long>(INT32_MAX)) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      // Its process was killed: its file goes too, if it is ours to remove.
+      if (!is_foreign(entry.st)) ::unlink(entry.path.c_str());
+      continue;
+    }
+    if (!entry.problem.empty()) {
+      listing.problems.push_back(entry.problem);
+      continue;
+    }
+    listing.files.push_back({entry.path, static_cast<std::uint32_t>(pid)});
+  }
+  std::sort(listing.files.begin(), listing.files.end(), [](const auto& a, const auto& b) { return a.pid < b.pid; });
+  return listing;
+}
+
+Result<std::vector<std::string>> read_process_files(const ShmKind& kind, std::string_view domain,
+                                                    std::string_view directory,
+                                                    const std::function<Status(const std::string& text)>& take) {
+  auto listing = list_process_files(kind, domain, directory);
+  if (!listing) return listing.status();
+  std::vector<std::string> problems = std::move(listing->problems);
+  for (const auto& file : listing->files) {
+    auto text = read_process_file(kind, file.path);
+    if (!text) {
+      if (text.code() != ErrorCode::NotFound) problems.push_back(text.message());  // else gone meanwhile
+    } else if (Status st = take(*text); !st.ok()) {
+      problems.push_back(std::string(kind.noun) + " " + file.path + ": " + st.message());
+    }
+  }
+  return problems;
 }
 
 }  // namespace cerulion::detail

@@ -19,6 +19,9 @@ TEST_CASE("Making any kind of object in a full /dev/shm fails with one clear err
 #ifdef CERULION_TEST_HAVE_BRIDGE
   kinds.push_back(bridge_status_kind());
 #endif
+#ifdef CERULION_TEST_HAVE_VIEW
+  kinds.push_back(view_status_kind());
+#endif
   REQUIRE(mount_small_shm(64));
   fill_shm();
   for (const auto& kind : kinds) {

@@ -82,6 +82,14 @@ class Child {
   bool reaped_ = false;
 };
 
+/// The pid of a process that has exited and been reaped (a process killed with -9, for what it
+/// left behind).
+inline pid_t exited_pid() {
+  Child child([](Child&) { return 0; });
+  const pid_t pid = child.pid();
+  REQUIRE(child.join() == 0);
+  return pid;
+}
 
 /// Runs `body` in a child process as user `uid` with primary group `gid` and supplementary
 /// `groups` (the caller must be root); returns its exit code (10 when the switch itself failed).

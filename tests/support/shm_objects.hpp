@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Every kind of object cerulion keeps in /dev/shm (topic segments, wait-set bells, flashback
-// stores, bridge status files), described one way, so that each hostile case (shm_hostile.cpp; a
+// stores, bridge and view status files), described one way, so that each hostile case (shm_hostile.cpp; a
 // full /dev/shm in tests/shm_full) is written once and applied to every kind.
 
 #include <functional>
@@ -47,6 +47,7 @@ ShmObjectKind topic_segment_kind();
 ShmObjectKind bell_kind();
 ShmObjectKind flashback_store_kind();
 ShmObjectKind bridge_status_kind();
+ShmObjectKind view_status_kind();
 
 /// The hostile cases, one SECTION each, against `kind`: a FIFO, a symbolic link or a directory in
 /// its place, another user's object (root only: it needs chown), random bytes in its header. Each

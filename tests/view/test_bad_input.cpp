@@ -22,13 +22,8 @@ std::string status_after(test::WsClient& client, const std::string& request) {
 
 TEST_CASE("Bad requests get a status error each and the connection keeps working", "[view][server][bad]") {
   LiveServer live;
-  const std::string topic = test::unique_topic("bad");
-  auto pub = live.publisher(topic);
-  REQUIRE(pub.publish_text("x").ok());
-  REQUIRE(tap_has_read(topic, live.domain, 1));
-  test::WsClient client(live.port());
-  const auto channel = channel_of(client, topic);
-  REQUIRE_FALSE(channel.is_null());
+  auto [pub, connected, channel] = read_topic(live, test::unique_topic("bad"), "x");
+  test::WsClient& client = *connected;
   CHECK(status_after(client, "{not json").find("not JSON") != std::string::npos);
   CHECK(status_after(client, R"({"op":"fly"})").find("'fly'") != std::string::npos);
   CHECK(status_after(client, R"({"op":"subscribe","subscriptions":[{"id":1,"channelId":999999}]})").find("no channel 999999") !=

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // `cerulion view` as a command: usage errors, an address it cannot use, the warning off loopback,
-// and its stop on a signal.
+// its stop on a signal, --readers, and `view status`.
 
 #include <csignal>
 #include <thread>
@@ -97,4 +97,60 @@ TEST_CASE("view: each choice of --readers serves a topic's messages, and any oth
     view.signal(SIGINT);
     CHECK(view.wait(std::chrono::seconds(20)).exit_code == 0);
   }
+
+TEST_CASE("view status with no server running says so in one line and exits 1, after an empty list with --json",
+          "[view][command][status]") {
+  const std::string domain = test::unique_domain("viewstatus");
+  auto r = test::run_cerulion({"--domain", domain, "view", "status"});
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.empty());
+  CHECK(r.err == "cerulion: no view server is running in domain '" + domain + "'\n");
+  r = test::run_cerulion({"--domain", domain, "view", "status", "--json"});
+  CHECK(r.exit_code == 1);
+  CHECK(r.out == "{\"domain\":\"" + domain + "\",\"views\":[],\"problems\":[]}\n");
+  CHECK(r.err == "cerulion: no view server is running in domain '" + domain + "'\n");
+}
+
+TEST_CASE("view status lists a running view server in text and in JSON", "[view][command][status]") {
+  const std::string domain = test::unique_domain("viewstatus");
+  test::BackgroundProcess server({test::cerulion_binary(), "--domain", domain, "view", "--port", "0"});
+  test::ProcessResult text;
+  REQUIRE(test::eventually([&] {
+    text = test::run_cerulion({"--domain", domain, "view", "status"});
+    return text.exit_code == 0;
+  }));
+  INFO(text.out);
+  CHECK(text.out.starts_with("view " + std::to_string(server.pid()) + ": domain '" + domain + "' on ws://127.0.0.1:"));
+  CHECK(text.out.find("\n  serving: 0 channels, 0 clients, 0 subscriptions, sent 0 messages (0 B), dropped 0") !=
+        std::string::npos);
+  const auto r = test::run_cerulion({"--domain", domain, "view", "status", "--json"});
+  REQUIRE(r.exit_code == 0);
+  const auto parsed = json::parse(r.out);
+  CHECK(parsed["domain"] == domain);
+  CHECK(parsed["problems"].empty());
+  REQUIRE(parsed["views"].size() == 1);
+  const auto& v = parsed["views"][0];
+  CHECK(v["pid"] == server.pid());
+  CHECK(v["port"].get<int>() > 0);
+  CHECK(v["url"] == "ws://127.0.0.1:" + std::to_string(v["port"].get<int>()));
+  CHECK(v["clients"] == 0);
+  CHECK(v["channels"].empty());
+  // Stopped, it takes its file with it.
+  server.signal(SIGINT);
+  CHECK(server.wait(std::chrono::seconds(20)).exit_code == 0);
+  CHECK(test::run_cerulion({"--domain", domain, "view", "status"}).exit_code == 1);
+}
+
+TEST_CASE("view status with a bad option is a usage error, and a topic named so is written with its slash",
+          "[view][command][status]") {
+  const auto r = test::run_cerulion({"view", "status", "--jsn"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.starts_with("cerulion: unknown option '--jsn'"));
+  CHECK(r.err.find("'cerulion view status --help'") != std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  // `view /status` serves the topic /status.
+  const auto served = test::run_cerulion(
+      {"--domain", test::unique_domain("viewcmd"), "view", "/status", "--port", "0", "--duration", "0.5"});
+  CHECK(served.exit_code == 0);
+  CHECK(served.err.find("serving the chosen topics") != std::string::npos);
 }

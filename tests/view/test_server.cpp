@@ -31,12 +31,8 @@ TEST_CASE("A client gets serverInfo, then each topic advertised with its encodin
 TEST_CASE("A subscribed client receives each message byte for byte in a binary frame", "[view][server]") {
   LiveServer live;
   const std::string topic = test::unique_topic("bytes");
-  auto pub = live.publisher(topic);
-  REQUIRE(pub.publish_text("first").ok());
-  REQUIRE(tap_has_read(topic, live.domain, 1));
-  test::WsClient client(live.port());
-  const auto channel = channel_of(client, topic);
-  REQUIRE_FALSE(channel.is_null());
+  auto [pub, connected, channel] = read_topic(live, topic);
+  test::WsClient& client = *connected;
   CHECK(channel["encoding"] == "x-cerulion-bytes");
   subscribe(client, 42, channel["id"]);
   REQUIRE(test::eventually([&] { return live.server->counts().subscriptions == 1; }));

@@ -7,6 +7,7 @@
 
 #include <arpa/inet.h>
 #include <chrono>
+#include <memory>
 #include <netinet/in.h>
 #include <string>
 #include <sys/socket.h>
@@ -108,6 +109,23 @@ inline bool tap_has_read(const std::string& topic, const std::string& domain, st
     }
     return false;
   });
+}
+
+/// A topic of a live server with one message published and read by the server's tap, and a client
+/// connected after that read, with the channel the topic is advertised to it as.
+struct ReadTopic {
+  Publisher publisher;
+  std::unique_ptr<test::WsClient> client;
+  json channel;
+};
+inline ReadTopic read_topic(const LiveServer& live, const std::string& topic, std::string_view first = "first") {
+  ReadTopic read{live.publisher(topic), nullptr, {}};
+  REQUIRE(read.publisher.publish_text(first).ok());
+  REQUIRE(tap_has_read(topic, live.domain, 1));
+  read.client = std::make_unique<test::WsClient>(live.port());
+  read.channel = channel_of(*read.client, topic);
+  REQUIRE_FALSE(read.channel.is_null());
+  return read;
 }
 
 /// A loopback port free a moment ago (for a server in another process, which must be told one).

@@ -8,7 +8,9 @@
 #include "cerulion/view/server.hpp"
 
 #include <atomic>
+#include <cstdio>
 #include <thread>
+#include <unistd.h>
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -18,7 +20,9 @@
 #include <boost/beast/websocket.hpp>
 #include <fmt/core.h>
 
+#include "cerulion/core/options.hpp"
 #include "cerulion/view/page.hpp"
+#include "cerulion/view/status.hpp"
 #include "hub.hpp"
 
 namespace cerulion::view {
@@ -234,7 +238,11 @@ class Session : public std::enable_shared_from_this<Session> {
 class ViewServerImpl {
  public:
   ViewServerImpl(ViewOptions options, recording::TopicMatcher matcher)
-      : options_(std::move(options)), hub_(options_, std::move(matcher)), acceptor_(ioc_) {}
+      : options_(std::move(options)),
+        hub_(options_, std::move(matcher)),
+        acceptor_(ioc_),
+        status_path_(status_file_path(options_.status_directory, options_.taps.domain,
+                                      static_cast<std::uint32_t>(::getpid()))) {}
 
   Status listen() {
     beast::error_code ec;
@@ -263,7 +271,9 @@ class ViewServerImpl {
   Status start() {
     if (started_) return {};
     started_ = true;
+    started_realtime_ns_ = realtime_ns();
     taps_->start();
+    write_status();  // seen from the start, not a tick later
     accept_next();
     tick_next();
     thread_ = std::thread([this] { ioc_.run(); });
@@ -285,6 +295,7 @@ class ViewServerImpl {
     // The closes let every handler finish; the stop is for what a peer keeps waiting.
     asio::post(ioc_, [this] { ioc_.stop(); });
     if (thread_.joinable()) thread_.join();
+    if (options_.status_file) std::remove(status_path_.c_str());
   }
 
   ~ViewServerImpl() { stop(); }
@@ -319,8 +330,30 @@ class ViewServerImpl {
     timer_.async_wait([this](beast::error_code ec) {
       if (ec) return;
       hub_.tick();
+      write_status();
       tick_next();
     });
+  }
+
+  /// Replaces the status file; a failure is said once (until the next success), and serving goes on.
+  void write_status() {
+    if (!options_.status_file) return;
+    ViewStatus s;
+    s.pid = static_cast<std::uint32_t>(::getpid());
+    s.domain = options_.taps.domain;
+    s.url = url();
+    s.address = options_.address;
+    s.port = port_;
+    s.started_realtime_ns = started_realtime_ns_;
+    s.updated_realtime_ns = realtime_ns();
+    s.counts = hub_.counts();
+    const Status written = write_status_file(status_path_, s);
+    if (!written.ok() && written.message() != status_problem_) {
+      recording::report(options_.events, recording::EventKind::Warning, "",
+                        "cannot keep the status file (`cerulion view status` will not see this server): " +
+                            written.message());
+    }
+    status_problem_ = written.ok() ? std::string() : written.message();
   }
 
   ViewOptions options_;
@@ -334,6 +367,9 @@ class ViewServerImpl {
   std::uint16_t port_ = 0;
   bool started_ = false;
   bool stopped_ = false;
+  const std::string status_path_;
+  std::uint64_t started_realtime_ns_ = 0;
+  std::string status_problem_;  ///< the last failure to write the status file, "" after a success
 };
 
 }  // namespace detail

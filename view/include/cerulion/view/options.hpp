@@ -8,6 +8,7 @@
 
 #include "cerulion/recording/events.hpp"
 #include "cerulion/recording/tap_set.hpp"
+#include "cerulion/view/status.hpp"
 
 namespace cerulion::view {
 
@@ -48,6 +49,10 @@ struct ViewOptions {
   double drop_report_interval_s = 1.0;
   /// The server's name in serverInfo.
   std::string name = "cerulion view";
+  /// Keep a status file (status.hpp) in `status_directory` from start() to stop(), replaced once a
+  /// second, so that `cerulion view status` sees this server whichever program runs it.
+  bool status_file = true;
+  std::string status_directory = std::string(kDefaultStatusDirectory);
   /// Where the server says what happens (clients connecting, topics advertised, problems), and
   /// where its tap set says what it reads; null: nowhere. Outlives the server.
   recording::EventSink* events = nullptr;

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Not the user API, and not installed: the objects of a kind in /dev/shm, listed one way for every
-// kind, and small objects (a bridge's status) written and read whole (shm_file.hpp).
+// kind, small objects (a bridge's status) written and read whole (shm_file.hpp), and the status
+// files running processes keep (a bridge's, a view server's), listed with those of dead ones removed.
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <sys/stat.h>
@@ -39,5 +42,72 @@ Status replace_small_object(const ShmKind& kind, const std::string& name, std::s
 /// larger than `limit` bytes.
 Result<std::string> read_small_object(const ShmKind& kind, const std::string& name, std::size_t limit,
                                       const std::string& what, std::string_view directory = kShmDirectory);
+
+/// The status file a running process of `kind` keeps for `domain` (a bridge, a view server): it
+/// replaces it once a second and removes it when it stops. "<directory>/<prefix><domain>.<pid>.json".
+std::string process_file_path(const ShmKind& kind, std::string_view directory, std::string_view domain,
+                              std::uint32_t pid);
+/// Replaces a status file with `text`, complete before visible (replace_small_object), readable by
+/// its user only (mode 0600), like every other object in /dev/shm.
+[[nodiscard]] Status write_process_file(const ShmKind& kind, const std::string& path, std::string_view text);
+/// The text of a status file: NotFound, PermissionDenied (another user's), Corrupted (not a regular
+/// file, or far larger than a status). Messages begin "<noun> <path>".
+Result<std::string> read_process_file(const ShmKind& kind, const std::string& path);
+
+/// A live process's status file.
+struct ProcessFile {
+  std::string path;
+  std::uint32_t pid = 0;
+};
+/// The status files of a kind in a domain whose processes are alive, and what stands in place of one.
+struct ProcessFiles {
+  std::vector<ProcessFile> files;     ///< by pid
+  std::vector<std::string> problems;  ///< "/dev/shm/... is a FIFO, not a bridge status file"
+};
+/// Every status file of `kind` in `domain` (process_file_path's names) whose process is alive. The
+/// files of dead processes (one killed with -9) are removed on the way, when ours to remove; a
+/// copy being written and names that are not "<pid>.json" are passed over. SystemError when
+/// `directory` cannot be read.
+Result<ProcessFiles> list_process_files(const ShmKind& kind, std::string_view domain, std::string_view directory);
+/// Reads each file list_process_files finds and hands its text to `take`, which parses and keeps
+/// it. The problems: list_process_files's, a file that cannot be read (one gone meanwhile is not),
+/// and one `take` refuses ("<noun> <path>: <its message>").
+Result<std::vector<std::string>> read_process_files(
+    const ShmKind& kind, std::string_view domain, std::string_view directory,
+    const std::function<Status(const std::string& text)>& take);
+
+/// What a kind's status is read from its text with (status_from_json): InvalidArgument when not one.
+template <class T>
+using StatusParser = Result<T> (*)(std::string_view text);
+/// One status file, parsed: read_process_file's errors, Corrupted "<noun> <path>: <why>" when it is
+/// not a status.
+template <class T>
+Result<T> read_process_status(const ShmKind& kind, const std::string& path, StatusParser<T> parse) {
+  auto text = read_process_file(kind, path);
+  if (!text) return text.status();
+  auto status = parse(*text);
+  if (!status) return Status(ErrorCode::Corrupted, std::string(kind.noun) + " " + path + ": " + status.message());
+  return status;
+}
+/// The statuses of a kind's live processes in `domain` (T has a `domain`), by pid, and the problems
+/// read_process_files finds.
+template <class T>
+struct ProcessStatuses {
+  std::vector<T> statuses;
+  std::vector<std::string> problems;
+};
+template <class T>
+Result<ProcessStatuses<T>> read_process_statuses(const ShmKind& kind, std::string_view domain,
+                                                 std::string_view directory, StatusParser<T> parse) {
+  ProcessStatuses<T> found;
+  auto problems = read_process_files(kind, domain, directory, [&](const std::string& text) {
+    auto status = parse(text);
+    if (status && status->domain == domain) found.statuses.push_back(std::move(*status));
+    return status.status();
+  });
+  if (!problems) return problems.status();
+  found.problems = std::move(*problems);
+  return found;
+}
 
 }  // namespace cerulion::detail

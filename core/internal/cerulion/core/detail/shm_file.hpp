@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Not the user API, and not installed: the one layer through which every kind of object cerulion
-// keeps in /dev/shm (topic segments, wait-set bells, flashback stores, bridge status files) is
+// keeps in /dev/shm (topic segments, wait-set bells, flashback stores, bridge and view status files) is
 // made, opened, checked and listed.
 //
 // Each file is handled as a hostile local user could have left it: opened without blocking (a
@@ -35,6 +35,7 @@ inline constexpr ShmKind kTopicSegment{"cerulion.", "topic segment"};
 inline constexpr ShmKind kWaitSetBell{"cerulion-bell.", "wait set's bell"};
 inline constexpr ShmKind kFlashbackStore{"cerulion-flashback.", "flashback store"};
 inline constexpr ShmKind kBridgeStatusFile{"cerulion-bridge.", "bridge status file"};
+inline constexpr ShmKind kViewStatusFile{"cerulion-view.", "view status file"};
 
 /// "/dev/shm/<name>" for a file name (a segment name without its leading '/'), or "<directory>/<name>".
 std::string shm_path(std::string_view name, std::string_view directory = kShmDirectory);
