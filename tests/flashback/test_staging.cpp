@@ -85,7 +85,10 @@ TEST_CASE("A store whose compression is behind drops each message it has no room
   auto compressed = impl.compress_sealed();
   requireOk(compressed.status());
   CHECK(*compressed);
-  for (int i = 0; i < 10; ++i) REQUIRE(take(*store, *channel, ++s, 1000, now + s));
+  for (int i = 0; i < 10; ++i) {
+    ++s;
+    REQUIRE(take(*store, *channel, s, 1000, now + s));
+  }
   const auto status = store->status();
   auto dump = dump_and_read(*store);
   CHECK(dump.problems.empty());
