@@ -97,6 +97,7 @@ TEST_CASE("view: each choice of --readers serves a topic's messages, and any oth
     view.signal(SIGINT);
     CHECK(view.wait(std::chrono::seconds(20)).exit_code == 0);
   }
+}
 
 TEST_CASE("view status with no server running says so in one line and exits 1, after an empty list with --json",
           "[view][command][status]") {
