@@ -15,7 +15,9 @@ std::vector<TopicPublishers> publishers_of(std::string_view domain, const std::v
   std::map<std::string, std::size_t> at;
   for (const auto& t : topics) {
     at[t.topic] = out.size();
-    out.push_back({t.topic, false, {}, {}});
+    TopicPublishers entry;
+    entry.topic = t.topic;
+    out.push_back(std::move(entry));
   }
   auto listing = list_topics(domain);
   if (!listing) return out;

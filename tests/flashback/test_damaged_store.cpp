@@ -156,7 +156,9 @@ TEST_CASE("Random bytes written into a flashback store give 50 dumps that both M
       store.emplace(std::move(*keeper));
     }
     const std::string path = cerulion::test::fresh_temp_path("damaged-" + std::to_string(trial) + ".mcap");
-    auto dumped = cerulion::flashback::dump_to_file(*store, path, {.from_topics = false});
+    cerulion::flashback::DumpOptions only_the_store;
+    only_the_store.from_topics = false;
+    auto dumped = cerulion::flashback::dump_to_file(*store, path, only_the_store);
     requireOk(dumped.status());
     const ReadDump dump = read_dump_file(path);
     CHECK(dump.problems.empty());
@@ -290,7 +292,9 @@ TEST_CASE("A keeper taking over a damaged store sets aside what fails its CRC, s
   const auto status = store->status();
   CHECK(status.damaged_chunks == 1);
   CHECK(status.damaged_messages == 1);
-  const ReadDump dump = dump_and_read(*store, {.from_topics = false});
+  cerulion::flashback::DumpOptions only_the_store;
+  only_the_store.from_topics = false;
+  const ReadDump dump = dump_and_read(*store, only_the_store);
   CHECK(dump.messages.size() == 29);
   for (const auto& m : dump.messages) CHECK(m.data == payload(m.sequence, kPayload));
   CHECK(dump.summary.skipped ==

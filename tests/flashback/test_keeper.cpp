@@ -190,7 +190,7 @@ TEST_CASE("A keeper's counters agree with its dump while it runs, after the traf
   TestDomain domain;
   const std::string topic = "/keeper/counted";
   auto publisher = open_publisher(domain.name, topic, Mode::FreeRun, 4);  // a burst overruns the tap: losses to count
-  auto child = keeper_child(domain.name, topic, {.memory_bytes = 64 << 20});
+  auto child = keeper_child(domain.name, topic, {.memory_bytes = 64 << 20, .dump_dir = ""});
   REQUIRE(child.wait_ready());
   auto store = cerulion::flashback::Store::open(domain.name, "default");
   requireOk(store.status());

@@ -169,7 +169,9 @@ TEST_CASE("A dump of the last seconds counts only the losses between its own mes
   for (std::uint64_t s = 22; s < 30; ++s) take(*store, *channel, s, 100, now + s, s == 22 ? 2 : 0);
   CHECK(topic_status(store->status(), "/gappy").lost == 9);
   SECTION("the last seconds") {
-    auto dump = dump_and_read(*store, {.last_s = 5});
+    cerulion::flashback::DumpOptions last_five;
+    last_five.last_s = 5;
+    auto dump = dump_and_read(*store, last_five);
     REQUIRE(dump.messages.front().sequence == 17);
     CHECK(sequence_gaps(dump)["/gappy"] == 2);
     CHECK(dump_count(dump, "lost", "/gappy") == 2);
