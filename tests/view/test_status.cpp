@@ -57,7 +57,7 @@ TEST_CASE("Hostile entries in place of a view status file are refused or reporte
   test::check_hostile_entries(test::view_status_kind());
 }
 
-TEST_CASE("A running view server's status file appears with its counts within two seconds and goes at stop()",
+TEST_CASE("A running view server's status file is kept up to date with its counts and goes at stop()",
           "[view][status]") {
   LiveServer live;
   const std::string topic = test::unique_topic("counted");
@@ -75,8 +75,7 @@ TEST_CASE("A running view server's status file appears with its counts within tw
         seen = listing->views[0];
         return seen->counts.messages_sent >= 1 && !seen->counts.channels.empty() &&
                seen->counts.channels[0].messages >= 2;
-      },
-      std::chrono::seconds(3)));
+      }));
   REQUIRE(seen);
   CHECK(seen->pid == static_cast<std::uint32_t>(::getpid()));
   CHECK(seen->port == live.port());
