@@ -198,9 +198,13 @@ void Exporter::close() {
     if (!t) continue;
     std::lock_guard topic_lock(t->mutex);
     if (t->writer) {
-      for (const auto& s : t->held) write_held(*t, s);
       if (t->remote_readers.load(std::memory_order_relaxed) > 0) {
+        for (const auto& s : t->held) write_held(*t, s);
         (void)t->writer->wait_for_acknowledgments(export_duration(deadline - std::chrono::steady_clock::now()));
+      } else {
+        // Held for a reader that has not matched yet (a far bridge still discovering this one):
+        // deleting the writer would drop them unsent, so they are lost, and counted.
+        t->failed.fetch_add(t->held.size(), std::memory_order_relaxed);
       }
       t->writer->set_listener(nullptr);
       participant_.publisher()->delete_datawriter(t->writer);

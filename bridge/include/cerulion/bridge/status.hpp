@@ -21,7 +21,8 @@ struct BridgedTopic {
   bool imported = false;   ///< false: exported (local -> DDS); true: imported (DDS -> local)
   std::uint64_t messages = 0;  ///< carried across
   std::uint64_t bytes = 0;     ///< payload bytes carried across
-  /// What could not be delivered. Export: messages the tap missed plus writes DDS refused.
+  /// What could not be delivered. Export: messages the tap missed, writes DDS refused, and what
+  /// a new writer still held for a remote reader when the bridge stopped before one matched.
   /// Import: samples missing from the writers' sequences (or DDS's count of lost and rejected
   /// samples, if larger) plus local publishes that failed; a writer whose bridge started after
   /// this one was importing the topic owes its messages from its first.
