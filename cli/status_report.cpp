@@ -14,7 +14,15 @@ void add_status_command(CLI::App& parent, const StatusCommand& command, std::fun
   cmd->footer(command.footer);
   cmd->add_flag("--json", *json,
                 fmt::format("Print one JSON object (docs/json.md): {{domain, {}: [...], problems: [...]}}", command.key));
-  cmd->callback([json, command, read = std::move(read)] {
+  cmd->callback([json, command, &parent, read = std::move(read)] {
+    // The parser hands options `status` does not know to its parent (how --domain may follow a
+    // subcommand): one of the parent's own would be taken and silently do nothing here.
+    for (const CLI::Option* o : parent.get_options()) {
+      if (o->count() > 0 && o->get_name() != "--help") {
+        throw Exit{kExitUsage, fmt::format("{} is an option of '{} ...', not of '{} status'", o->get_name(),
+                                           parent.get_name(), parent.get_name())};
+      }
+    }
     const StatusReport report = read();
     for (const auto& problem : report.problems) fmt::print(stderr, "cerulion: warning: {}\n", problem);
     if (*json) {

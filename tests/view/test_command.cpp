@@ -142,13 +142,17 @@ TEST_CASE("view status lists a running view server in text and in JSON", "[view]
   CHECK(test::run_cerulion({"--domain", domain, "view", "status"}).exit_code == 1);
 }
 
-TEST_CASE("view status with a bad option is a usage error, and a topic named so is written with its slash",
+TEST_CASE("view status with a bad option or one of view's own is a usage error, and a topic named so is written with its slash",
           "[view][command][status]") {
   const auto r = test::run_cerulion({"view", "status", "--jsn"});
   CHECK(r.exit_code == 2);
   CHECK(r.err.starts_with("cerulion: unknown option '--jsn'"));
   CHECK(r.err.find("'cerulion view status --help'") != std::string::npos);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  // An option of `view` itself given to `view status` is named, not taken and ignored.
+  const auto misplaced = test::run_cerulion({"view", "status", "--port", "1"});
+  CHECK(misplaced.exit_code == 2);
+  CHECK(misplaced.err == "cerulion: --port is an option of 'view ...', not of 'view status'\n");
   // `view /status` serves the topic /status.
   const auto served = test::run_cerulion(
       {"--domain", test::unique_domain("viewcmd"), "view", "/status", "--port", "0", "--duration", "0.5"});
