@@ -354,7 +354,6 @@ std::vector<double> ping_samples(const std::string& cerulion, const std::string&
 struct PingArm {
   std::vector<double> medians_us;             ///< per round
   std::vector<std::vector<double>> rounds_ns;  ///< every round trip, by round
-  std::vector<double> all_ns;                 ///< every round trip of every round
   std::uint64_t delivered = 0;                ///< messages the view's clients read
 };
 
@@ -382,18 +381,25 @@ std::pair<double, double> ratio_interval(const PingArm& with, const PingArm& wit
   return {percentile(ratios, 0.05), percentile(ratios, 0.95)};
 }
 
+/// Every round trip of every round of an arm.
+std::vector<double> every_round_trip(const PingArm& arm) {
+  std::vector<double> all;
+  for (const auto& round : arm.rounds_ns) all.insert(all.end(), round.begin(), round.end());
+  return all;
+}
+
 void print_arm(const char* size, const std::string& name, const PingArm& arm, const PingArm* without) {
+  const std::vector<double> all = every_round_trip(arm);
   std::printf("ping %-4s %-32s medians", size, name.c_str());
   for (double v : arm.medians_us) std::printf(" %.2f", v);
-  std::printf(" us; pooled median %.2f us, p90 %.2f us", percentile(arm.all_ns, 0.5) / 1e3,
-              percentile(arm.all_ns, 0.9) / 1e3);
+  std::printf(" us; pooled median %.2f us, p90 %.2f us", percentile(all, 0.5) / 1e3, percentile(all, 0.9) / 1e3);
   if (without != nullptr) {
     std::vector<double> ratios;
     for (std::size_t i = 0; i < arm.medians_us.size(); ++i) ratios.push_back(arm.medians_us[i] / without->medians_us[i]);
     const auto [low, high] = ratio_interval(arm, *without);
     std::printf("; ratio of pooled medians %.3f (rounds redrawn: 90 %% within %.3f-%.3f), median of the rounds' "
                 "ratios %.3f (%.2f-%.2f), %llu messages to the clients",
-                percentile(arm.all_ns, 0.5) / percentile(without->all_ns, 0.5), low, high, percentile(ratios, 0.5),
+                percentile(all, 0.5) / percentile(every_round_trip(*without), 0.5), low, high, percentile(ratios, 0.5),
                 *std::min_element(ratios.begin(), ratios.end()), *std::max_element(ratios.begin(), ratios.end()),
                 static_cast<unsigned long long>(arm.delivered));
   }
@@ -427,7 +433,6 @@ void ping(const std::string& cerulion, int rounds, int count, bool default_only)
           into.delivered += a.finish() + b.finish();
         }
         into.medians_us.push_back(percentile(samples, 0.5) / 1e3);
-        into.all_ns.insert(into.all_ns.end(), samples.begin(), samples.end());
         into.rounds_ns.push_back(std::move(samples));
         clean(domain);
       }
