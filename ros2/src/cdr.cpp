@@ -520,6 +520,11 @@ Result<nlohmann::ordered_json> CdrCodec::decode(std::span<const std::byte> messa
   nlohmann::ordered_json out;
   Failure f;
   if (!read_struct(in, *compiled_->root, out, f)) return f.status(compiled_->root->name);
+  // A writer may pad the end to a multiple of 4; more is not this type's message.
+  if (in.remaining() > 3) {
+    f.why = std::to_string(in.remaining()) + " bytes after its last field: the message is not of this type";
+    return f.status(compiled_->root->name);
+  }
   return out;
 }
 

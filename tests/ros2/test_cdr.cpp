@@ -151,6 +151,18 @@ TEST_CASE("A message shorter than its type says is refused naming the field wher
   CHECK(partial.message().find("field points[1].y:") != std::string::npos);
 }
 
+TEST_CASE("A message longer than its type is refused as not of that type", "[ros2][cdr]") {
+  auto codec = codec_of("std_msgs/msg/String");
+  auto bytes = codec.encode({{"data", "hi"}});
+  REQUIRE(bytes.ok());
+  bytes->resize(bytes->size() + 1);  // padding to a multiple of 4, as writers may add
+  CHECK(codec.decode(*bytes).ok());
+  bytes->resize(bytes->size() + 8);
+  auto value = codec.decode(*bytes);
+  REQUIRE_FALSE(value.ok());
+  CHECK(value.message() == "std_msgs/msg/String: 9 bytes after its last field: the message is not of this type");
+}
+
 TEST_CASE("Headers other than plain CDR are refused naming their bytes", "[ros2][cdr]") {
   auto codec = codec_of("std_msgs/msg/String");
   auto value = codec.decode(bytes_of({0, 3, 0, 0, 1, 0, 0, 0, 0}));
