@@ -39,22 +39,25 @@ struct Place {
 
 bool space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
-/// The line without its comment: a `#` outside single or double quotes starts one.
-std::string_view without_comment(std::string_view line) {
+/// Where `c` first is in `text` from `from` on, outside single or double quotes (a backslash
+/// escapes within them); npos when nowhere.
+std::size_t find_unquoted(std::string_view text, char c, std::size_t from = 0) {
   char quote = 0;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
+  for (std::size_t i = from; i < text.size(); ++i) {
     if (quote) {
-      if (c == '\\') ++i;
-      else if (c == quote) quote = 0;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-    } else if (c == '#') {
-      return line.substr(0, i);
+      if (text[i] == '\\') ++i;
+      else if (text[i] == quote) quote = 0;
+    } else if (text[i] == '"' || text[i] == '\'') {
+      quote = text[i];
+    } else if (text[i] == c) {
+      return i;
     }
   }
-  return line;
+  return std::string_view::npos;
 }
+
+/// The line without its comment: a `#` outside quotes starts one.
+std::string_view without_comment(std::string_view line) { return line.substr(0, find_unquoted(line, '#')); }
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && space(s.front())) s.remove_prefix(1);
@@ -212,22 +215,13 @@ std::optional<std::vector<std::pair<std::string_view, std::size_t>>> items(std::
   std::vector<std::pair<std::string_view, std::size_t>> out;
   const std::string_view inside = text.substr(1, text.size() - 2);
   if (trim(inside).empty()) return out;
-  std::size_t start = 0;
-  char quote = 0;
-  for (std::size_t i = 0; i <= inside.size(); ++i) {
-    const char c = i < inside.size() ? inside[i] : ',';
-    if (quote) {
-      if (c == '\\') ++i;
-      else if (c == quote) quote = 0;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-    } else if (c == ',') {
-      std::string_view item = inside.substr(start, i - start);
-      std::size_t offset = start + 1;
-      while (!item.empty() && space(item.front())) item.remove_prefix(1), ++offset;
-      out.emplace_back(trim(item), offset);
-      start = i + 1;
-    }
+  for (std::size_t start = 0; start <= inside.size();) {
+    const std::size_t comma = std::min(find_unquoted(inside, ',', start), inside.size());
+    std::string_view item = inside.substr(start, comma - start);
+    std::size_t offset = start + 1;
+    while (!item.empty() && space(item.front())) item.remove_prefix(1), ++offset;
+    out.emplace_back(trim(item), offset);
+    start = comma + 1;
   }
   return out;
 }

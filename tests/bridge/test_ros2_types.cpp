@@ -42,6 +42,18 @@ RawCdr raw(const std::vector<std::byte>& bytes) {
   return m;
 }
 
+/// A bridge's options following every topic one way, saying what it does to `events`.
+bridge::BridgeOptions following_all(const std::string& domain, std::uint32_t dds_domain, bridge::Direction direction,
+                                    recording::EventQueue& events) {
+  bridge::BridgeOptions o;
+  o.domain = domain;
+  o.dds_domain = dds_domain;
+  o.direction = direction;
+  o.selection = all_topics();
+  o.events = &events;
+  return o;
+}
+
 std::vector<std::byte> pose_bytes(const Ros2Type& t, double x) {
   auto bytes = t.codec.encode({{"header", {{"stamp", {{"sec", 3}, {"nanosec", 4}}}, {"frame_id", "map"}}},
                                {"pose", {{"position", {{"x", x}, {"y", 2.0}, {"z", 3.0}}}}}});
@@ -96,13 +108,8 @@ TEST_CASE("A ROS 2 node's writer of any type comes in as cdr with the definition
   const std::uint32_t dds_domain = test_dds_domain();
   const auto image = ros2_type("sensor_msgs/msg/Image");
   recording::EventQueue events;
-  bridge::BridgeOptions o;
-  o.domain = domain;
-  o.dds_domain = dds_domain;
-  o.direction = bridge::Direction::Import;
-  o.selection = all_topics();
+  auto o = following_all(domain, dds_domain, bridge::Direction::Import, events);
   o.msg_path = {ros2_msg_path()};
-  o.events = &events;
   auto b = start_bridge(o);
 
   PlainNode node(dds_domain);
@@ -161,13 +168,7 @@ TEST_CASE("A cdr message that is not XCDR1 little-endian is not exported and is 
   const std::uint32_t dds_domain = test_dds_domain();
   const auto pose = ros2_type("geometry_msgs/msg/PoseStamped");
   recording::EventQueue events;
-  bridge::BridgeOptions o;
-  o.domain = domain;
-  o.dds_domain = dds_domain;
-  o.direction = bridge::Direction::Export;
-  o.selection = all_topics();
-  o.events = &events;
-  auto b = start_bridge(o);
+  auto b = start_bridge(following_all(domain, dds_domain, bridge::Direction::Export, events));
   PublisherOptions po;
   po.topic.domain = domain;
   po.topic.type = TopicType{"cdr", pose.schema};
