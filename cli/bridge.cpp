@@ -23,6 +23,9 @@ struct BridgeSettings {
        no_shared_memory = false;
   std::uint32_t dds_domain = 0, depth = 10;
   double duration_s = 0;
+  std::string qos;
+  std::vector<std::string> msg_path;
+  CLI::Option* depth_option = nullptr;
 };
 
 #ifdef CERULION_HAVE_BRIDGE
@@ -69,6 +72,12 @@ void run_bridge(const BridgeSettings& s) {
                                 : bridge::Direction::Both;
   o.depth = s.depth;
   o.reliable = !s.best_effort;
+  if (s.qos == "sensor-data") {
+    // ROS 2's rmw_qos_profile_sensor_data: best effort, keep last 5 (a depth given still counts).
+    o.reliable = false;
+    if (s.depth_option->count() == 0) o.depth = 5;
+  }
+  o.msg_path = s.msg_path;
   o.lockstep = s.lockstep;
   o.shared_memory = !s.no_shared_memory;
   install_stop_handlers();
@@ -96,8 +105,11 @@ void add_bridge_command(CLI::App& app) {
   auto* cmd =
       app.add_subcommand("bridge", "Carry topics to and from other machines over DDS (Fast DDS; ROS 2 sees them)");
   cmd->footer(
-      "Local /robot/camera is DDS topic rt/robot/camera, as ROS 2 names it; JSON topics travel as\n"
-      "std_msgs/msg/String, everything else as std_msgs/msg/UInt8MultiArray. A bridge never sends back\n"
+      "Local /robot/camera is DDS topic rt/robot/camera, as ROS 2 names it. A ROS 2 message (encoding cdr,\n"
+      "a ros2msg schema named pkg/msg/T) goes out as its own type pkg::msg::dds_::T_, its CDR as it is, with\n"
+      "its type hash; JSON topics travel as std_msgs/msg/String, everything else as UInt8MultiArray.\n"
+      "Every rt/ topic of a ROS 2 node comes in as cdr, with the definition found on --msg-path,\n"
+      "$CERULION_MSG_PATH or $AMENT_PREFIX_PATH (share/<pkg>/msg/<T>.msg). A bridge never sends back\n"
       "what it imported. QoS: reliable, keep last 10, and transient local, so a reader that matches\n"
       "late still gets a new topic's first messages (a volatile ROS 2 reader gets only new ones).\n"
       "Examples:\n"
@@ -115,8 +127,13 @@ void add_bridge_command(CLI::App& app) {
   im->excludes(both);
   cmd->add_option("--dds-domain", s->dds_domain, "DDS domain id, ROS_DOMAIN_ID in ROS 2 (default 0)")
       ->check(integer_in(0, 232));
-  cmd->add_option("--depth", s->depth, "DDS history: keep the last N samples (default 10)")
-      ->check(integer_in(1, 10000));
+  s->depth_option = cmd->add_option("--depth", s->depth, "DDS history: keep the last N samples (default 10)")
+                        ->check(integer_in(1, 10000));
+  cmd->add_option("--qos", s->qos, "A ROS 2 QoS profile: sensor-data (best effort, keep last 5)")
+      ->check(CLI::IsMember({"sensor-data"}));
+  cmd->add_option("--msg-path", s->msg_path,
+                  "Folder of .msg files (DIR/<pkg>/msg/<T>.msg or DIR/share/<pkg>/msg/<T>.msg) for the types of "
+                  "ROS 2 nodes' topics; repeatable, searched before $CERULION_MSG_PATH and $AMENT_PREFIX_PATH");
   cmd->add_flag("--best-effort", s->best_effort, "Best-effort DDS reliability instead of reliable");
   cmd->add_flag("--lockstep", s->lockstep,
                 "Read local topics as a lockstep subscriber: publishers wait for the bridge instead of it missing "

@@ -69,8 +69,9 @@ void add_diff_command(CLI::App& app) {
   auto s = std::make_shared<DiffSettings>();
   auto* cmd = app.add_subcommand("diff", "Compare two recordings topic by topic, message by message");
   cmd->footer(
-      "Byte-exact by default; json topics field by field, a number within --tolerance FIELD=EPS of\n"
-      "its expected value passing (FIELD is a glob over paths such as pose.position.x).\n"
+      "Byte-exact by default; json and ROS 2 (cdr, ros2msg schema) topics field by field, a number within\n"
+      "--tolerance FIELD=EPS of its expected value passing (FIELD is a glob over paths such as\n"
+      "pose.position.x).\n"
       "Exit status: 0 the same, 1 they differ, 2 usage, 4 a recording cannot be read.\n"
       "Examples:\n"
       "  cerulion diff golden.mcap run.mcap\n"
@@ -78,7 +79,7 @@ void add_diff_command(CLI::App& app) {
   cmd->add_option("expected-file", s->expected, "The recording taken as right (MCAP file)")->required();
   cmd->add_option("got-file", s->got, "The recording compared with it (MCAP file)")->required();
   cmd->add_option("--topics", s->topics, "Only these topics (default: every topic of either file)");
-  cmd->add_option("--tolerance", s->tolerances, "FIELD=EPS: a json number may differ by EPS (repeatable; FIELD a glob)")
+  cmd->add_option("--tolerance", s->tolerances, "FIELD=EPS: a json or ROS 2 number may differ by EPS (repeatable; FIELD a glob)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--shown", s->shown, "Differences listed before the summary (default 10)");

@@ -17,6 +17,8 @@
 #include "cerulion/core/subscriber.hpp"
 #include "command.hpp"
 #include "message_format.hpp"
+#include "ros2_messages.hpp"
+#include "cerulion/ros2/decoded.hpp"
 
 namespace cerulion::cli {
 namespace {
@@ -35,6 +37,8 @@ struct EchoSettings {
   std::string mode;
   std::uint32_t depth = 0;
   std::string group;
+  bool full = false;
+  std::vector<std::string> msg_path;
 
   CLI::Option* count_option = nullptr;
   CLI::Option* timeout_option = nullptr;
@@ -44,7 +48,7 @@ struct EchoSettings {
 class MessagePrinter {
  public:
   MessagePrinter(const EchoSettings& settings, std::string separator)
-      : settings_(settings), separator_(std::move(separator)) {}
+      : settings_(settings), separator_(std::move(separator)), ros2_(settings.msg_path) {}
 
   /// Learns what the topic carries. A type, once declared, never changes; until then it is read
   /// again for every message (after receiving it, so a publisher's declaration is seen).
@@ -67,6 +71,10 @@ class MessagePrinter {
       value = nlohmann::ordered_json::parse(text, text + bytes.size(), nullptr, false);
       if (value->is_discarded()) value.reset();
     }
+    // A ROS 2 message decoded with its schema: fields in text mode, a JSON object with --json.
+    std::string decode_error;
+    std::optional<nlohmann::ordered_json> fields;
+    if (!settings_.raw) fields = ros2_.decode(type_, bytes, decode_error);
     if (settings_.raw) {
       out_.append(bytes);
       out_.append(separator_);
@@ -80,7 +88,9 @@ class MessagePrinter {
           {"size", sample.size()},
           {"lost_before", sample.lost_before()},
       };
-      if (value) {
+      if (fields) {
+        line["data"] = ros2::plain_json(*fields);  // a ROS 2 message's fields, bytes as base64
+      } else if (value) {
         line["data"] = std::move(*value);  // a json topic's message, as the JSON value it is
       } else if (is_valid_utf8(bytes)) {
         line["data"] = std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
@@ -88,12 +98,19 @@ class MessagePrinter {
         line["data_base64"] = base64_encode(bytes);
       }
       if (type_.message_encoding == "json" && !value) line["json_error"] = check_payload(type_, bytes).message();
-      out_.append(line.dump());
+      if (!decode_error.empty()) line["decode_error"] = decode_error;
+      out_.append(line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
       out_.append("\n");
+    } else if (fields) {
+      ros2::TextOptions text;
+      if (settings_.full) text = {0, 0};
+      out_.append(ros2::message_text(*fields, text));
+      out_.append("---\n");
     } else if (value) {
       out_.append(render_json_text(value->dump(), settings_.truncate_length));
       out_.append("\n");
     } else {
+      if (!decode_error.empty()) fmt::print(stderr, "cerulion: warning: #{}: {}\n", sample.sequence(), decode_error);
       out_.append(render_message_text(bytes, settings_.truncate_length));
       out_.append("\n");
     }
@@ -107,6 +124,7 @@ class MessagePrinter {
   StdoutWriter out_;
   TopicType type_;
   bool type_warned_ = false;
+  Ros2Decoder ros2_;
 };
 
 /// Reports free-run losses on stderr, one line per gap and a total at the end.
@@ -216,6 +234,9 @@ void add_echo_command(CLI::App& app) {
       "Text mode prints one line per message (newlines, tabs and backslashes as \\n \\t \\\\); --raw adds\n"
       "nothing to the bytes, not even a newline: give --separator '\\n' for lines, as `pub` reads them.\n"
       "A json topic's messages print as compact JSON; with --json each is a JSON value, not a string.\n"
+      "A ROS 2 topic's (cdr with a ros2msg schema) print as fields, like `ros2 topic echo` (arrays past 16\n"
+      "elements and byte arrays shortened unless --full), each followed by ---; with --json, data is an\n"
+      "object of its fields, byte arrays as base64. A message that does not decode prints as bytes.\n"
       "Examples:\n"
       "  cerulion echo /chatter\n"
       "  cerulion echo /numbers --json -n 10\n"
@@ -236,7 +257,8 @@ void add_echo_command(CLI::App& app) {
                              "One JSON object per line and message (docs/json.md): topic, seq, publish_monotonic_ns, "
                              "publish_realtime_ns, receive_monotonic_ns, size, "
                              "lost_before, and data (UTF-8) or data_base64; in a json topic data is the message's "
-                             "JSON value (a message that does not parse: its text, and json_error says why)");
+                             "JSON value (a message that does not parse: its text, and json_error says why); in a "
+                             "ROS 2 topic an object of its fields (one that does not decode: decode_error says why)");
   auto* raw = cmd->add_flag("--raw", settings->raw, "Write the exact message bytes and nothing else (no newline: see --separator)");
   auto* separator = cmd->add_option("--separator", settings->separator,
                                     "With --raw: written after every message, e.g. '\\n' for one message per line or '\\0'; C escapes allowed");
@@ -251,6 +273,9 @@ void add_echo_command(CLI::App& app) {
   cmd->add_option("--group", settings->group,
                   "Share the topic with this group if echo creates it (mode 0660); an existing topic must be shared with it")
       ->check(group_validator());
+  auto* full = cmd->add_flag("--full", settings->full, "ROS 2 messages: show every element of arrays and byte arrays");
+  add_msg_path_option(*cmd, settings->msg_path);
+  full->excludes(raw);
   json->excludes(raw);
   separator->needs(raw);
   cmd->callback([settings] { run_echo(*settings); });

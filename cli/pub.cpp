@@ -21,6 +21,7 @@
 #include "encoding.hpp"
 #include "message_format.hpp"
 #include "pub_input.hpp"
+#include "ros2_messages.hpp"
 
 namespace cerulion::cli {
 namespace {
@@ -43,6 +44,8 @@ struct PubSettings {
   std::string group;
   bool verbose = false;
   EncodingOptions type;
+  std::string ros_type;
+  std::vector<std::string> msg_path;
   bool skip_invalid = false;
 
   CLI::Option* rate_option = nullptr;
@@ -160,8 +163,20 @@ void wait_for_subscribers(Publisher& publisher, const PubSettings& settings) {
   check(status, publisher.topic());
 }
 
+/// The CDR of a ROS 2 topic's message given as text; nullopt when it is invalid and skipped (said
+/// on stderr); an invalid one ends pub (exit 1) unless --skip-invalid.
+std::optional<std::vector<std::byte>> encoded(const Ros2Encoder& encoder, std::span<const std::byte> text,
+                                              const std::string& where, std::string_view unpublished,
+                                              const PubSettings& settings) {
+  auto bytes = encoder.encode(text);
+  if (bytes) return std::move(*bytes);
+  if (!settings.skip_invalid) throw Exit{kExitFailure, fmt::format("{}: {}; {}", where, bytes.message(), unpublished)};
+  fmt::print(stderr, "cerulion: warning: {}: {}; skipped\n", where, bytes.message());
+  return std::nullopt;
+}
+
 /// Publishes stdin's messages, each checked against the topic's type first.
-void publish_stdin(PacedPublisher& out, PayloadCheck& payloads, const PubSettings& settings,
+void publish_stdin(PacedPublisher& out, PayloadCheck& payloads, const Ros2Encoder& encoder, const PubSettings& settings,
                    std::optional<std::uint64_t> limit) {
   bool whole = settings.stdin_framing == "whole";
   StdinMessages input(settings.stdin_framing == "null" ? '\0' : '\n', whole, out.publisher().max_payload());
@@ -174,6 +189,12 @@ void publish_stdin(PacedPublisher& out, PayloadCheck& payloads, const PubSetting
     auto message = input.next();
     if (!message) break;
     if (payloads.inspects() && !payloads.accept(*message, where(), "it and what follows were not published")) continue;
+    if (encoder.active()) {
+      if (auto bytes = encoded(encoder, *message, where(), "it and what follows were not published", settings)) {
+        out.publish(*bytes);
+      }
+      continue;
+    }
     out.publish(*message);
   }
   payloads.report_skipped();
@@ -194,6 +215,7 @@ void run_pub(const PubSettings& settings) {
   double rate_hz = settings.rate_option->count() > 0 ? settings.rate_hz : (from_stdin ? 0.0 : 1.0);
 
   std::optional<TopicType> declared = type_from_options(settings.type, "pub");
+  if (!settings.ros_type.empty()) declared = ros2_type_option(settings.ros_type, settings.msg_path);
   // A bad file is refused before the topic is touched; its bytes are read once the topic's own
   // ceiling is known, and no further.
   std::optional<InputFile> file;
@@ -211,29 +233,41 @@ void run_pub(const PubSettings& settings) {
   PacedPublisher out(take(Publisher::create(topic, options), topic), settings, rate_hz);
   // What the topic carries, declared by this pub or by whoever created the topic.
   PayloadCheck payloads(take(out.publisher().type(), topic), settings.skip_invalid);
-  if (payloads.inspects() && settings.size_option->count() > 0) {
+  const Ros2Encoder encoder(payloads.type(), settings.msg_path);
+  if ((payloads.inspects() || encoder.active()) && settings.size_option->count() > 0) {
     throw Exit{kExitFailure, fmt::format("topic '{}' carries {}: --size payloads are not {}; nothing published",
                                          out.publisher().topic(), describe(payloads.type()),
                                          payloads.type().message_encoding)};
   }
   if (from_stdin) {
     wait_for_subscribers(out.publisher(), settings);
-    publish_stdin(out, payloads, settings, limit);
+    publish_stdin(out, payloads, encoder, settings, limit);
     return;
   }
 
   // Fixed messages are checked once, before anything goes out.
   std::vector<std::span<const std::byte>> fixed;
+  std::vector<std::vector<std::byte>> encoded_messages;  // what `fixed` points at for a ROS 2 topic
+  auto take_fixed = [&](std::span<const std::byte> bytes, const std::string& where) {
+    if (!payloads.accept(bytes, where, "nothing published")) return;
+    if (!encoder.active()) {
+      fixed.push_back(bytes);
+    } else if (auto cdr = encoded(encoder, bytes, where, "nothing published", settings)) {
+      encoded_messages.push_back(std::move(*cdr));
+    }
+  };
+  encoded_messages.reserve(settings.messages.size() + 1);
   if (file) {
-    const auto file_bytes = file->read(out.publisher().max_payload(),
-                            fmt::format("the payload ceiling of topic '{}'", out.publisher().topic()));
-    if (payloads.accept(file_bytes, fmt::format("file '{}'", settings.file), "nothing published")) fixed.push_back(file_bytes);
+    take_fixed(file->read(out.publisher().max_payload(),
+                          fmt::format("the payload ceiling of topic '{}'", out.publisher().topic())),
+               fmt::format("file '{}'", settings.file));
   } else {
     for (std::size_t i = 0; i < settings.messages.size(); ++i) {
-      auto bytes = std::as_bytes(std::span(settings.messages[i].data(), settings.messages[i].size()));
-      if (payloads.accept(bytes, fmt::format("argument {}", i + 1), "nothing published")) fixed.push_back(bytes);
+      take_fixed(std::as_bytes(std::span(settings.messages[i].data(), settings.messages[i].size())),
+                 fmt::format("argument {}", i + 1));
     }
   }
+  for (const auto& m : encoded_messages) fixed.emplace_back(m);
   payloads.report_skipped();
   if (settings.size_option->count() == 0 && fixed.empty()) {
     throw Exit{kExitFailure, "every message was invalid and skipped; nothing published"};
@@ -262,12 +296,15 @@ void add_pub_command(CLI::App& app) {
       "--encoding declares what the topic carries (MCAP message encoding, with --schema-file its schema);\n"
       "the first declaration wins and another is refused. In a json topic, declared by this pub or by\n"
       "the topic's creator, every message must be one JSON value: pub stops at the first that is not\n"
-      "(exit 1, naming it; the messages before it are published) unless --skip-invalid.\n"
+      "(exit 1, naming it; the messages before it are published) unless --skip-invalid. In a ROS 2 topic (cdr\n"
+      "with a ros2msg schema, or --type pkg/msg/T) each message is JSON or YAML flow, encoded as CDR; fields\n"
+      "left out take their defaults.\n"
       "Examples:\n"
       "  cerulion pub /chatter hello --once\n"
       "  seq 1 1000 | cerulion pub /numbers\n"
       "  cerulion pub /blob --file image.png --once --wait-subscribers 1 --timeout 5\n"
       "  cerulion pub /imu --encoding json --schema-file Imu.json '{\"ax\": 0.1}' --once\n"
+      "  cerulion pub /chatter --type std_msgs/msg/String '{data: hi}' --msg-path ~/msgs --once\n"
       "  jq -c '.[]' readings.json | cerulion pub /imu --skip-invalid");
   cmd->add_option("topic", settings->topic, "Topic name, e.g. /robot/cmd")->required();
   auto* messages = cmd->add_option("message", settings->messages, "Messages, one per argument");
@@ -310,6 +347,11 @@ void add_pub_command(CLI::App& app) {
       ->check(group_validator());
   cmd->add_flag("-v,--verbose", settings->verbose, "Print 'published #SEQ (N bytes)' for every message");
   add_encoding_options(*cmd, settings->type);
+  auto* ros_type = cmd->add_option("--type", settings->ros_type,
+                                   "A ROS 2 type, pkg/msg/T: the topic is cdr with the type's definition from the msg "
+                                   "path, and messages are JSON or YAML flow ('{data: hi}'), as ros2 topic pub takes them");
+  add_msg_path_option(*cmd, settings->msg_path);
+  ros_type->excludes(settings->type.encoding_option);
   cmd->add_flag("--skip-invalid", settings->skip_invalid,
                 "In a json topic, warn about a message that is not JSON and go on without it (default: exit 1 "
                 "at the first one; what came before it is published)");

@@ -15,19 +15,19 @@ configure_file(${CMAKE_CURRENT_LIST_DIR}/version.hpp.in ${PROJECT_BINARY_DIR}/in
 # An export set per component, so that cerulionConfig.cmake loads a component's targets, and looks
 # for its dependencies, only when a program asks for it.
 install(TARGETS cerulion_core_headers cerulion_core EXPORT cerulion-core ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-foreach(component recorder recording flashback)
+foreach(component recorder recording flashback ros2)
   install(TARGETS cerulion_${component} EXPORT cerulion-${component} ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 endforeach()
 # verify runs its command with the child-process helper: its archive goes with verify's (its
 # header is verify's private business and stays in the source tree).
 install(TARGETS cerulion_verify cerulion_child_process EXPORT cerulion-verify ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/core/include/ ${PROJECT_SOURCE_DIR}/recorder/include/
-                  ${PROJECT_SOURCE_DIR}/recording/include/ ${PROJECT_SOURCE_DIR}/flashback/include/
+                  ${PROJECT_SOURCE_DIR}/recording/include/ ${PROJECT_SOURCE_DIR}/flashback/include/ ${PROJECT_SOURCE_DIR}/ros2/include/
                   ${PROJECT_SOURCE_DIR}/verify/include/ ${PROJECT_BINARY_DIR}/include/
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
 # The bridge, where Fast DDS was found: a program asking for it finds fastrtps too (cerulionConfig).
 set(CERULION_PACKAGE_HAS_BRIDGE FALSE)
-set(CERULION_PACKAGE_COMPONENTS core recorder recording flashback verify)
+set(CERULION_PACKAGE_COMPONENTS core recorder recording flashback ros2 verify)
 if(TARGET cerulion_bridge)
   set(CERULION_PACKAGE_HAS_BRIDGE TRUE)
   list(APPEND CERULION_PACKAGE_COMPONENTS bridge)

@@ -88,8 +88,8 @@ _cerulion() {
   for ((i=1; i<COMP_CWORD; i++)); do
     w=${COMP_WORDS[i]}
     case "$cmd|$w" in
-      "|--domain"|"pub|--stdin"|"pub|--file"|"pub|--size"|"pub|--fill"|"pub|-r"|"pub|--rate"|"pub|-n"|"pub|--times"|"pub|--wait-subscribers"|"pub|--timeout"|"pub|--mode"|"pub|--depth"|"pub|--max-payload"|"pub|--group"|"pub|--encoding"|"pub|--schema-file"|"pub|--schema-name"|"pub|--schema-encoding"|"pub|--domain"|"echo|-n"|"echo|--count"|"echo|--timeout"|"echo|-l"|"echo|--truncate-length"|"echo|--separator"|"echo|--delay"|"echo|--mode"|"echo|--depth"|"echo|--group"|"echo|--domain"|"topic|--domain"|"topic list|--domain"|"topic info|--domain"|"topic hz|-w"|"topic hz|--window"|"topic hz|-n"|"topic hz|--count"|"topic hz|--domain"|"clean|--force"|"clean|--domain"|"ping|-s"|"ping|--size"|"ping|-r"|"ping|--rate"|"ping|-c"|"ping|--count"|"ping|--warmup"|"ping|--process"|"ping|--mode"|"ping|--wait"|"ping|--samples-out"|"ping|--transport"|"ping|--timeout"|"ping|--topic"|"ping|--cpus"|"ping|--wait-set"|"ping|--topic-ceiling"|"ping|--cpu-budget"|"ping|--domain"|"pong|--topic"|"pong|--mode"|"pong|--wait"|"pong|--transport"|"pong|--max-size"|"pong|--wait-set"|"pong|--topic-ceiling"|"pong|--cpu-budget"|"pong|--cpu"|"pong|--domain"|"bench|--lanes"|"bench|--sizes"|"bench|--runs"|"bench|--samples"|"bench|--warmup"|"bench|--rate"|"bench|--wait"|"bench|--headline-size"|"bench|--json"|"bench|--markdown"|"bench|--md"|"bench|--html"|"bench|--samples-dir"|"bench|--baseline"|"bench|--tolerance"|"bench|--from"|"bench|--domain"|"record|-o"|"record|--output"|"record|-e"|"record|--regex"|"record|-x"|"record|--exclude"|"record|--compression"|"record|--level"|"record|--chunk-size"|"record|--split-size"|"record|--split-duration"|"record|--duration"|"record|--domain"|"play|-r"|"play|--rate"|"play|-e"|"play|--regex"|"play|--start-offset"|"play|--domain"|"info|--domain"|"recover|-o"|"recover|--output"|"recover|--compression"|"recover|--domain"|"flashback|--domain"|"flashback start|-e"|"flashback start|--regex"|"flashback start|-x"|"flashback start|--exclude"|"flashback start|--window"|"flashback start|--memory"|"flashback start|--name"|"flashback start|--dir"|"flashback start|--post"|"flashback start|--on-stall"|"flashback start|--trigger-topic"|"flashback start|--max-dumps"|"flashback start|--max-disk"|"flashback start|--priority"|"flashback start|--domain"|"flashback dump|-o"|"flashback dump|--output"|"flashback dump|--dir"|"flashback dump|--last"|"flashback dump|--note"|"flashback dump|--post"|"flashback dump|--name"|"flashback dump|--domain"|"flashback status|--name"|"flashback status|--domain"|"flashback stop|--name"|"flashback stop|--domain"|"bridge|-e"|"bridge|--regex"|"bridge|-x"|"bridge|--exclude"|"bridge|--dds-domain"|"bridge|--depth"|"bridge|--duration"|"bridge|--domain"|"bridge status|-e"|"bridge status|--regex"|"bridge status|-x"|"bridge status|--exclude"|"bridge status|--dds-domain"|"bridge status|--depth"|"bridge status|--duration"|"bridge status|--domain"|"view|-e"|"view|--regex"|"view|-x"|"view|--exclude"|"view|--address"|"view|--port"|"view|--max-clients"|"view|--queue-messages"|"view|--queue-bytes"|"view|--readers"|"view|--duration"|"view|--domain"|"view status|-e"|"view status|--regex"|"view status|-x"|"view status|--exclude"|"view status|--address"|"view status|--port"|"view status|--max-clients"|"view status|--queue-messages"|"view status|--queue-bytes"|"view status|--readers"|"view status|--duration"|"view status|--domain"|"diff|--tolerance"|"diff|--shown"|"diff|--domain"|"verify|--repeat"|"verify|--tolerance"|"verify|--settle"|"verify|--startup-timeout"|"verify|--output-timeout"|"verify|--clock"|"verify|--keep"|"verify|--json"|"verify|--junit"|"verify|--shown"|"verify|--domain"|"completion|--domain"|"help|--domain") ((i++)); vopt=""; continue ;;
-      "play|--topics"|"diff|--topics"|"verify|--input"|"verify|--output") vopt=$w; continue ;;
+      "|--domain"|"pub|--stdin"|"pub|--file"|"pub|--size"|"pub|--fill"|"pub|-r"|"pub|--rate"|"pub|-n"|"pub|--times"|"pub|--wait-subscribers"|"pub|--timeout"|"pub|--mode"|"pub|--depth"|"pub|--max-payload"|"pub|--group"|"pub|--encoding"|"pub|--schema-file"|"pub|--schema-name"|"pub|--schema-encoding"|"pub|--type"|"pub|--domain"|"echo|-n"|"echo|--count"|"echo|--timeout"|"echo|-l"|"echo|--truncate-length"|"echo|--separator"|"echo|--delay"|"echo|--mode"|"echo|--depth"|"echo|--group"|"echo|--domain"|"topic|--domain"|"topic list|--domain"|"topic info|--domain"|"topic hz|-w"|"topic hz|--window"|"topic hz|-n"|"topic hz|--count"|"topic hz|--domain"|"clean|--force"|"clean|--domain"|"ping|-s"|"ping|--size"|"ping|-r"|"ping|--rate"|"ping|-c"|"ping|--count"|"ping|--warmup"|"ping|--process"|"ping|--mode"|"ping|--wait"|"ping|--samples-out"|"ping|--transport"|"ping|--timeout"|"ping|--topic"|"ping|--cpus"|"ping|--wait-set"|"ping|--topic-ceiling"|"ping|--cpu-budget"|"ping|--domain"|"pong|--topic"|"pong|--mode"|"pong|--wait"|"pong|--transport"|"pong|--max-size"|"pong|--wait-set"|"pong|--topic-ceiling"|"pong|--cpu-budget"|"pong|--cpu"|"pong|--domain"|"bench|--lanes"|"bench|--sizes"|"bench|--runs"|"bench|--samples"|"bench|--warmup"|"bench|--rate"|"bench|--wait"|"bench|--headline-size"|"bench|--json"|"bench|--markdown"|"bench|--md"|"bench|--html"|"bench|--samples-dir"|"bench|--baseline"|"bench|--tolerance"|"bench|--from"|"bench|--domain"|"record|-o"|"record|--output"|"record|-e"|"record|--regex"|"record|-x"|"record|--exclude"|"record|--compression"|"record|--level"|"record|--chunk-size"|"record|--split-size"|"record|--split-duration"|"record|--duration"|"record|--domain"|"play|-r"|"play|--rate"|"play|-e"|"play|--regex"|"play|--start-offset"|"play|--domain"|"info|--domain"|"recover|-o"|"recover|--output"|"recover|--compression"|"recover|--domain"|"flashback|--domain"|"flashback start|-e"|"flashback start|--regex"|"flashback start|-x"|"flashback start|--exclude"|"flashback start|--window"|"flashback start|--memory"|"flashback start|--name"|"flashback start|--dir"|"flashback start|--post"|"flashback start|--on-stall"|"flashback start|--trigger-topic"|"flashback start|--max-dumps"|"flashback start|--max-disk"|"flashback start|--priority"|"flashback start|--domain"|"flashback dump|-o"|"flashback dump|--output"|"flashback dump|--dir"|"flashback dump|--last"|"flashback dump|--note"|"flashback dump|--post"|"flashback dump|--name"|"flashback dump|--domain"|"flashback status|--name"|"flashback status|--domain"|"flashback stop|--name"|"flashback stop|--domain"|"bridge|-e"|"bridge|--regex"|"bridge|-x"|"bridge|--exclude"|"bridge|--dds-domain"|"bridge|--depth"|"bridge|--qos"|"bridge|--duration"|"bridge|--domain"|"bridge status|-e"|"bridge status|--regex"|"bridge status|-x"|"bridge status|--exclude"|"bridge status|--dds-domain"|"bridge status|--depth"|"bridge status|--qos"|"bridge status|--duration"|"bridge status|--domain"|"view|-e"|"view|--regex"|"view|-x"|"view|--exclude"|"view|--address"|"view|--port"|"view|--max-clients"|"view|--queue-messages"|"view|--queue-bytes"|"view|--readers"|"view|--duration"|"view|--domain"|"view status|-e"|"view status|--regex"|"view status|-x"|"view status|--exclude"|"view status|--address"|"view status|--port"|"view status|--max-clients"|"view status|--queue-messages"|"view status|--queue-bytes"|"view status|--readers"|"view status|--duration"|"view status|--domain"|"diff|--tolerance"|"diff|--shown"|"diff|--domain"|"verify|--repeat"|"verify|--tolerance"|"verify|--settle"|"verify|--startup-timeout"|"verify|--output-timeout"|"verify|--clock"|"verify|--keep"|"verify|--json"|"verify|--junit"|"verify|--shown"|"verify|--domain"|"completion|--domain"|"help|--domain") ((i++)); vopt=""; continue ;;
+      "pub|--msg-path"|"echo|--msg-path"|"play|--topics"|"bridge|--msg-path"|"bridge status|--msg-path"|"diff|--topics"|"verify|--input"|"verify|--output") vopt=$w; continue ;;
     esac
     [[ $w == -* ]] && { vopt=""; continue; }
     [[ -n $vopt ]] && { vals+=("$w"); continue; }
@@ -121,6 +121,8 @@ _cerulion() {
     "pub|--schema-file") _cerulion_files; return ;;
     "pub|--schema-name") COMPREPLY=(); return ;;
     "pub|--schema-encoding") COMPREPLY=($(compgen -W 'jsonschema protobuf ros2msg ros2idl omgidl flatbuffer ros1msg' -- "$cur")); return ;;
+    "pub|--type") COMPREPLY=(); return ;;
+    "pub|--msg-path") COMPREPLY=(); return ;;
     "pub|--domain") COMPREPLY=(); return ;;
     "echo|-n"|"echo|--count") COMPREPLY=(); return ;;
     "echo|--timeout") COMPREPLY=(); return ;;
@@ -130,6 +132,7 @@ _cerulion() {
     "echo|--mode") COMPREPLY=($(compgen -W 'lockstep free-run' -- "$cur")); return ;;
     "echo|--depth") COMPREPLY=(); return ;;
     "echo|--group") COMPREPLY=(); return ;;
+    "echo|--msg-path") COMPREPLY=(); return ;;
     "echo|--domain") COMPREPLY=(); return ;;
     "topic|--domain") COMPREPLY=(); return ;;
     "topic list|--domain") COMPREPLY=(); return ;;
@@ -229,12 +232,16 @@ _cerulion() {
     "bridge|-x"|"bridge|--exclude") COMPREPLY=(); return ;;
     "bridge|--dds-domain") COMPREPLY=(); return ;;
     "bridge|--depth") COMPREPLY=(); return ;;
+    "bridge|--qos") COMPREPLY=($(compgen -W 'sensor-data' -- "$cur")); return ;;
+    "bridge|--msg-path") COMPREPLY=(); return ;;
     "bridge|--duration") COMPREPLY=(); return ;;
     "bridge|--domain") COMPREPLY=(); return ;;
     "bridge status|-e"|"bridge status|--regex") COMPREPLY=(); return ;;
     "bridge status|-x"|"bridge status|--exclude") COMPREPLY=(); return ;;
     "bridge status|--dds-domain") COMPREPLY=(); return ;;
     "bridge status|--depth") COMPREPLY=(); return ;;
+    "bridge status|--qos") COMPREPLY=($(compgen -W 'sensor-data' -- "$cur")); return ;;
+    "bridge status|--msg-path") COMPREPLY=(); return ;;
     "bridge status|--duration") COMPREPLY=(); return ;;
     "bridge status|--domain") COMPREPLY=(); return ;;
     "view|-e"|"view|--regex") COMPREPLY=(); return ;;
@@ -280,7 +287,11 @@ _cerulion() {
   # More values of an option that takes several (`play FILE --topics /a /b`).
   if [[ -n $vopt && $cur != -* ]]; then
     case "$cmd|$vopt" in
+      "pub|--msg-path") COMPREPLY=(); return ;;
+      "echo|--msg-path") COMPREPLY=(); return ;;
       "play|--topics") _cerulion_match < <(_cerulion_recording_topics "${pos[0]}"); return ;;
+      "bridge|--msg-path") COMPREPLY=(); return ;;
+      "bridge status|--msg-path") COMPREPLY=(); return ;;
       "diff|--topics") _cerulion_match < <(_cerulion_recording_topics "${pos[0]}"); return ;;
       "verify|--input") _cerulion_match < <(_cerulion_recording_topics "${pos[0]}"); return ;;
       "verify|--output") _cerulion_match < <(_cerulion_recording_topics "${pos[0]}"); return ;;
@@ -294,14 +305,14 @@ _cerulion() {
       [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "$words" -- "$cur")); return; }
       COMPREPLY=($(compgen -W 'pub echo topic clean ping pong bench record play info recover flashback bridge view diff verify help' -- "$cur")); return ;;
     "pub")
-      words='-h --help --stdin --file --size --fill -r --rate -n --times -1 --once --wait-subscribers --timeout --mode --depth --max-payload --group -v --verbose --encoding --schema-file --schema-name --schema-encoding --skip-invalid'
+      words='-h --help --stdin --file --size --fill -r --rate -n --times -1 --once --wait-subscribers --timeout --mode --depth --max-payload --group -v --verbose --encoding --schema-file --schema-name --schema-encoding --type --msg-path --skip-invalid'
       [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "$words" -- "$cur")); return; }
       case ${#pos[@]} in
         0) _cerulion_match < <(_cerulion_topics); return ;;
         *) COMPREPLY=(); return ;;
       esac ;;
     "echo")
-      words='-h --help -n --count --timeout -l --truncate-length --json --raw --separator --lost --tap --delay --mode --depth --group'
+      words='-h --help -n --count --timeout -l --truncate-length --json --raw --separator --lost --tap --delay --mode --depth --group --full --msg-path'
       [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "$words" -- "$cur")); return; }
       case ${#pos[@]} in
         0) _cerulion_match < <(_cerulion_topics); return ;;
@@ -389,7 +400,7 @@ _cerulion() {
       [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "$words" -- "$cur")); return; }
       ;;
     "bridge")
-      words='-h --help -a --all -e --regex -x --exclude --export --import --both --dds-domain --depth --best-effort --lockstep --no-shared-memory --duration'
+      words='-h --help -a --all -e --regex -x --exclude --export --import --both --dds-domain --depth --qos --msg-path --best-effort --lockstep --no-shared-memory --duration'
       [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "$words" -- "$cur")); return; }
       COMPREPLY=($(compgen -W 'status' -- "$cur")); return ;;
     "bridge status")

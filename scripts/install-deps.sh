@@ -13,6 +13,9 @@ packages="$packages python3-dev pybind11-dev python3-numpy python3-pytest"
 # `cerulion view` (Boost.Beast and Boost.Asio, headers only). Without it the build still works,
 # without view.
 packages="$packages libboost-dev"
+# ROS 2 message types: SHA-256 for type hashes (nettle); the test_msgs .msg files and Cyclone DDS
+# (the middleware of rmw_cyclonedds) as a stand-in ROS 2 node in the bridge's tests.
+packages="$packages nettle-dev ros2-test-interface-files cyclonedds-dev cyclonedds-tools"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

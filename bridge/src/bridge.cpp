@@ -181,6 +181,7 @@ Result<std::unique_ptr<BridgeImpl>> create_dds_bridge(BridgeOptions options) {
   if (impl->imports()) {
     impl->importer = std::make_unique<Importer>(*impl->participant, impl->guard, impl->matcher,
                                                         impl->options.domain, impl->options.lockstep, impl->events);
+    impl->importer->use_msg_path(ros2::MsgPath::from_environment(impl->options.msg_path));
   }
   return std::unique_ptr<BridgeImpl>(std::move(impl));
 }

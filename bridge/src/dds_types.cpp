@@ -13,9 +13,9 @@ namespace cerulion::bridge::detail {
 
 namespace rtps = eprosima::fastrtps::rtps;
 
-WireTopicType::WireTopicType(WireType type) : type_(type) {
-  setName(std::string(dds_type_name(type)).c_str());
-  m_typeSize = static_cast<std::uint32_t>(cdr_size(type, 64));  // initial size; grown on demand
+WireTopicType::WireTopicType(const std::string& dds_type_name) {
+  setName(dds_type_name.c_str());
+  m_typeSize = 128;  // initial size; grown on demand
   m_isGetKeyDefined = false;
   auto_fill_type_object(false);
   auto_fill_type_information(false);
@@ -23,31 +23,31 @@ WireTopicType::WireTopicType(WireType type) : type_(type) {
 
 bool WireTopicType::serialize(void* data, rtps::SerializedPayload_t* payload) {
   const auto* m = static_cast<WireMessage*>(data);
-  const std::size_t need = cdr_size(type_, m->outgoing.size());
-  if (need > payload->max_size) return false;
-  write_cdr(type_, m->outgoing, reinterpret_cast<std::byte*>(payload->data));
-  payload->encapsulation = CDR_LE;
+  const std::size_t need = cdr_size(m->wire, m->outgoing.size());
+  if (need > payload->max_size || need < 4) return false;
+  write_cdr(m->wire, m->outgoing, reinterpret_cast<std::byte*>(payload->data));
+  // What the header says (Fast DDS writes it from here): XCDR1 little-endian for all the bridge sends.
+  payload->encapsulation = payload->data[1] == 0 ? CDR_BE : CDR_LE;
   payload->length = static_cast<std::uint32_t>(need);
   return true;
 }
 
 bool WireTopicType::deserialize(rtps::SerializedPayload_t* payload, void* data) {
   auto* m = static_cast<WireMessage*>(data);
-  auto body = read_cdr(type_, {reinterpret_cast<const std::byte*>(payload->data), payload->length});
-  if (!body) return false;
-  if (body->size() > m->capacity) {
-    m->buffer.reset(new std::byte[body->size()]);
-    m->capacity = body->size();
+  const std::size_t n = payload->length;
+  if (n > m->capacity) {
+    m->buffer.reset(new std::byte[n]);
+    m->capacity = n;
   }
-  if (!body->empty()) std::memcpy(m->buffer.get(), body->data(), body->size());
-  m->size = body->size();
+  if (n) std::memcpy(m->buffer.get(), payload->data, n);
+  m->size = n;
   return true;
 }
 
 std::function<std::uint32_t()> WireTopicType::getSerializedSizeProvider(void* data) {
-  const WireType type = type_;
-  return [data, type] {
-    const std::size_t n = cdr_size(type, static_cast<WireMessage*>(data)->outgoing.size());
+  return [data] {
+    const auto* m = static_cast<WireMessage*>(data);
+    const std::size_t n = cdr_size(m->wire, m->outgoing.size());
     return static_cast<std::uint32_t>(std::min<std::size_t>(n, std::numeric_limits<std::uint32_t>::max()));
   };
 }

@@ -5,6 +5,7 @@
 
 #include <fastdds/rtps/common/InstanceHandle.h>
 
+#include "cerulion/ros2/cdr.hpp"
 #include "dds_types.hpp"
 
 namespace cerulion::bridge::detail {
@@ -56,10 +57,10 @@ Exporter::Topic* Exporter::at(std::size_t index) const {
 }
 
 bool Exporter::open_writer(Topic& t) {
-  const WireType wire = wire_type_for(t.type);
+  t.wire = wire_for_topic(t.type);
   const std::string name = dds_topic_name(t.name);
-  const auto announcement = announce_type(t.type);
-  auto topic = participant_.topic(name, wire);
+  const auto announcement = announce_type(t.type, kMaxAnnouncementBytes, t.wire.type_hash);
+  auto topic = participant_.topic(name, t.wire.dds_type);
   dds::DataWriter* writer = nullptr;
   std::string why;
   if (topic) {
@@ -78,7 +79,7 @@ bool Exporter::open_writer(Topic& t) {
   t.opened = true;
   t.opened_at = std::chrono::steady_clock::now();
   recording::report(&events_, recording::EventKind::Info, t.name,
-                    "exporting " + t.name + " as " + name + " (" + std::string(dds_type_name(wire)) + ")");
+                    "exporting " + t.name + " as " + name + " (" + t.wire.dds_type + ")");
   if (read_type_announcement(announcement).type != t.type) {
     // Said here and by each importing bridge, which says what it makes of the topic without it.
     recording::report(&events_, recording::EventKind::Warning, t.name,
@@ -97,6 +98,7 @@ bool Exporter::on_sample(const recording::TappedSample& sample) {
   if (guard_.imported(t->name, sample.publisher_pid, sample.sequence)) return true;
   std::lock_guard lock(t->mutex);
   if (t->unusable || (!t->writer && !open_writer(*t))) return false;
+  if (t->wire.type == WireType::Cdr && !ros2_ready(*t, sample)) return false;
   if (!t->direct) release(*t);
   if (t->direct) return write(*t, sample.data);
   t->held.emplace_back(sample.data.begin(), sample.data.end());
@@ -109,9 +111,23 @@ bool Exporter::on_sample(const recording::TappedSample& sample) {
   return true;
 }
 
+bool Exporter::ros2_ready(Topic& t, const recording::TappedSample& sample) {
+  // ROS 2 nodes read XCDR1 little-endian only: anything else is not sent, and said once.
+  const Status st = ros2::check_ros2_wire(sample.data);
+  if (st.ok()) return true;
+  if (!t.refused_said) {
+    t.refused_said = true;
+    recording::report(&events_, recording::EventKind::Problem, t.name,
+                      t.name + ": message #" + std::to_string(sample.sequence) + " not exported (" + t.wire.ros_type +
+                          "): " + st.message() + "; such messages are counted as lost");
+  }
+  return false;
+}
+
 bool Exporter::write(Topic& t, std::span<const std::byte> data) {
   WireMessage message;
   message.outgoing = data;
+  message.wire = t.wire.type;
   if (!t.writer->write(&message)) return false;
   t.messages.fetch_add(1, std::memory_order_relaxed);
   t.bytes.fetch_add(data.size(), std::memory_order_relaxed);
@@ -173,7 +189,7 @@ std::vector<BridgedTopic> Exporter::topics(const std::vector<recording::TopicCou
     BridgedTopic b;
     b.topic = t->name;
     b.dds_topic = dds_topic_name(t->name);
-    b.dds_type = std::string(dds_type_name(wire_type_for(t->type)));
+    b.dds_type = t->wire.dds_type;
     b.messages = t->messages.load();
     b.bytes = t->bytes.load();
     // Dropped by the sink are the failed writes of samples written as they came (held ones that

@@ -31,6 +31,7 @@
 #include "cerulion/recording/tap_set.hpp"
 #include "loop_guard.hpp"
 #include "participant.hpp"
+#include "topic_wire.hpp"
 
 namespace cerulion::bridge::detail {
 
@@ -57,6 +58,8 @@ class Exporter final : public recording::SampleSink {
   struct Topic final : eprosima::fastdds::dds::DataWriterListener {
     std::string name;
     TopicType type;
+    TopicWire wire;  ///< how it goes out (set when its writer is made)
+    bool refused_said = false;  ///< a message it could not send was reported (once)
     const Participant* participant = nullptr;
     std::mutex mutex;
     eprosima::fastdds::dds::DataWriter* writer = nullptr;
@@ -77,6 +80,8 @@ class Exporter final : public recording::SampleSink {
   };
   Topic* at(std::size_t index) const;
   bool open_writer(Topic& t);
+  /// Whether a sample of a topic of a ROS 2 type is CDR that ROS 2 nodes read; says once when not.
+  bool ros2_ready(Topic& t, const recording::TappedSample& sample);
   /// Writes one sample, counting it (a failure is for the caller to count). With the topic's lock held.
   bool write(Topic& t, std::span<const std::byte> data);
   /// Writes a held sample, counting a failure as lost.

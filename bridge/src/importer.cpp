@@ -50,7 +50,12 @@ void Importer::Topic::on_data_available(dds::DataReader* r) {
     if (volatile_reader && participant->durable_writer(writer)) continue;
     follow_sequence(writer, static_cast<std::uint64_t>(info.sample_identity.sequence_number().to64long()),
                     !volatile_reader);
-    const auto payload = message.payload();
+    const auto unwrapped = read_cdr(wire.type, message.cdr());
+    if (!unwrapped) {
+      failed.fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
+    const auto payload = *unwrapped;
     // The loan waits for room (lockstep) outside the guard's lock, so the export side, which
     // takes that lock to check a sample, is never what keeps room from being made.
     auto loan = publisher->loan(payload.size(), publish_wait);
@@ -72,8 +77,9 @@ void Importer::Topic::on_data_available(dds::DataReader* r) {
 }
 
 std::optional<TopicType> Importer::imported_type(const Topic& t, const TypeAnnouncement& announced) {
+  if (t.wire.type == WireType::Cdr) return ros2_type(t, announced);
   // A type that does not travel as this wire type is not what the writer sends: not a bridge's.
-  if (announced.type.raw() || wire_type_for(announced.type) != t.wire) return std::nullopt;
+  if (announced.type.raw() || wire_type_for(announced.type) != t.wire.type) return std::nullopt;
   std::optional<TopicType> type;
   std::string why;
   if (Status st = check_topic_type(announced.type); st.ok()) {
@@ -118,7 +124,7 @@ Status Importer::open_publisher(Topic& t, const TypeAnnouncement& announced) {
 
 Status Importer::open_reader(Topic& t, bool durable) {
   (durable ? t.durable_tried : t.volatile_tried) = true;
-  auto topic = participant_.topic(t.dds_topic, t.wire);
+  auto topic = participant_.topic(t.dds_topic, t.wire.dds_type);
   if (!topic) return topic.status();
   // Before the reader exists: its listener may run before create_datareader() returns.
   if (durable) t.durable_since_ns.store(realtime_ns(), std::memory_order_relaxed);
@@ -132,8 +138,13 @@ Status Importer::open_reader(Topic& t, bool durable) {
 
 void Importer::discovered(const DiscoveredWriter& writer) {
   if (writer.removed) return;  // an imported topic stays while the bridge runs
-  const auto wire = wire_type_of(writer.dds_type);
+  auto wire = wire_for_dds_type(writer.dds_type);
   if (!wire) return;
+  // A bridge exporting a ROS 2 type that is also a wrapper's (std_msgs/msg/String) sends it whole.
+  if (wire->type != WireType::Cdr && wire_for_topic(writer.announced.type).type == WireType::Cdr) {
+    wire->type = WireType::Cdr;
+    wire->ros_type = wire_for_topic(writer.announced.type).ros_type;
+  }
   const auto local = local_topic_name(writer.dds_topic);
   if (!local) return;
   std::lock_guard lock(mutex_);
@@ -158,12 +169,12 @@ void Importer::discovered(const DiscoveredWriter& writer) {
       return;
     }
     recording::report(&events_, recording::EventKind::Info, *name,
-                      "importing " + writer.dds_topic + " as " + *name + " (" + std::string(dds_type_name(*wire)) + ")");
+                      "importing " + writer.dds_topic + " as " + *name + " (" + wire->dds_type + ")");
     it = topics_.emplace(writer.dds_topic, std::move(t)).first;
   }
   Topic* t = it->second.get();
   // A writer of another type on a topic already imported is not read (the topic has one type).
-  if (!t || *wire != t->wire || (writer.durable ? t->durable_tried : t->volatile_tried)) return;
+  if (!t || wire->dds_type != t->wire.dds_type || (writer.durable ? t->durable_tried : t->volatile_tried)) return;
   if (Status st = open_reader(*t, writer.durable); !st.ok()) {
     recording::report(&events_, recording::EventKind::Problem, t->name,
                       t->name + ": cannot import from " + (writer.durable ? "durable" : "volatile") +
@@ -197,7 +208,7 @@ std::vector<BridgedTopic> Importer::topics() const {
     BridgedTopic b;
     b.topic = t->name;
     b.dds_topic = dds_topic;
-    b.dds_type = std::string(dds_type_name(t->wire));
+    b.dds_type = t->wire.dds_type;
     b.imported = true;
     b.messages = t->messages.load();
     b.bytes = t->bytes.load();

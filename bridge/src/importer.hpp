@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Import: for each "rt/..." topic of a bridged type that another participant writes, DDS readers
-// whose samples a local publisher (the bridge's) publishes under the local name.
+// Import: for each "rt/..." topic of a ROS 2 type that another participant writes, DDS readers
+// whose samples a local publisher (the bridge's) publishes under the local name: std_msgs String
+// and UInt8MultiArray unwrapped as they always were, any other type whole, as cdr.
 //
 // A durable (transient-local) reader matches only durable writers, and a volatile one gets no
 // history from them, so a topic has a reader of each kind its writers need: a durable one for
@@ -30,9 +31,11 @@
 #include "cerulion/core/publisher.hpp"
 #include "cerulion/recording/events.hpp"
 #include "cerulion/recording/topic_selection.hpp"
+#include "cerulion/ros2/msg_path.hpp"
 #include "dds_types.hpp"
 #include "loop_guard.hpp"
 #include "participant.hpp"
+#include "topic_wire.hpp"
 
 namespace cerulion::bridge::detail {
 
@@ -46,6 +49,8 @@ class Importer {
         lockstep_(lockstep), events_(events) {}
   ~Importer() { close(); }
 
+  /// Where the definitions of ROS 2 types that writers do not announce are looked for.
+  void use_msg_path(ros2::MsgPath path) { msg_path_ = std::move(path); }
   /// Follows a writer discovery found: a new bridged topic that the selection takes gets its
   /// reader and local publisher.
   void discovered(const DiscoveredWriter& writer);
@@ -56,7 +61,7 @@ class Importer {
  private:
   struct Topic final : eprosima::fastdds::dds::DataReaderListener {
     std::string name, dds_topic;
-    WireType wire = WireType::ByteArray;
+    TopicWire wire;
     const Participant* participant = nullptr;
     LoopGuard::Entry* guard = nullptr;
     std::optional<Publisher> publisher;
@@ -85,6 +90,9 @@ class Importer {
   Status open_publisher(Topic& t, const TypeAnnouncement& announced);
   /// The type a new topic is created with.
   std::optional<TopicType> imported_type(const Topic& t, const TypeAnnouncement& announced);
+  /// The type of a topic of a ROS 2 type (Cdr): the announced schema, else the msg path's, else
+  /// the type's name alone (said once). ros2_import.cpp.
+  TopicType ros2_type(const Topic& t, const TypeAnnouncement& announced);
   /// The topic's reader of that kind.
   Status open_reader(Topic& t, bool durable);
 
@@ -94,6 +102,7 @@ class Importer {
   std::string domain_;
   bool lockstep_;
   recording::EventSink& events_;
+  ros2::MsgPath msg_path_;
   mutable std::mutex mutex_;
   std::map<std::string, std::unique_ptr<Topic>> topics_;  ///< by DDS topic name
 };

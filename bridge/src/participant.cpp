@@ -117,12 +117,6 @@ Result<std::unique_ptr<Participant>> Participant::create(const BridgeOptions& op
     std::lock_guard lock(prefixes.mutex);
     if (!prefixes.first) prefixes.first = self->prefix_;
   }
-  for (WireType type : {WireType::String, WireType::ByteArray}) {
-    dds::TypeSupport support(new WireTopicType(type));
-    if (support.register_type(self->participant_) != ReturnCode_t::RETCODE_OK) {
-      return Status{ErrorCode::SystemError, "Fast DDS cannot register type " + std::string(dds_type_name(type))};
-    }
-  }
   self->publisher_ = self->participant_->create_publisher(dds::PUBLISHER_QOS_DEFAULT);
   self->subscriber_ = self->participant_->create_subscriber(dds::SUBSCRIBER_QOS_DEFAULT);
   if (!self->publisher_ || !self->subscriber_) {
@@ -140,9 +134,14 @@ Participant::~Participant() {
 
 bool Participant::own(const rtps::GUID_t& writer) const noexcept { return writer.guidPrefix == prefix_; }
 
-Result<dds::Topic*> Participant::topic(const std::string& name, WireType type) {
+Result<dds::Topic*> Participant::topic(const std::string& name, const std::string& type_name) {
   std::lock_guard lock(topics_mutex_);
-  const std::string type_name(dds_type_name(type));
+  if (!participant_->find_type(type_name).get()) {
+    dds::TypeSupport support(new WireTopicType(type_name));
+    if (support.register_type(participant_) != ReturnCode_t::RETCODE_OK) {
+      return Status{ErrorCode::SystemError, "Fast DDS cannot register type " + type_name};
+    }
+  }
   if (auto* d = participant_->lookup_topicdescription(name)) {
     if (d->get_type_name() != type_name) {
       return Status{ErrorCode::Incompatible, "DDS topic " + name + " is already bridged as " + d->get_type_name() +

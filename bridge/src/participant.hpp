@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The bridge's one DDS participant: transports sized for large messages, the two ROS 2 types
-// registered, the QoS of the bridge's writers and readers, and what discovery found (remote
+// The bridge's one DDS participant: transports sized for large messages, the types of the topics
+// bridged registered as they come, the QoS of the bridge's writers and readers, and what discovery found (remote
 // participants, and writers of other participants) queued for the bridge to act on outside Fast
 // DDS's callbacks.
 
@@ -52,9 +52,9 @@ class Participant final : public eprosima::fastdds::dds::DomainParticipantListen
   /// Whether a sample's writer belongs to this participant.
   bool own(const eprosima::fastrtps::rtps::GUID_t& writer) const noexcept;
 
-  /// The DDS topic of that name and type, created on first use. SystemError when the name is
-  /// already a topic of the other type here.
-  Result<eprosima::fastdds::dds::Topic*> topic(const std::string& name, WireType type);
+  /// The DDS topic of that name and DDS type, created (and its type registered) on first use.
+  /// Incompatible when the name is already a topic of another type here.
+  Result<eprosima::fastdds::dds::Topic*> topic(const std::string& name, const std::string& dds_type);
   /// Reliable (unless best effort was asked), keep last `depth`, transient local: a reader that
   /// matches late (a bridge, a ROS 2 node asking for transient local) gets the last `depth`
   /// samples; one with ROS 2's default volatile QoS matches too and gets only new ones.

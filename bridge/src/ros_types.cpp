@@ -49,7 +49,12 @@ class Reader {
 }  // namespace
 
 std::string_view dds_type_name(WireType type) noexcept {
-  return type == WireType::String ? kStringType : kByteArrayType;
+  switch (type) {
+    case WireType::String: return kStringType;
+    case WireType::ByteArray: return kByteArrayType;
+    case WireType::Cdr: break;
+  }
+  return {};
 }
 
 std::optional<WireType> wire_type_of(std::string_view name) noexcept {
@@ -76,10 +81,15 @@ std::optional<std::string> local_topic_name(std::string_view dds_topic) {
 
 std::size_t cdr_size(WireType type, std::size_t payload) noexcept {
   // String: length, characters, NUL. UInt8MultiArray: dim count (0), data_offset, length, data.
+  if (type == WireType::Cdr) return payload;
   return type == WireType::String ? kHeader + 4 + payload + 1 : kHeader + 12 + payload;
 }
 
 void write_cdr(WireType type, std::span<const std::byte> payload, std::byte* out) noexcept {
+  if (type == WireType::Cdr) {
+    if (!payload.empty()) std::memcpy(out, payload.data(), payload.size());
+    return;
+  }
   static constexpr std::byte kCdrLe[4] = {std::byte{0x00}, std::byte{0x01}, std::byte{0x00}, std::byte{0x00}};
   std::memcpy(out, kCdrLe, kHeader);
   std::byte* at = out + kHeader;
@@ -100,6 +110,10 @@ std::optional<std::span<const std::byte>> read_cdr(WireType type, std::span<cons
   if (message.size() < kHeader || message[0] != std::byte{0x00}) return std::nullopt;
   // 0x00 CDR big-endian, 0x01 little-endian (PL_CDR and XCDR2 are not what ROS 2 Humble sends).
   const auto kind = static_cast<unsigned>(message[1]);
+  if (type == WireType::Cdr) {
+    if (kind > 1 && kind != 6 && kind != 7) return std::nullopt;
+    return message;
+  }
   if (kind > 1) return std::nullopt;
   Reader in(message.subspan(kHeader), kind == 1);
   std::uint32_t n = 0;

@@ -12,6 +12,7 @@ namespace {
 constexpr std::string_view kEncodingKey = "cerulion.encoding=";
 constexpr std::string_view kSchemaKey = "cerulion.schema=";
 constexpr std::string_view kOmittedKey = "cerulion.schema-omitted=";
+constexpr std::string_view kTypeHashKey = "typehash=";
 
 void put_field(std::string& out, std::string_view field) {
   out += std::to_string(field.size());
@@ -44,10 +45,12 @@ std::vector<unsigned char> bytes_of(const std::string& text) { return {text.begi
 
 }  // namespace
 
-std::vector<unsigned char> announce_type(const TopicType& type, std::size_t ceiling) {
-  if (type.raw()) return {};
-  const std::string encoding = std::string(kEncodingKey) + type.message_encoding;
-  if (encoding.size() > ceiling) return {};
+std::vector<unsigned char> announce_type(const TopicType& type, std::size_t ceiling, const std::string& type_hash) {
+  const std::string hash = type_hash.empty() ? std::string() : std::string(kTypeHashKey) + type_hash + ";";
+  if (hash.size() > ceiling) return {};
+  if (type.raw()) return bytes_of(hash);
+  const std::string encoding = hash + std::string(kEncodingKey) + type.message_encoding;
+  if (encoding.size() > ceiling) return bytes_of(hash);
   if (type.schema.empty()) return bytes_of(encoding);
   std::string whole = encoding + '\0' + std::string(kSchemaKey);
   put_field(whole, type.schema.name);
@@ -62,8 +65,13 @@ std::vector<unsigned char> announce_type(const TopicType& type, std::size_t ceil
 }
 
 TypeAnnouncement read_type_announcement(std::span<const unsigned char> user_data) {
-  const std::string_view text(reinterpret_cast<const char*>(user_data.data()), user_data.size());
+  std::string_view text(reinterpret_cast<const char*>(user_data.data()), user_data.size());
   TypeAnnouncement out;
+  if (text.starts_with(kTypeHashKey)) {
+    const auto end = text.find(';');
+    out.type_hash = std::string(text.substr(kTypeHashKey.size(), end - kTypeHashKey.size()));
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+  }
   if (!text.starts_with(kEncodingKey)) return out;
   std::string_view rest = text.substr(kEncodingKey.size());
   const auto end = rest.find('\0');

@@ -16,6 +16,8 @@
 #include <thread>
 
 #include "binding.hpp"
+#include "message_values.hpp"
+#include "cerulion/recorder/profile.hpp"
 #include "cerulion/recorder/reader.hpp"
 
 namespace cerulion::python {
@@ -32,16 +34,21 @@ struct PyChannel {
   std::string encoding;
   std::optional<Schema> schema;
   std::map<std::string, std::string> metadata;
+  /// Reads its messages' payloads as values (json(), decode()).
+  std::shared_ptr<const MessageValues> values;
 };
 
 PyChannel channel_of(const recorder::Channel& channel, const recorder::Schema* schema) {
-  PyChannel out{channel.id, channel.topic, channel.message_encoding, std::nullopt, {channel.metadata.begin(), channel.metadata.end()}};
+  PyChannel out{channel.id, channel.topic, channel.message_encoding, std::nullopt, {channel.metadata.begin(), channel.metadata.end()}, nullptr};
   if (schema != nullptr && schema->id != 0) {
     out.schema = Schema{schema->name, schema->encoding,
                         std::string(reinterpret_cast<const char*>(schema->data.data()), schema->data.size())};
   }
+  out.values = std::make_shared<const MessageValues>(
+      recorder::profile::topic_type(channel, schema != nullptr && schema->id != 0 ? schema : nullptr));
   return out;
 }
+
 
 const recorder::Schema* schema_in(const recorder::FileSummary& summary, std::uint16_t id) {
   auto it = summary.schemas.find(id);
@@ -56,6 +63,10 @@ struct PyRecordedMessage {
   std::uint64_t publish_time_ns = 0;
   py::bytes data;
 };
+
+std::string message_name(const PyRecordedMessage& r) {
+  return "message #" + std::to_string(r.sequence) + " of " + r.channel->topic;
+}
 
 /// What the reading thread and the iterating one share.
 struct MessageQueue {
@@ -241,8 +252,16 @@ void register_recording_reader(py::module_& m) {
       .def_readonly("log_time_ns", &PyRecordedMessage::log_time_ns, "When it was recorded, ns since the Unix epoch.")
       .def_readonly("publish_time_ns", &PyRecordedMessage::publish_time_ns, "When it was published, ns since the Unix epoch.")
       .def_readonly("data", &PyRecordedMessage::data, "The payload (bytes).")
-      .def("json", [](const PyRecordedMessage& r) { return py::module_::import("json").attr("loads")(r.data); },
-           "The payload parsed as JSON (json channels).")
+      .def("json", [](const PyRecordedMessage& r) {
+             return r.channel->values->json(std::string_view(r.data), message_name(r));
+           },
+           "The payload as Python values: a json channel's parsed, a ROS 2 channel's fields (as decode()). "
+           "Raises InvalidArgument naming the message when it is neither, or does not parse.")
+      .def("decode", [](const PyRecordedMessage& r) {
+             return r.channel->values->decode(std::string_view(r.data), message_name(r));
+           },
+           "A ROS 2 message's fields (cdr channel, ros2msg schema) as a dict in field order; byte arrays as bytes. "
+           "A schema without its definition is looked up on $CERULION_MSG_PATH / $AMENT_PREFIX_PATH.")
       .def("__len__", [](const PyRecordedMessage& r) { return py::len(r.data); })
       .def("__repr__", [](const PyRecordedMessage& r) {
         return "<cerulion.RecordedMessage '" + r.channel->topic + "' #" + std::to_string(r.sequence) + ", " +

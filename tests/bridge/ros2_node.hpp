@@ -6,11 +6,15 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <fastdds/dds/domain/DomainParticipant.hpp>
 #include <fastdds/dds/domain/DomainParticipantFactory.hpp>
+#include <fastdds/dds/domain/DomainParticipantListener.hpp>
 #include <fastdds/dds/publisher/DataWriter.hpp>
 #include <fastdds/dds/publisher/Publisher.hpp>
 #include <fastdds/dds/subscriber/DataReader.hpp>
@@ -66,8 +70,34 @@ inline std::uint32_t get_u32(const std::vector<std::uint8_t>& v, std::size_t at)
   return v[at] | v[at + 1] << 8 | v[at + 2] << 16 | static_cast<std::uint32_t>(v[at + 3]) << 24;
 }
 
+/// What a node's discovery saw of other participants' writers: DDS type and user data by topic.
+class WriterLog final : public fdds::DomainParticipantListener {
+ public:
+  struct Writer {
+    std::string type;
+    std::string user_data;
+  };
+  void on_publisher_discovery(fdds::DomainParticipant*, rtps::WriterDiscoveryInfo&& info) override {
+    if (info.status != rtps::WriterDiscoveryInfo::DISCOVERED_WRITER) return;
+    const auto& data = info.info.m_qos.m_userData.data_vec();
+    std::lock_guard lock(mutex_);
+    writers_[info.info.topicName().to_string()] = {info.info.typeName().to_string(), std::string(data.begin(), data.end())};
+  }
+  std::optional<Writer> writer(const std::string& topic) const {
+    std::lock_guard lock(mutex_);
+    auto it = writers_.find(topic);
+    if (it == writers_.end()) return std::nullopt;
+    return it->second;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, Writer> writers_;
+};
+
 /// A ROS 2-like node: one participant on the default transports, ROS 2's default QoS.
 struct PlainNode {
+  WriterLog writers;
   fdds::DomainParticipant* participant = nullptr;
   fdds::Publisher* publisher = nullptr;
   fdds::Subscriber* subscriber = nullptr;
@@ -76,7 +106,7 @@ struct PlainNode {
     auto* factory = fdds::DomainParticipantFactory::get_instance();
     fdds::DomainParticipantQos qos = factory->get_default_participant_qos();
     if (!user_data.empty()) qos.user_data().data_vec(user_data);
-    participant = factory->create_participant(domain, qos);
+    participant = factory->create_participant(domain, qos, &writers, fdds::StatusMask::none());
     REQUIRE(participant);
     for (const char* name : {"std_msgs::msg::dds_::String_", "std_msgs::msg::dds_::UInt8MultiArray_"}) {
       REQUIRE(fdds::TypeSupport(new RawCdrType(name)).register_type(participant) == ReturnCode_t::RETCODE_OK);
@@ -85,10 +115,15 @@ struct PlainNode {
     subscriber = participant->create_subscriber(fdds::SUBSCRIBER_QOS_DEFAULT);
   }
   ~PlainNode() {
+    participant->set_listener(nullptr);
     participant->delete_contained_entities();
     fdds::DomainParticipantFactory::get_instance()->delete_participant(participant);
   }
+  /// The topic, its type registered first when it is neither of the two std_msgs ones.
   fdds::Topic* topic(const std::string& name, const std::string& type) {
+    if (!participant->find_type(type).get()) {
+      REQUIRE(fdds::TypeSupport(new RawCdrType(type.c_str())).register_type(participant) == ReturnCode_t::RETCODE_OK);
+    }
     return participant->create_topic(name, type, fdds::TOPIC_QOS_DEFAULT);
   }
   /// ROS 2's default reader QoS (reliable, keep last 10, volatile), or transient local.

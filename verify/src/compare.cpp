@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "message_fields.hpp"
+
 namespace cerulion::verify {
 namespace {
 
@@ -26,7 +28,7 @@ std::string shortened(std::string text) {
   return text.substr(0, cut) + "...";
 }
 
-std::string shown(const Json& value) { return shortened(value.dump()); }
+std::string shown(const Json& value) { return shortened(value.dump(-1, ' ', false, Json::error_handler_t::replace)); }
 
 std::string hex_bytes(std::span<const std::byte> bytes, std::size_t from) {
   std::string out;
@@ -41,21 +43,16 @@ std::string hex_bytes(std::span<const std::byte> bytes, std::size_t from) {
 
 std::string bytes_counted(std::size_t n) { return std::to_string(n) + (n == 1 ? " byte" : " bytes"); }
 
-bool is_json(const TopicType& type) { return type.message_encoding == "json"; }
-
-std::optional<Json> parse_json(const std::vector<std::byte>& data) {
-  const auto* begin = reinterpret_cast<const char*>(data.data());
-  Json parsed = Json::parse(begin, begin + data.size(), nullptr, false);
-  if (parsed.is_discarded()) return std::nullopt;
-  return parsed;
-}
+using detail::MessageFields;
 
 // A message missing on one side, as the report shows it: a json one as its text (the parse has
-// checked it is UTF-8), one that is not json in hex, any other by its size.
-std::string whole_message(const std::vector<std::byte>& data, bool json) {
-  if (!json) return bytes_counted(data.size());
-  if (!parse_json(data)) return "not json: " + hex_bytes(data, 0);
-  return shortened(std::string(reinterpret_cast<const char*>(data.data()), data.size()));
+// checked it is UTF-8), a ROS 2 one as its fields, one that does not decode in hex, any other by
+// its size.
+std::string whole_message(const std::vector<std::byte>& data, const MessageFields& fields) {
+  if (!fields.structured()) return bytes_counted(data.size());
+  auto value = fields(data);
+  if (!value) return "not " + fields.kind() + ": " + hex_bytes(data, 0);
+  return shown(*value);
 }
 
 std::string child_path(const std::string& parent, const std::string& key) {
@@ -146,7 +143,7 @@ void compare_topic(const std::string& topic, const TopicMessages* expected, cons
   const auto& want = expected ? expected->messages : kNoMessages;
   const auto& have = got ? got->messages : kNoMessages;
   // The expected side says what a topic is; a topic only the other side has is compared as bytes.
-  const bool json = is_json(expected ? expected->type : got->type);
+  const MessageFields fields(expected ? expected->type : got->type);
   TopicComparison counts{topic, want.size(), have.size(), 0};
   std::vector<Difference> found;
   for (std::size_t i = 0; i < std::max(want.size(), have.size()); ++i) {
@@ -157,24 +154,24 @@ void compare_topic(const std::string& topic, const TopicMessages* expected, cons
     const std::size_t before = found.size();
     if (i >= have.size()) {
       base.kind = DifferenceKind::Missing;
-      base.expected = whole_message(want[i].data, json);
+      base.expected = whole_message(want[i].data, fields);
       base.got = "(none)";
       found.push_back(base);
     } else if (i >= want.size()) {
       base.kind = DifferenceKind::Extra;
       base.expected = "(none)";
-      base.got = whole_message(have[i].data, json);
+      base.got = whole_message(have[i].data, fields);
       found.push_back(base);
-    } else if (!json) {
+    } else if (!fields.structured()) {
       MessageComparer(options, base, found).bytes(want[i].data, have[i].data);
     } else if (want[i].data != have[i].data) {
-      auto e = parse_json(want[i].data);
-      auto g = parse_json(have[i].data);
+      auto e = fields(want[i].data);
+      auto g = fields(have[i].data);
       if (!e || !g) {
         base.kind = DifferenceKind::Undecodable;
         base.in_expected = !e;
-        base.expected = e ? "json" : "not json: " + hex_bytes(want[i].data, 0);
-        base.got = g ? "json" : "not json: " + hex_bytes(have[i].data, 0);
+        base.expected = e ? fields.kind() : "not " + fields.kind() + ": " + hex_bytes(want[i].data, 0);
+        base.got = g ? fields.kind() : "not " + fields.kind() + ": " + hex_bytes(have[i].data, 0);
         found.push_back(base);
       } else {
         MessageComparer(options, base, found).json(*e, *g, "");

@@ -57,6 +57,9 @@ struct BridgeOptions {
   std::uint32_t depth = 10;
   /// Reliable (default, like ROS 2) or best effort.
   bool reliable = true;
+  /// Where the .msg definitions of ROS 2 types that DDS writers do not announce (ROS 2 nodes) are
+  /// looked for, before $CERULION_MSG_PATH and $AMENT_PREFIX_PATH (cerulion/ros2/msg_path.hpp).
+  std::vector<std::string> msg_path;
   /// Read local topics as lockstep subscribers instead of taps: their publishers wait for the
   /// bridge (and so for DDS) rather than the bridge missing messages, and a publisher that waits
   /// for a subscriber (`ping --peer`) sees one. Topics it imports are then lockstep too: a slow

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The one comparison of `cerulion verify` and `cerulion diff`: two sets of messages, topic by
-// topic, message by message. Bytes must be equal, except on json topics, which are compared
-// field by field: a number may differ by a tolerance given for its field's path.
+// topic, message by message. Bytes must be equal, except on json topics and ROS 2 topics (cdr with
+// a ros2msg schema, decoded with it), which are compared field by field: a number may differ by a
+// tolerance given for its field's path.
 //
 //   cerulion::verify::CompareOptions o;
 //   o.tolerances.push_back(*cerulion::verify::parse_tolerance("pose.*=1e-6"));
@@ -44,10 +45,10 @@ struct CompareOptions {
 /// How a message differs.
 enum class DifferenceKind : std::uint8_t {
   Bytes,    ///< the payloads differ (a topic compared byte by byte)
-  Field,    ///< a json field differs (or is absent on one side)
+  Field,    ///< a field of a json or ROS 2 message differs (or is absent on one side)
   Missing,  ///< expected, but the other side has no message at this index
   Extra,    ///< the other side has a message more than expected
-  Undecodable,  ///< a message of a json topic that does not parse
+  Undecodable,  ///< a message of a json topic that does not parse, of a ROS 2 topic that does not decode
 };
 /// "bytes", "field", "missing", "extra", "undecodable".
 const char* to_string(DifferenceKind kind) noexcept;
