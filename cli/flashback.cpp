@@ -31,9 +31,9 @@ struct StartSettings {
   std::string priority;  // "" = idle, unless lockstep
 };
 
-// A keeper that only runs on CPU time nobody else wants cannot slow the processes it watches; a
-// lockstep keeper holds publishers back, so it runs at their priority instead. (Its dumps, and this
-// thread that asks for them on SIGUSR1, keep the normal priority.)
+// A keeper that compresses only on CPU time nobody else wants cannot slow the processes it watches
+// (its taps and dumps are cheap and keep normal priority); a lockstep keeper holds publishers back,
+// so it compresses at their priority instead.
 bool idle_priority(const std::string& priority, bool lockstep) {
   return priority == "idle" || (priority.empty() && !lockstep);
 }
@@ -146,7 +146,8 @@ void add_flashback_start(CLI::App& fb) {
   cmd->add_flag("--lockstep", k.lockstep,
                 "Join as a lockstep subscriber: publishers wait for the keeper instead of it missing messages");
   cmd->add_option("--priority", s->priority,
-                  "idle: run only on CPU time nobody else wants (default; normal with --lockstep); normal")
+                  "idle: compress only on CPU time nobody else wants (taps and dumps keep normal priority; default, "
+                  "normal with --lockstep); normal")
       ->check(CLI::IsMember({"idle", "normal"}));
   cmd->callback([s] {
     if (s->memory < (2u << 20)) throw Exit{kExitUsage, "--memory must be at least 2MiB"};

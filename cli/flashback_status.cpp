@@ -103,6 +103,7 @@ Json status_json(const std::string& name, const std::string& domain, const flash
   }
   j["chunks_evicted"] = or_null(have, have ? st->chunks_evicted : 0);
   j["chunks_dropped"] = or_null(have, have ? st->chunks_dropped : 0);
+  j["chunks_stored_raw"] = or_null(have, have ? st->chunks_stored_raw : 0);
   j["messages_dropped"] = or_null(have, have ? st->messages_dropped : 0);
   j["damaged_chunks"] = or_null(have, have ? st->damaged_chunks : 0);
   j["damaged_messages"] = or_null(have, have ? st->damaged_messages : 0);

@@ -86,25 +86,9 @@ KeeperImpl::KeeperImpl(KeeperOptions o, Store s) : options(std::move(o)), store(
 KeeperImpl::~KeeperImpl() { stop(); }
 
 Status KeeperImpl::start() {
-  // The dump thread first, at the caller's priority: the others may go idle, and an unprivileged
-  // thread at idle priority cannot come back to write a dump asked for under load.
   dumper_ = std::thread([this] { dump_loop(); });
-  // Named before start() returns: its priority may differ from the others'.
   ::pthread_setname_np(dumper_.native_handle(), "fb-dump");
-  if (!options.idle_priority) return start_keeping();
-  // The others are started from a thread that went idle first, so they inherit its policy and the
-  // caller's thread keeps its own.
-  Status started;
-  std::thread idle([&] {
-    sched_param param{};
-    if (::sched_setscheduler(0, SCHED_IDLE, &param) != 0) {
-      say(recording::EventKind::Warning, "",
-          fmt::format("cannot run the keeper at idle priority ({}); it runs at normal priority", std::strerror(errno)));
-    }
-    started = start_keeping();
-  });
-  idle.join();
-  return started;
+  return start_keeping();
 }
 
 Status KeeperImpl::start_keeping() {
@@ -129,7 +113,32 @@ Status KeeperImpl::start_keeping() {
     if (auto info = inspect_topic(topic.topic, options.domain); info.ok()) topic.type = info->type;
     sink_->on_topic(topic);
   }
-  compressor_ = std::thread([this] { compress_loop(); });
+  // Only compression goes idle: the taps, discovery, triggers and dumps cost little and run at the
+  // caller's priority, so that a busy machine, which is when a robot fails, does not leave them
+  // without CPU (an idle tap attaches to nothing for seconds, and a topic's ring is a few
+  // milliseconds deep). A tap finding compression behind stores what is staged uncompressed
+  // (StoreImpl::take).
+  compressor_running_ = true;
+  compressor_ = std::thread([this] {
+    if (options.idle_priority) {
+      sched_param param{};
+      if (::sched_setscheduler(0, SCHED_IDLE, &param) != 0) {
+        say(recording::EventKind::Warning, "",
+            fmt::format("cannot compress at idle priority ({}); it runs at normal priority", std::strerror(errno)));
+      }
+    }
+    compress_loop();
+    std::unique_ptr<KeeperImpl> left_behind;
+    {
+      std::lock_guard lock(compressor_mutex_);
+      compressor_running_ = false;
+      left_behind = std::move(self_);
+      compressor_done_.notify_all();  // under the lock: the keeper may be deleted once it is free
+    }
+    // A keeper disposed of while this thread was starved is deleted here, by the last thread using
+    // it; nothing of it is touched after.
+    left_behind.reset();
+  });
   ::pthread_setname_np(compressor_.native_handle(), "fb-compress");
   taps_->start();
   control_ = std::thread([this] { control_loop(); });
@@ -206,10 +215,27 @@ void KeeperImpl::stop() {
   }
   stop_compressing_.store(true);
   impl_of(store).wake();
-  if (compressor_.joinable()) compressor_.join();
-  // What the taps took is in the store (what was staged compressed and committed), and the store is
-  // free for whoever comes next.
+  // What the taps took is in the store (what is staged committed, uncompressed if the compressing
+  // thread is busy), and the store is free for whoever comes next.
   impl_of(store).release();
+  // The compressing thread, at idle priority on a busy machine, may take seconds to get the CPU to
+  // end the chunk it is on (its work is thrown away): it is not waited for long. dispose() leaves
+  // this object to it.
+  std::unique_lock lock(compressor_mutex_);
+  compressor_done_.wait_for(lock, std::chrono::milliseconds(500), [&] { return !compressor_running_; });
+  if (compressor_running_) {
+    compressor_.detach();
+  } else if (compressor_.joinable()) {
+    lock.unlock();
+    compressor_.join();
+  }
+}
+
+void KeeperImpl::dispose(std::unique_ptr<KeeperImpl> keeper) {
+  keeper->stop();
+  auto* raw = keeper.get();
+  std::lock_guard lock(raw->compressor_mutex_);
+  if (raw->compressor_running_) raw->self_ = std::move(keeper);
 }
 
 std::optional<DumpSummary> KeeperImpl::last_dump() const {
@@ -225,8 +251,16 @@ void KeeperImpl::say(recording::EventKind kind, std::string subject, std::string
 
 Keeper::Keeper(std::unique_ptr<detail::KeeperImpl> impl) : impl_(std::move(impl)) {}
 Keeper::Keeper(Keeper&&) noexcept = default;
-Keeper& Keeper::operator=(Keeper&&) noexcept = default;
-Keeper::~Keeper() = default;
+Keeper& Keeper::operator=(Keeper&& other) noexcept {
+  if (this != &other) {
+    if (impl_) detail::KeeperImpl::dispose(std::move(impl_));
+    impl_ = std::move(other.impl_);
+  }
+  return *this;
+}
+Keeper::~Keeper() {
+  if (impl_) detail::KeeperImpl::dispose(std::move(impl_));
+}
 
 Result<Keeper> Keeper::start(KeeperOptions options) {
   if (options.post_s < 0 || options.on_stall_s < 0) {
@@ -263,6 +297,8 @@ Result<Keeper> Keeper::start(KeeperOptions options) {
   settings.post_s = options.post_s;
   settings.max_dumps_per_hour = options.max_dumps_per_hour;
   settings.max_disk_bytes = options.max_disk_bytes;
+  settings.selection = options.selection;
+  if (!options.trigger_topic.empty()) settings.selection->topics.push_back(options.trigger_topic);
   detail::impl_of(*store).set_keeper_settings(settings);
   // Damage in a store taken over is set aside, and said once.
   if (const StoreDamage damage = store->damage_found(); damage.any()) {

@@ -59,6 +59,9 @@ class KeeperImpl {
   ~KeeperImpl();
   Status start();
   void stop();
+  /// Stops `keeper` and deletes it, or leaves it to its compressing thread to delete once that
+  /// thread (starved at idle priority) ends.
+  static void dispose(std::unique_ptr<KeeperImpl> keeper);
   void trigger(std::string kind, std::string details, std::string note);
   /// A message on the trigger topic: its text is the note.
   void trigger_on_topic(const std::string& topic, std::span<const std::byte> data);
@@ -72,7 +75,7 @@ class KeeperImpl {
   Store store;
 
  private:
-  /// Taps, compresses and watches: the threads that run at idle priority when asked.
+  /// Taps, compresses and watches (compression at idle priority when asked).
   Status start_keeping();
   void control_loop();
   /// Writes each dump once its post window ends (and one still waiting when the keeper stops).
@@ -96,6 +99,10 @@ class KeeperImpl {
   std::condition_variable dump_wake_;  // with mutex_: a dump is pending, or the keeper stops
   bool stop_dumping_ = false;          // guarded by mutex_
   std::thread compressor_;
+  std::mutex compressor_mutex_;  // guards compressor_running_, self_
+  std::condition_variable compressor_done_;
+  bool compressor_running_ = false;
+  std::unique_ptr<KeeperImpl> self_;  // set when disposed of while the compressor still runs
   std::uint64_t last_rate_ns_ = 0;  // compressor thread
   std::map<std::uint16_t, std::uint64_t> messages_at_last_rate_;
   mutable std::mutex mutex_;  // guards pending_, last_dump_, error_, stop_dumping_

@@ -76,12 +76,24 @@ struct Unstaged {
 /// is wrong, or a record older than the one before it follows), the rest is.
 Unstaged unstage(std::span<const std::byte> staged, std::uint64_t cutoff, std::vector<std::byte>& records, LossTable& losses);
 
-/// A staging buffer read for compression: the chunk is in the store's encoder output.
+/// A staging buffer read for compression: the chunk is in `bytes` (the encoding scratch's output).
 struct StagedChunk {
   Status encoded;
   LossTable losses;
   Unstaged read;
   std::uint64_t left_out = 0;  ///< messages left out as damaged (an estimate past unreadable bytes)
+  std::span<const std::byte> bytes;
+  std::uint64_t uncompressed = 0;  ///< its Message records' bytes
+};
+
+/// What turns a staging buffer into a chunk, and the buffers it does so in: one per kind of
+/// caller, so that a tap storing a buffer uncompressed never writes where the compressing thread
+/// is writing.
+struct ChunkScratch {
+  explicit ChunkScratch(recorder::Compression compression) : encoder(compression) {}
+  recorder::ChunkEncoder encoder;
+  std::vector<std::byte> records;
+  std::vector<std::byte> encoded;
 };
 
 /// CRC-32 of `bytes`, as chunks and staged records store it.
@@ -160,6 +172,11 @@ class StoreImpl {
   [[nodiscard]] Result<bool> take(std::uint16_t channel, std::uint32_t sequence, std::uint64_t log_time,
                                   std::uint64_t publish_time, std::span<const std::byte> data,
                                   std::uint64_t lost_before = 0);
+  /// With compression in the background and no waiting for room, a message that finds both
+  /// staging buffers full does not wait for the compressing thread (at idle priority it may get no
+  /// CPU for seconds): the sealed buffer is committed uncompressed, by the tap, at its own
+  /// priority, and the compressing thread's work on it is thrown away. Memory, not messages, is
+  /// what a machine too busy to compress pays.
   /// take() for callers that need every message kept (tests, no background compression).
   [[nodiscard]] Status append(std::uint16_t channel, std::uint32_t sequence, std::uint64_t log_time,
                               std::uint64_t publish_time, std::span<const std::byte> data);
@@ -175,7 +192,8 @@ class StoreImpl {
   /// Seals the active buffer when it holds a message logged `interval_ns` before `now` or more,
   /// and the other buffer is free.
   void seal_if_older(std::uint64_t now_realtime_ns, std::uint64_t interval_ns);
-  /// Compresses and commits everything staged (nothing when empty).
+  /// Compresses and commits everything staged (nothing when empty). With compression in the
+  /// background, commits it uncompressed instead, without waiting for the compressing thread.
   [[nodiscard]] Status close_open_chunk();
   /// Evicts chunks whose newest message is older than the window.
   void evict_expired(std::uint64_t now_realtime_ns);
@@ -203,6 +221,8 @@ class StoreImpl {
                       std::uint64_t end_ns, std::uint64_t messages, std::uint64_t uncompressed,
                       std::uint64_t damaged_messages = 0);
   bool make_room(std::uint64_t offset, std::uint64_t length);
+  /// Before chunk `number` leaves the ring: its channels' lost_evicted (store_layout.hpp).
+  void note_evicted(std::uint64_t number);
   /// Sets aside every chunk in the ring that is not whole (a slot without bytes that says so);
   /// how many. For a keeper taking the store over, with both locks held.
   std::uint64_t set_aside_damaged_chunks();
@@ -213,9 +233,12 @@ class StoreImpl {
   // Staging, with staging_mutex_ held (and compress_mutex_ where they compress).
   void seal_locked();
   Status compress_buffer_locked(std::uint64_t buffer);
+  /// Commits `buffer` uncompressed (staging_mutex_ only).
+  Status store_raw_locked(std::uint64_t buffer);
   Status publish_locked(std::uint64_t buffer, StagedChunk chunk);
-  Status flush_locked();
-  StagedChunk encode_staged(std::uint64_t buffer);
+  /// Commits what is staged: compressed (compress_mutex_ held too), or uncompressed when `raw`.
+  Status flush_locked(bool raw = false);
+  StagedChunk encode_staged(std::uint64_t buffer, ChunkScratch& scratch);
   void count_pending_locked();
 
   cerulion::detail::ShmFile file_;
@@ -232,9 +255,13 @@ class StoreImpl {
   bool wait_for_room_ = false;
   bool woken_ = false;
   std::uint64_t last_log_time_ = 0;
-  recorder::ChunkEncoder encoder_;
-  std::vector<std::byte> encoded_;
-  std::vector<std::byte> records_;
+  // Bumped whenever a buffer is committed and freed: the compressing thread, which reads a sealed
+  // buffer without the staging lock, throws its chunk away when the buffer was committed
+  // uncompressed meanwhile.
+  std::uint64_t committed_[kStagingBuffers] = {};
+  ChunkScratch compressing_{recorder::Compression::Zstd};  // compress_mutex_
+  ChunkScratch raw_{recorder::Compression::None};          // staging_mutex_
+  std::vector<std::byte> commit_bytes_;                     // staging_mutex_: commit_chunk's
   std::vector<std::byte> single_;
 };
 

@@ -59,7 +59,7 @@ namespace cerulion::flashback::detail {
 // 2: topic types; 3: core's header stamp and checksum; 4: the keeper's record, dump records, and
 // the newest chunk evicted for room; 5: the staging area in place of one open chunk, loss tables;
 // 6: a CRC per staged record and per topic name, damage found set aside and counted.
-inline constexpr std::uint32_t kStoreVersion = 6;
+inline constexpr std::uint32_t kStoreVersion = 7;
 /// Buffers of the staging area.
 inline constexpr std::uint32_t kStagingBuffers = 2;
 /// Room of a staging buffer beyond two chunks, when the memory limit is four times as large.
@@ -74,6 +74,7 @@ inline constexpr std::size_t kTopicCapacity = 256;   // topic names are at most 
 inline constexpr std::uint64_t kStorePage = 4096;
 /// Longest path kept (a dump directory, a dump's file), with its terminating zero: PATH_MAX.
 inline constexpr std::size_t kPathCapacity = 4096;
+inline constexpr std::size_t kSelectionCapacity = 8192;
 /// Dumps whose records are kept (status shows the last one).
 inline constexpr std::uint32_t kDumpRecords = 4;
 /// Room for topic types: four schemas of the largest size a topic holds, or thousands of small ones.
@@ -148,6 +149,7 @@ struct StoreHeader {
   std::atomic<std::uint64_t> dumps_refused;
   std::atomic<std::uint64_t> chunks_evicted;
   std::atomic<std::uint64_t> chunks_dropped;    // did not fit at all
+  std::atomic<std::uint64_t> chunks_stored_raw; // committed uncompressed: compression was behind
   // The newest message of the newest chunk evicted to make room (not for its age), realtime ns:
   // while it is inside the window, the window held is cut short by memory (or by chunk slots).
   std::atomic<std::uint64_t> evicted_for_memory_end_ns;
@@ -166,6 +168,7 @@ struct StoreHeader {
 /// Trigger flags of KeeperRecord.
 inline constexpr std::uint32_t kOnDeath = 1;
 inline constexpr std::uint32_t kOnSignal = 2;
+inline constexpr std::uint32_t kSelectionTooLong = 4;
 
 struct KeeperRecord {
   std::atomic<std::uint64_t> version;  // odd while written
@@ -176,6 +179,9 @@ struct KeeperRecord {
   std::uint64_t max_disk_bytes;
   std::uint32_t max_dumps_per_hour;
   std::uint32_t flags;
+  // The topics it takes, one per line: "a" (every topic), "t<name>", "i<pattern>", "x<pattern>";
+  // empty with kSelectionTooLong when they did not fit.
+  char selection[kSelectionCapacity];
 };
 
 struct DumpRecord {
@@ -201,6 +207,9 @@ struct ChannelEntry {
   std::atomic<std::uint64_t> rate_millihertz;  // recent rate, as the keeper measured it
   std::atomic<std::uint64_t> type_ref;  // its type's record in the types area (see above)
   std::atomic<std::uint64_t> next_sequence;  // the topic's sequence after the last one staged or dropped; 0: none
+  // Its lost counter as of its newest message evicted from the ring: a dump starting at the ring's
+  // tail counts the losses after it, so that it and status agree on what the store holds.
+  std::atomic<std::uint64_t> lost_evicted;
 };
 
 struct ChunkSlot {

@@ -52,6 +52,25 @@ KeeperSettings StoreImpl::keeper_settings() const {
     k.max_dumps_per_hour = r.max_dumps_per_hour;
     k.on_death = (r.flags & kOnDeath) != 0;
     k.on_signal = (r.flags & kOnSignal) != 0;
+    if (const std::string text = bounded(r.selection, sizeof r.selection); !text.empty() && (r.flags & kSelectionTooLong) == 0) {
+      recording::TopicSelection s;
+      for (std::size_t at = 0; at < text.size();) {
+        std::size_t end = text.find('\n', at);
+        if (end == std::string::npos) end = text.size();
+        const std::string line = text.substr(at, end - at);
+        at = end + 1;
+        if (line.empty()) continue;
+        const std::string rest = line.substr(1);
+        switch (line[0]) {
+          case 'a': s.all = true; break;
+          case 't': s.topics.push_back(rest); break;
+          case 'i': s.include.push_back(rest); break;
+          case 'x': s.exclude.push_back(rest); break;
+          default: break;
+        }
+      }
+      k.selection = std::move(s);
+    }
     std::atomic_thread_fence(std::memory_order_acquire);
     if (r.version.load(std::memory_order_relaxed) == v1) return k;
   }
@@ -186,6 +205,7 @@ StoreStatus StoreImpl::status() const {
   s.dumps_refused = h.dumps_refused.load();
   s.chunks_evicted = h.chunks_evicted.load();
   s.chunks_dropped = h.chunks_dropped.load();
+  s.chunks_stored_raw = h.chunks_stored_raw.load();
   s.messages_dropped = h.messages_dropped_staging.load();
   s.damaged_chunks = h.damaged_chunks.load();
   s.damaged_messages = h.damaged_messages.load();

@@ -76,8 +76,10 @@ Result<bool> StoreImpl::take(std::uint16_t channel_id, std::uint32_t sequence, s
   // The payload's part of its staged record's CRC is taken before the lock (the sample holds still
   // during the call), so that taps of other topics do not wait for it.
   const std::uint32_t payload_crc = size <= capacity ? stored_crc(data) : 0;
+  // In the background, a tap never waits for the compressing thread: at idle priority it may not
+  // run for seconds on a busy machine.
   std::unique_lock compressing(compress_mutex_, std::defer_lock);
-  if (!background_ || size > capacity) compressing.lock();
+  if (!background_) compressing.lock();
   std::unique_lock lock(staging_mutex_);
   // The losses before this message are counted with it (a dump sees them as the gap before it); a
   // message dropped is counted lost at once.
@@ -92,15 +94,17 @@ Result<bool> StoreImpl::take(std::uint16_t channel_id, std::uint32_t sequence, s
   const std::uint64_t counted = c.messages.load(std::memory_order_relaxed) + 1;
   if (size > capacity) {
     in_order();
-    // Larger than a buffer: what was staged before it is committed first, then it, alone.
-    if (auto st = flush_locked(); !st) return st;
+    // Larger than a buffer: what was staged before it is committed first, then it, alone (in the
+    // background uncompressed, as the compressing thread is not waited for).
+    if (auto st = flush_locked(background_); !st) return st;
+    ChunkScratch& scratch = background_ ? raw_ : compressing_;
     single_.resize(size - kStagedPrefix);
     recorder::encode_message_record(single_, channel_id, sequence, log_time, publish_time, data);
-    if (auto st = encoder_.encode(single_, encoded_); !st) return st;
+    if (auto st = scratch.encoder.encode(single_, scratch.encoded); !st) return st;
     const CountedAppend taken{channel_id, counted, lost, std::uint64_t{sequence} + 1, data.size(), log_time};
     announce_append(h, taken, kStagingBuffers, h.head.load(std::memory_order_relaxed) + 1);
     begin_change(h);
-    Status st = commit_chunk(encoded_, LossTable{{channel_id, {1, lost, lost, sequence}}}, log_time, log_time, 1, single_.size());
+    Status st = commit_chunk(scratch.encoded, LossTable{{channel_id, {1, lost, lost, sequence}}}, log_time, log_time, 1, single_.size());
     end_change(h);
     if (st) {
       count_appended(h, c, taken);
@@ -131,9 +135,9 @@ Result<bool> StoreImpl::take(std::uint16_t channel_id, std::uint32_t sequence, s
       freed_cv_.wait(lock);
       continue;
     }
-    // Compression is behind: dropped, and counted at once.
-    count_dropped(h, c, lost, sequence);
-    return false;
+    // Compression is behind: the sealed buffer is committed as it is, and frees its room.
+    if (auto st = store_raw_locked(other); !st && st.code() != ErrorCode::OutOfMemory) return st;
+    h.chunks_stored_raw.fetch_add(1, std::memory_order_relaxed);
   }
   in_order();
   const std::uint32_t a = h.active.load(std::memory_order_relaxed) % kStagingBuffers;
@@ -178,15 +182,18 @@ void StoreImpl::seal_locked() {
   if (background_) sealed_cv_.notify_one();
 }
 
-StagedChunk StoreImpl::encode_staged(std::uint64_t buffer) {
+StagedChunk StoreImpl::encode_staged(std::uint64_t buffer, ChunkScratch& scratch) {
   const auto& b = header().staging[buffer];
   const std::uint64_t length = std::min(b.length.load(std::memory_order_acquire), header().staging_capacity);
-  records_.clear();
+  scratch.records.clear();
   StagedChunk out;
-  out.read = unstage(std::span<const std::byte>(staging_area(buffer), length), 0, records_, out.losses);
+  out.read = unstage(std::span<const std::byte>(staging_area(buffer), length), 0, scratch.records, out.losses);
+  out.uncompressed = scratch.records.size();
   if (out.read.messages > 0) {
-    if (auto st = encoder_.encode(records_, encoded_); !st) {
+    if (auto st = scratch.encoder.encode(scratch.records, scratch.encoded); !st) {
       out.encoded = Status(ErrorCode::Corrupted, path_ + ": cannot compress its staged messages: " + st.message());
+    } else {
+      out.bytes = scratch.encoded;
     }
   }
   if (out.read.damage.any()) {
@@ -208,55 +215,79 @@ Status StoreImpl::publish_locked(std::uint64_t buffer, StagedChunk chunk) {
   const auto& read = chunk.read;
   if (st && (read.messages > 0 || chunk.left_out > 0)) {
     // Nothing readable left: a slot without bytes still says what was left out, while in the ring.
-    const auto kept = read.messages > 0 ? std::span<const std::byte>(encoded_) : std::span<const std::byte>();
+    const auto kept = read.messages > 0 ? chunk.bytes : std::span<const std::byte>();
     const std::uint64_t start = read.messages > 0 ? read.start_ns : b.start_ns.load();
     const std::uint64_t end = read.messages > 0 ? read.end_ns : std::max(start, b.end_ns.load());
-    st = commit_chunk(kept, chunk.losses, start, end, read.messages, records_.size(), chunk.left_out);
+    st = commit_chunk(kept, chunk.losses, start, end, read.messages, chunk.uncompressed, chunk.left_out);
   }
   if (chunk.left_out > 0) h.damaged_messages.fetch_add(chunk.left_out, std::memory_order_relaxed);
   b.length.store(0, std::memory_order_relaxed);
   b.messages.store(0, std::memory_order_relaxed);
+  ++committed_[buffer % kStagingBuffers];
   end_change(h);
   freed_cv_.notify_all();
   return st;
 }
 
-Status StoreImpl::compress_buffer_locked(std::uint64_t buffer) { return publish_locked(buffer, encode_staged(buffer)); }
+Status StoreImpl::compress_buffer_locked(std::uint64_t buffer) {
+  return publish_locked(buffer, encode_staged(buffer, compressing_));
+}
+
+Status StoreImpl::store_raw_locked(std::uint64_t buffer) { return publish_locked(buffer, encode_staged(buffer, raw_)); }
 
 Result<bool> StoreImpl::compress_sealed() {
   std::lock_guard compressing(compress_mutex_);
   auto& h = header();
   std::uint64_t sealed = 0;
+  std::uint64_t committed = 0;
   {
     std::lock_guard lock(staging_mutex_);
+    if (!keeper_) return false;
     sealed = (h.active.load(std::memory_order_relaxed) + 1) % kStagingBuffers;
     if (h.staging[sealed].length.load(std::memory_order_relaxed) == 0) return false;
+    committed = committed_[sealed];
   }
-  // A sealed buffer does not change: compressed with the taps appending meanwhile.
-  StagedChunk chunk = encode_staged(sealed);
+  // A sealed buffer does not change until it is committed: compressed with the taps appending
+  // meanwhile. A tap that found no room committed it uncompressed meanwhile (this thread starved):
+  // what was read here may be torn, and is thrown away.
+  StagedChunk chunk = encode_staged(sealed, compressing_);
   std::lock_guard lock(staging_mutex_);
+  if (committed_[sealed] != committed) return true;
   Status st = publish_locked(sealed, std::move(chunk));
   if (!st && st.code() != ErrorCode::OutOfMemory) return st;
   return true;
 }
 
-Status StoreImpl::flush_locked() {
+Status StoreImpl::flush_locked(bool raw) {
   auto& h = header();
+  auto commit = [&](std::uint64_t buffer) { return raw ? store_raw_locked(buffer) : compress_buffer_locked(buffer); };
   const std::uint32_t a = h.active.load(std::memory_order_relaxed) % kStagingBuffers;
   const std::uint32_t other = (a + 1) % kStagingBuffers;
   Status status;
-  if (h.staging[other].length.load(std::memory_order_relaxed) > 0) status = compress_buffer_locked(other);
+  if (h.staging[other].length.load(std::memory_order_relaxed) > 0) status = commit(other);
   if (h.staging[a].length.load(std::memory_order_relaxed) > 0) {
     seal_locked();
-    if (Status st = compress_buffer_locked(a); status.ok()) status = st;
+    if (Status st = commit(a); status.ok()) status = st;
   }
   return status;
 }
 
 Status StoreImpl::close_open_chunk() {
-  std::lock_guard compressing(compress_mutex_);
+  // In the background the compressing thread is not waited for (starved at idle priority, it may
+  // not finish for seconds): what is staged is committed uncompressed unless it is free.
+  std::unique_lock compressing(compress_mutex_, std::defer_lock);
+  bool background = false;
+  {
+    std::lock_guard lock(staging_mutex_);
+    background = background_;
+  }
+  if (background) {
+    (void)compressing.try_lock();
+  } else {
+    compressing.lock();
+  }
   std::lock_guard lock(staging_mutex_);
-  return flush_locked();
+  return flush_locked(!compressing.owns_lock());
 }
 
 void StoreImpl::wait_for_sealed(std::chrono::milliseconds timeout) {
@@ -281,6 +312,7 @@ void StoreImpl::wake() {
 void StoreImpl::seal_if_older(std::uint64_t now, std::uint64_t interval_ns) {
   auto& h = header();
   std::lock_guard lock(staging_mutex_);
+  if (!keeper_) return;
   const std::uint32_t a = h.active.load(std::memory_order_relaxed) % kStagingBuffers;
   const auto& b = h.staging[a];
   if (b.length.load(std::memory_order_relaxed) == 0 ||

@@ -47,9 +47,13 @@ StoreImpl::~StoreImpl() { release(); }
 
 void StoreImpl::release() {
   if (!keeper_) return;
-  keeper_ = false;
   // A keeper that stops cleanly says so; one that dies leaves its pid for status to judge.
   (void)close_open_chunk();
+  {
+    // A compressing thread still running (starved, left behind by its keeper) leaves the store be.
+    std::lock_guard lock(staging_mutex_);
+    keeper_ = false;
+  }
   header().keeper_stopped_realtime_ns.store(realtime_ns());
   ::flock(fd(), LOCK_UN);
 }
@@ -74,6 +78,18 @@ void StoreImpl::set_keeper_settings(const KeeperSettings& settings) {
   r.max_disk_bytes = settings.max_disk_bytes;
   r.max_dumps_per_hour = settings.max_dumps_per_hour;
   r.flags = (settings.on_death ? kOnDeath : 0) | (settings.on_signal ? kOnSignal : 0);
+  std::string selection;
+  if (settings.selection) {
+    if (settings.selection->all) selection += "a\n";
+    for (const auto& t : settings.selection->topics) selection += "t" + t + "\n";
+    for (const auto& p : settings.selection->include) selection += "i" + p + "\n";
+    for (const auto& p : settings.selection->exclude) selection += "x" + p + "\n";
+  }
+  if (selection.size() >= sizeof r.selection || selection.find('\0') != std::string::npos) {
+    selection.clear();
+    r.flags |= kSelectionTooLong;
+  }
+  copy_text(r.selection, selection);
   r.version.store(version + 1, std::memory_order_release);
 }
 
@@ -160,6 +176,25 @@ std::optional<std::uint16_t> StoreImpl::channel_for(const std::string& topic, co
   return static_cast<std::uint16_t>(count);
 }
 
+void StoreImpl::note_evicted(std::uint64_t number) {
+  auto& h = header();
+  auto& s = slot(number);
+  if (s.state.load(std::memory_order_relaxed) != committed_state(number)) return;
+  const std::uint64_t offset = s.offset.load(std::memory_order_relaxed);
+  const std::uint64_t length = s.length.load(std::memory_order_relaxed);
+  const std::uint64_t chunk_length = s.chunk_length.load(std::memory_order_relaxed);
+  if (length == 0 || chunk_length > length || offset > h.reserved_bytes.load() || length > h.reserved_bytes.load() - offset) {
+    return;
+  }
+  const auto losses = read_loss_table(std::span<const std::byte>(data_area() + offset + chunk_length, length - chunk_length));
+  if (!losses) return;
+  for (const auto& [id, loss] : *losses) {
+    if (id >= h.max_channels) continue;
+    auto& c = channel(id);
+    if (loss.last_lost > c.lost_evicted.load(std::memory_order_relaxed)) c.lost_evicted.store(loss.last_lost, std::memory_order_relaxed);
+  }
+}
+
 bool StoreImpl::make_room(std::uint64_t offset, std::uint64_t length) {
   auto& h = header();
   const std::uint64_t head = h.head.load(std::memory_order_relaxed);
@@ -170,6 +205,7 @@ bool StoreImpl::make_room(std::uint64_t offset, std::uint64_t length) {
     evicted_end_ns.store(std::max(evicted_end_ns.load(std::memory_order_relaxed),
                                   slot(t).end_ns.load(std::memory_order_relaxed)),
                          std::memory_order_relaxed);
+    note_evicted(t);
     h.tail.store(t + 1, std::memory_order_seq_cst);
     h.chunks_evicted.fetch_add(1, std::memory_order_relaxed);
   };
@@ -195,8 +231,8 @@ Status StoreImpl::commit_chunk(std::span<const std::byte> chunk, const LossTable
                                std::uint64_t damaged_messages) {
   auto& h = header();
   // The chunk and its loss table go into the ring together.
-  std::vector<std::byte>& encoded = encoded_;
-  if (encoded.data() != chunk.data()) encoded.assign(chunk.begin(), chunk.end());
+  std::vector<std::byte>& encoded = commit_bytes_;
+  encoded.assign(chunk.begin(), chunk.end());
   const std::uint64_t chunk_length = encoded.size();
   append_loss_table(losses, encoded);
   std::uint64_t length = encoded.size();
@@ -226,12 +262,12 @@ Status StoreImpl::commit_chunk(std::span<const std::byte> chunk, const LossTable
   if (length > 0) {
     make_room(offset, length);
   } else if (!bytes) {
-    while (n - h.tail.load(std::memory_order_relaxed) >= h.chunk_slots) h.tail.fetch_add(1);
+    while (n - h.tail.load(std::memory_order_relaxed) >= h.chunk_slots) note_evicted(h.tail.fetch_add(1));
   } else {
     // No room for it at all: its messages are lost, and counted so at once.
     h.chunks_dropped.fetch_add(1, std::memory_order_relaxed);
     for (const auto& [id, loss] : losses) channel(id).lost.fetch_add(loss.messages, std::memory_order_relaxed);
-    while (n - h.tail.load(std::memory_order_relaxed) >= h.chunk_slots) h.tail.fetch_add(1);
+    while (n - h.tail.load(std::memory_order_relaxed) >= h.chunk_slots) note_evicted(h.tail.fetch_add(1));
   }
   auto& s = slot(n);
   s.state.store(writing_state(n), std::memory_order_relaxed);
@@ -258,11 +294,15 @@ Status StoreImpl::commit_chunk(std::span<const std::byte> chunk, const LossTable
 
 void StoreImpl::evict_expired(std::uint64_t now_realtime_ns) {
   auto& h = header();
+  // Taps commit chunks too (uncompressed, when the compressing thread is behind).
+  std::lock_guard lock(staging_mutex_);
+  if (!keeper_) return;
   const std::uint64_t window = h.window_ns.load(std::memory_order_relaxed);
   if (now_realtime_ns < window) return;
   const std::uint64_t cutoff = now_realtime_ns - window;
   const std::uint64_t head = h.head.load(std::memory_order_relaxed);
   for (std::uint64_t t = h.tail.load(); t < head && slot(t).end_ns.load(std::memory_order_relaxed) < cutoff; ++t) {
+    note_evicted(t);
     h.tail.store(t + 1, std::memory_order_seq_cst);
     h.chunks_evicted.fetch_add(1, std::memory_order_relaxed);
   }

@@ -25,7 +25,9 @@ inline void keeper_child_on_dump_signal(int) { keeper_child_dump_requests.fetch_
 struct KeeperChildOptions {
   std::uint64_t memory_bytes = 16 << 20;
   /// Where its own dumps go ("" = the current directory).
-  std::string dump_dir;
+  std::string dump_dir{};
+  /// Every topic of the domain (as `flashback start -a`), besides `topic`.
+  bool all = false;
 };
 
 /// A keeper of `topic` in a child process, ready once it has started tapping. SIGUSR1 asks it for
@@ -39,6 +41,7 @@ inline test::Child keeper_child(const std::string& domain, const std::string& to
     flashback::KeeperOptions options;
     options.domain = domain;
     options.selection.topics = {topic};
+    options.selection.all = settings.all;
     options.limits.memory_bytes = settings.memory_bytes;
     options.dump_dir = settings.dump_dir;
     options.dumps_on_signal = true;

@@ -55,47 +55,36 @@ TEST_CASE("A message taken is in the store's shared memory at once, before anyth
   CHECK(dump_count(dump, "messages", "/now") == 100);
 }
 
-TEST_CASE("A store whose compression is behind drops each message it has no room for and counts it as it drops it, "
-          "and a dump's lost is the gaps in its content",
+TEST_CASE("A store whose compression is behind commits the sealed buffer uncompressed instead of dropping, so a "
+          "dump holds every message and status and the dump agree",
           "[flashback][staging]") {
   TestDomain domain;
-  auto store = Store::open_for_keeper(domain.name, "keeper", {.window_s = 3600, .memory_bytes = 1 << 20, .chunk_size = 16 << 10});
+  auto store = Store::open_for_keeper(domain.name, "keeper", {.window_s = 3600, .memory_bytes = 8 << 20, .chunk_size = 16 << 10});
   requireOk(store.status());
   auto& impl = impl_of(*store);
   impl.compress_in_background(true);
   auto channel = impl.channel_for("/behind", "free-run", 16, 4096);
   REQUIRE(channel);
   const std::uint64_t now = realtime_ns();
-  std::uint64_t s = 0;
-  // Both buffers fill: one sealed, waiting for a compressor that does not come, and the active one.
-  while (take(*store, *channel, s, 1000, now + s)) {
-    ++s;
-    REQUIRE(s < 100000);
-  }
-  std::uint64_t dropped = 1;
-  CHECK(store->status().topics.at(0).lost == 1);
-  for (int i = 0; i < 5; ++i) {
-    ++s;
-    REQUIRE_FALSE(take(*store, *channel, s, 1000, now + s));
-    ++dropped;
-    CHECK(store->status().topics.at(0).lost == dropped);  // at the moment it drops it
-  }
-  CHECK(store->status().messages_dropped == dropped);
-  // The compressor catches up; what comes next is kept again, after a gap of what was dropped.
+  // The compressor never runs (starved at idle priority): both buffers fill, again and again.
+  const std::uint64_t count = 3000;
+  for (std::uint64_t s = 0; s < count; ++s) REQUIRE(take(*store, *channel, s, 1000, now + s));
+  const auto status = store->status();
+  CHECK(status.chunks_stored_raw > 0);
+  CHECK(status.messages_dropped == 0);
+  CHECK(topic_status(status, "/behind").lost == 0);
+  CHECK(topic_status(status, "/behind").messages == count);
+  // The compressor, when it gets the CPU at last, finds its buffer committed already or compresses
+  // the one sealed since: nothing twice.
   auto compressed = impl.compress_sealed();
   requireOk(compressed.status());
-  CHECK(*compressed);
-  for (int i = 0; i < 10; ++i) {
-    ++s;
-    REQUIRE(take(*store, *channel, s, 1000, now + s));
-  }
-  const auto status = store->status();
   auto dump = dump_and_read(*store);
   CHECK(dump.problems.empty());
-  CHECK(sequence_gaps(dump)["/behind"] == dropped);
-  CHECK(dump_count(dump, "lost", "/behind") == dropped);
-  CHECK(topic_status(status, "/behind").lost == dropped);
-  CHECK(topic_status(status, "/behind").messages == dump.messages.size());
+  REQUIRE(dump.messages.size() == count);
+  for (std::uint32_t i = 0; i < count; ++i) CHECK(dump.messages[i].sequence == i);
+  CHECK(sequence_gaps(dump)["/behind"] == 0);
+  CHECK(dump_count(dump, "lost", "/behind") == 0);
+  CHECK(dump_count(dump, "messages", "/behind") == topic_status(store->status(), "/behind").messages);
 }
 
 TEST_CASE("Taps that waited for room stage their messages in log-time order, so a dump reads every one of them",
@@ -248,55 +237,3 @@ TEST_CASE("A store whose keeper is killed at any moment has counters that agree 
   }
 }
 
-TEST_CASE("A keeper taking over counts what its predecessor dropped once, not again in the gap since its last "
-          "stored message",
-          "[flashback][staging]") {
-  TestDomain domain;
-  const std::string topic = "/staging/dropped";
-  const StoreLimits limits{.window_s = 3600, .memory_bytes = 1 << 20, .chunk_size = 16 << 10};
-  // The predecessor: its compression never runs, so it drops once both buffers are full; then dies.
-  cerulion::test::Child predecessor([&](cerulion::test::Child&) {
-    auto store = Store::open_for_keeper(domain.name, "default", limits);
-    if (!store) return 1;
-    auto& impl = impl_of(*store);
-    impl.compress_in_background(true);
-    auto channel = impl.channel_for(topic, "free-run", 64, 4096);
-    if (!channel) return 1;
-    std::uint64_t s = 0;
-    for (int dropped = 0; dropped < 5 && s < 100000; ++s) {
-      auto taken = impl.take(*channel, static_cast<std::uint32_t>(s), realtime_ns(), realtime_ns(), payload(s, 1000, true));
-      if (!taken) return 1;
-      dropped += *taken ? 0 : 1;
-    }
-    return 0;
-  });
-  REQUIRE(predecessor.join() == 0);
-  std::uint64_t taken_before = 0;
-  {
-    auto store = Store::open(domain.name, "default");
-    requireOk(store.status());
-    const auto before = topic_status(store->status(), topic);
-    REQUIRE(before.lost == 5);
-    taken_before = before.messages;
-  }
-  // The topic's own publisher has published those and more; a keeper takes it over from here.
-  auto publisher = open_publisher(domain.name, topic, Mode::FreeRun, 64);
-  Traffic traffic{publisher, [](std::uint64_t) { return std::size_t{1000}; }};
-  const std::uint64_t& published = traffic.published;
-  auto publish = [&](std::uint64_t n) { requireOk(traffic.publish(n)); };
-  publish(taken_before + 5 + 20);
-  cerulion::flashback::KeeperOptions options;
-  options.domain = domain.name;
-  options.selection.topics = {topic};
-  options.limits = limits;
-  auto keeper = cerulion::flashback::Keeper::start(options);
-  requireOk(keeper.status());
-  publish(10);
-  REQUIRE(cerulion::test::eventually([&] { return topic_status(keeper->status(), topic).messages == taken_before + 10; }));
-  cerulion::flashback::DumpOptions store_only;
-  store_only.from_topics = false;
-  auto dump = dump_and_read(keeper->store(), store_only);
-  CHECK(dump.problems.empty());
-  CHECK(dump_count(dump, "lost", topic) == sequence_gaps(dump)[topic]);
-  CHECK(topic_status(keeper->status(), topic).messages + topic_status(keeper->status(), topic).lost == published);
-}

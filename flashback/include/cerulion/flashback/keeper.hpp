@@ -40,12 +40,13 @@ struct KeeperOptions {
   StoreLimits limits;
   /// Join as lockstep subscribers: nothing missed, publishers wait for the keeper.
   bool lockstep = false;
-  /// Tap, compress and watch for triggers at idle priority (SCHED_IDLE), on CPU time nobody else
-  /// wants, so the keeper cannot slow the processes it keeps (leave it off for a lockstep keeper,
-  /// which holds them back). Its dumps, asked for and rare, run on a thread started first at the
-  /// caller's priority (an unprivileged thread cannot leave SCHED_IDLE), so a dump under full load
-  /// is written at once and catches up from the rings as `flashback dump` does. The calling thread
-  /// keeps its priority. Where SCHED_IDLE is refused, the keeper runs at the caller's and says so.
+  /// Compress at idle priority (SCHED_IDLE), on CPU time nobody else wants, so the keeper's one
+  /// costly part cannot slow the processes it keeps (leave it off for a lockstep keeper, which
+  /// holds them back). The taps, topic discovery, triggers and dumps cost little and keep the
+  /// caller's priority, so a saturated machine still has every message taken: while compression
+  /// is behind, what the taps staged is kept uncompressed (more memory for the same window), and
+  /// stopping does not wait for a starved compressing thread. Where SCHED_IDLE is refused, it
+  /// compresses at the caller's priority and says so.
   bool idle_priority = false;
   /// Where automatic dumps go ("" = the current directory); made absolute when the keeper starts
   /// and recorded in its store, where `cerulion flashback dump` and status find it.

@@ -16,6 +16,7 @@
 
 #include "cerulion/core/discovery.hpp"
 #include "cerulion/core/status.hpp"
+#include "cerulion/recording/topic_selection.hpp"
 
 namespace cerulion::flashback {
 
@@ -64,6 +65,9 @@ struct KeeperSettings {
   double post_s = 0;
   unsigned max_dumps_per_hour = 0;
   std::uint64_t max_disk_bytes = 0;
+  /// The topics it takes (its trigger topic among them): a dump reads the rings of those it never
+  /// attached too. nullopt when no keeper said, or it was too long to record.
+  std::optional<recording::TopicSelection> selection;
 };
 
 /// A dump written from a store, by its keeper or by anyone else.
@@ -109,6 +113,9 @@ struct StoreStatus {
   std::optional<WrittenDump> last_dump;
   std::uint64_t chunks_evicted = 0;
   std::uint64_t chunks_dropped = 0;
+  /// Committed uncompressed by the taps because compression (at idle priority, on a busy machine)
+  /// was behind the input: kept, at the cost of memory.
+  std::uint64_t chunks_stored_raw = 0;
   /// Taken, then dropped because the staging area was full (compression behind the input);
   /// counted in their topics' `lost` when dropped.
   std::uint64_t messages_dropped = 0;
