@@ -72,6 +72,20 @@ std::vector<std::string> redirected(const std::vector<std::string>& argv, const 
   return out;
 }
 
+std::vector<std::string> with_stdio_closed(const std::vector<std::string>& argv) {
+  return redirected(argv, "<&- >&- 2>&-");
+}
+
+std::vector<std::string> standard_fds(pid_t pid) {
+  std::vector<std::string> out;
+  for (int fd = 0; fd <= 2; ++fd) {
+    std::error_code ec;
+    const auto target = std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/fd/" + std::to_string(fd), ec);
+    out.push_back(ec ? std::string() : target.string());
+  }
+  return out;
+}
+
 ProcessResult run_cerulion(const std::vector<std::string>& args, const std::string& input,
                            std::chrono::milliseconds timeout) {
   std::vector<std::string> argv{cerulion_binary()};

@@ -38,6 +38,14 @@ ProcessResult run_cerulion(const std::vector<std::string>& args, const std::stri
 /// without a pipe execs argv, so that its pid is the one a BackgroundProcess signals.
 std::vector<std::string> redirected(const std::vector<std::string>& argv, const std::string& redirection);
 
+/// `argv` started with its standard input, output and error closed (`<&- >&- 2>&-`, as some
+/// supervisors start daemons); exec'd, so a BackgroundProcess's pid is its own.
+std::vector<std::string> with_stdio_closed(const std::vector<std::string>& argv);
+
+/// What process `pid` has as fds 0, 1 and 2 ("/dev/null", "/tmp/r.mcap", "anon_inode:[eventfd]",
+/// "" for one that is closed).
+std::vector<std::string> standard_fds(pid_t pid);
+
 /// A program running in the background; its stdout/stderr are collected at wait().
 class BackgroundProcess {
  public:

@@ -72,28 +72,28 @@ TEST_CASE("view: each choice of --readers serves a topic's messages, and any oth
     test::BackgroundProcess view({test::cerulion_binary(), "--domain", domain, "view", "--port", std::to_string(port),
                                   "--readers", readers});
     auto pub = publisher_in(domain, "/readers");
-    REQUIRE(pub.publish_text("hello").ok());
-    std::optional<test::WsClient> client;
-    REQUIRE(test::eventually([&] {
-      try {
-        client.emplace(port);
-        return true;
-      } catch (const std::exception&) {
-        return false;
-      }
-    }));
-    const json channel = channel_of(*client, "/readers");
-    REQUIRE_FALSE(channel.is_null());
-    subscribe(*client, 7, channel["id"].get<std::uint32_t>());
-    // Published until one arrives: the subscription takes effect a moment after it is sent.
-    std::optional<std::string> frame;
-    for (int i = 0; i < 200 && !frame; ++i) {
-      REQUIRE(pub.publish_text("hello").ok());
-      frame = next_binary(*client, std::chrono::milliseconds(50));
-    }
-    REQUIRE(frame.has_value());
-    CHECK(u32_at(*frame, 1) == 7);
-    CHECK(frame->substr(13) == "hello");
+    check_serves(port, pub, "/readers");
+    view.signal(SIGINT);
+    CHECK(view.wait(std::chrono::seconds(20)).exit_code == 0);
+  }
+}
+
+TEST_CASE("view: started with its standard fds closed it serves, and they are /dev/null, not a socket or eventfd",
+          "[view][command][stdio]") {
+  for (const bool all : {false, true}) {
+    INFO((all ? "<&- >&- 2>&-" : "2>&-"));
+    const std::string domain = test::unique_domain("viewcmd");
+    const std::uint16_t port = free_port();
+    const std::vector<std::string> argv{test::cerulion_binary(), "--domain", domain, "view", "--port", std::to_string(port)};
+    test::BackgroundProcess view(all ? test::with_stdio_closed(argv) : test::redirected(argv, "2>&-"));
+    auto pub = publisher_in(domain, "/closed_stdio");
+    check_serves(port, pub, "/closed_stdio");
+    const auto fds = test::standard_fds(view.pid());
+    INFO(fds[0] << " " << fds[1] << " " << fds[2]);
+    CHECK(fds[2] == "/dev/null");
+    if (all) CHECK(fds == std::vector<std::string>(3, "/dev/null"));
+    const auto status = test::run_cerulion({"--domain", domain, "view", "status", "--json"});
+    CHECK(status.exit_code == 0);
     view.signal(SIGINT);
     CHECK(view.wait(std::chrono::seconds(20)).exit_code == 0);
   }
