@@ -127,14 +127,19 @@ std::string unique_domain(const std::string& stem) {
   return stem + "_" + std::to_string(getpid()) + "_" + std::to_string(counter++);
 }
 
-bool process_gone(pid_t pid) {
-  if (::kill(pid, 0) != 0) return errno == ESRCH;
+char process_state(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
   std::string line;
   std::getline(stat, line);
   // The state follows the parenthesised command name.
   const auto close = line.rfind(')');
-  return close == std::string::npos || (close + 2 < line.size() && line[close + 2] == 'Z');
+  return close != std::string::npos && close + 2 < line.size() ? line[close + 2] : '\0';
+}
+
+bool process_gone(pid_t pid) {
+  if (::kill(pid, 0) != 0) return errno == ESRCH;
+  const char state = process_state(pid);
+  return state == '\0' || state == 'Z';
 }
 
 std::vector<pid_t> child_pids(pid_t pid) {

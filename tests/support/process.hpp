@@ -74,6 +74,9 @@ std::string unique_domain(const std::string& stem);
 /// Whether process `pid` runs no more: gone, or a zombie its parent has not reaped yet.
 bool process_gone(pid_t pid);
 
+/// The state letter /proc gives process `pid` ('R', 'S', 'T' when stopped, 'Z'...), '\0' when none.
+char process_state(pid_t pid);
+
 /// The processes `pid` started that still run (every thread's children, /proc/PID/task/*/children).
 std::vector<pid_t> child_pids(pid_t pid);
 

@@ -159,3 +159,78 @@ TEST_CASE("view status with a bad option or one of view's own is a usage error, 
   CHECK(served.exit_code == 0);
   CHECK(served.err.find("serving the chosen topics") != std::string::npos);
 }
+
+TEST_CASE("view: messages its tap never read are counted per channel in view status and told to the subscribed client",
+          "[view][command][status]") {
+  const std::string domain = test::unique_domain("viewlost");
+  const std::uint16_t port = free_port();
+  test::BackgroundProcess view({test::cerulion_binary(), "--domain", domain, "view", "--port", std::to_string(port)});
+  std::optional<test::WsClient> client;
+  REQUIRE(test::eventually([&] {
+    try {
+      client.emplace(port);
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
+  }));
+  // Made once the view serves: its taps read the topic from its first message.
+  auto pub = publisher_in(domain, "/lost");  // a ring of 16
+  std::uint64_t published = 0;
+  REQUIRE(pub.publish_text("first").ok());
+  ++published;
+  const json channel = channel_of(*client, "/lost");
+  REQUIRE_FALSE(channel.is_null());
+  subscribe(*client, 1, channel["id"].get<std::uint32_t>());
+  std::optional<std::string> frame;
+  for (int i = 0; i < 200 && !frame; ++i, ++published) {
+    REQUIRE(pub.publish_text("warm").ok());
+    frame = next_binary(*client, std::chrono::milliseconds(50));
+  }
+  REQUIRE(frame.has_value());
+  REQUIRE(tap_has_read("/lost", domain, published));
+
+  // The view gets no CPU while 100 messages go out: its tap falls behind a ring of 16.
+  view.signal(SIGSTOP);
+  REQUIRE(test::eventually([&] { return test::process_state(view.pid()) == 'T'; }));
+  for (int i = 0; i < 100; ++i, ++published) REQUIRE(pub.publish_text(std::to_string(i)).ok());
+  view.signal(SIGCONT);
+
+  json counted;
+  std::string last_status;
+  const bool settled = test::eventually([&] {
+    const auto r = test::run_cerulion({"--domain", domain, "view", "status", "--json"});
+    last_status = r.out;
+    if (r.exit_code != 0) return false;
+    const auto parsed = json::parse(r.out);
+    for (const auto& c : parsed["views"][0]["channels"]) {
+      if (c["topic"] == "/lost" && c.value("lost", 0) + c["messages"].get<std::uint64_t>() == published) {
+        counted = parsed["views"][0];
+        return true;
+      }
+    }
+    return false;
+  });
+  INFO("published " << published << "; " << last_status);
+  REQUIRE(settled);
+  INFO(counted.dump());
+  const std::uint64_t lost = counted["channels"][0]["lost"];
+  CHECK(lost > 0);
+  CHECK(lost < 100);
+  CHECK(counted["lost"] == lost);
+  // The client is told, once, how many of its channel's messages were lost.
+  json told;
+  for (json status = next_op(*client, "status"); !status.is_null(); status = next_op(*client, "status")) {
+    if (status["message"].get<std::string>().find("lost ") == 0) {
+      told = status;
+      break;
+    }
+  }
+  INFO(told.dump());
+  CHECK(told["level"] == 1);
+  CHECK(told["message"].get<std::string>().find("lost " + std::to_string(lost) + " messages of '/lost' before the view read them") == 0);
+  const auto text = test::run_cerulion({"--domain", domain, "view", "status"});
+  CHECK(text.out.find(", lost " + std::to_string(lost) + "\n") != std::string::npos);
+  view.signal(SIGINT);
+  CHECK(view.wait(std::chrono::seconds(20)).exit_code == 0);
+}
