@@ -6,6 +6,10 @@
 #include <csignal>
 #include <cstdlib>
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
@@ -84,6 +88,38 @@ std::vector<std::string> standard_fds(pid_t pid) {
     out.push_back(ec ? std::string() : target.string());
   }
   return out;
+}
+
+PeakMemory run_for_peak_memory(const std::vector<std::string>& argv, const std::string& stdin_path,
+                               std::chrono::milliseconds timeout) {
+  PeakMemory peak;
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) return peak;
+  if (pid == 0) {
+    const int in = ::open(stdin_path.c_str(), O_RDONLY);
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (in < 0 || null < 0 || ::dup2(in, 0) < 0 || ::dup2(null, 1) < 0 || ::dup2(null, 2) < 0) ::_exit(127);
+    ::execvp(args[0], args.data());
+    ::_exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  int status = 0;
+  rusage usage{};
+  while (::wait4(pid, &status, WNOHANG, &usage) == 0) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      peak.timed_out = true;
+      ::kill(pid, SIGKILL);
+      ::wait4(pid, &status, 0, &usage);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  peak.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  peak.max_rss_kib = usage.ru_maxrss;
+  return peak;
 }
 
 ProcessResult run_cerulion(const std::vector<std::string>& args, const std::string& input,

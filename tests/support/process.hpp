@@ -46,6 +46,18 @@ std::vector<std::string> with_stdio_closed(const std::vector<std::string>& argv)
 /// "" for one that is closed).
 std::vector<std::string> standard_fds(pid_t pid);
 
+/// How a program ran whose memory was watched: its exit code (128+signal when killed) and the
+/// most memory it held at once (resident, KiB).
+struct PeakMemory {
+  int exit_code = -1;
+  bool timed_out = false;
+  long max_rss_kib = 0;
+};
+/// Runs `argv` (looked up in PATH) with stdin read from `stdin_path` and stdout and stderr
+/// dropped, for at most `timeout` (then SIGKILL).
+PeakMemory run_for_peak_memory(const std::vector<std::string>& argv, const std::string& stdin_path,
+                               std::chrono::milliseconds timeout = std::chrono::seconds(60));
+
 /// A program running in the background; its stdout/stderr are collected at wait().
 class BackgroundProcess {
  public:
