@@ -21,6 +21,7 @@
 #include "cerulion/bench/report.hpp"
 #include "cerulion/measurement/transport.hpp"
 #include "command.hpp"
+#include "output_file.hpp"
 #include "ping_flashback.hpp"
 
 namespace cerulion::cli {
@@ -48,13 +49,6 @@ std::vector<std::string> split_list(const std::string& text) {
     if (!item.empty()) out.push_back(item);
   }
   return out;
-}
-
-void write_file(const std::string& path, const std::string& text, const char* what) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw Exit{kExitFailure, fmt::format("cannot write the {} to '{}': {}", what, path, std::strerror(errno))};
 }
 
 bench::CampaignSettings settings_from(const BenchArgs& a) {
@@ -129,9 +123,9 @@ void write_reports(const BenchArgs& a, const bench::CampaignResult& result, cons
                    const bench::Build& build) {
   fmt::print("{}", bench::text_report(result, machine, build));
   std::fflush(stdout);
-  if (!a.json.empty()) write_file(a.json, bench::json_report(result, machine, build).dump(2) + "\n", "JSON");
-  if (!a.markdown.empty()) write_file(a.markdown, bench::markdown_report(result, machine, build), "Markdown");
-  if (!a.html.empty()) write_file(a.html, bench::html_report(result, machine, build), "HTML page");
+  if (!a.json.empty()) write_output_file(a.json, bench::json_report(result, machine, build).dump(2) + "\n", "the JSON");
+  if (!a.markdown.empty()) write_output_file(a.markdown, bench::markdown_report(result, machine, build), "the Markdown");
+  if (!a.html.empty()) write_output_file(a.html, bench::html_report(result, machine, build), "the HTML page");
 }
 
 // Every cell against the baseline's; exit 1 when a cerulion lane got slower, fails, or kept only a

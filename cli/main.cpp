@@ -2,7 +2,11 @@
 // The multi-call entry point: `cerulion <cmd> ...` and `cerulion-<cmd> ...` (a symlink) are the same.
 // This is the only place exceptions are caught and turned into exit codes.
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -136,6 +140,33 @@ int stop_signal() { return cerulion::stop_signal(); }
 void install_stop_handlers() { (void)cerulion::stop_on_signals(); }
 
 }  // namespace cerulion::cli
+
+namespace {
+
+// A process started with fd 0, 1 or 2 closed (`2>&-`, as some supervisors start daemons) would
+// hand that number to the first file it opens, and its own lines would go into it: a recording,
+// a flashback store, a socket. Each closed one is opened on /dev/null (or, without one, on "/" as
+// a path, where every read and write fails) before anything else runs: .preinit_array runs ahead
+// of every shared library's initialisers and of main().
+void take_standard_fds(int, char**, char**) {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    // open() gives the lowest free number: this one, the lower ones being open by now. Not
+    // close-on-exec: a command this one starts (verify, bench) is covered by it too.
+    int opened = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    if (opened < 0) opened = ::open("/", O_PATH | O_DIRECTORY);
+    if (opened >= 0 && opened != fd) {
+      // Cannot happen with the lower numbers open; never leave a stray one behind if it does.
+      (void)::dup2(opened, fd);
+      ::close(opened);
+    }
+  }
+}
+
+[[gnu::section(".preinit_array"), gnu::used]] void (*const take_standard_fds_first)(int, char**, char**) =
+    take_standard_fds;
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace cerulion::cli;

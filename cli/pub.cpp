@@ -214,6 +214,7 @@ void run_pub(const PubSettings& settings) {
   if (settings.times_option->count() > 0) limit = settings.times;
   double rate_hz = settings.rate_option->count() > 0 ? settings.rate_hz : (from_stdin ? 0.0 : 1.0);
 
+  install_stop_handlers();  // before a FIFO's open (--file, --schema-file), which waits for a writer
   std::optional<TopicType> declared = type_from_options(settings.type, "pub");
   if (!settings.ros_type.empty()) declared = ros2_type_option(settings.ros_type, settings.msg_path);
   // A bad file is refused before the topic is touched; its bytes are read once the topic's own
@@ -221,7 +222,6 @@ void run_pub(const PubSettings& settings) {
   std::optional<InputFile> file;
   if (!settings.file.empty()) file.emplace(settings.file, settings.max_payload, "the payload ceiling");
 
-  install_stop_handlers();
   PublisherOptions options;
   options.topic.domain = globals().domain;
   options.topic.mode = mode_from_option(settings.mode);

@@ -29,8 +29,10 @@ namespace {
 }  // namespace
 
 InputFile::InputFile(std::string path, std::uint64_t ceiling, std::string over_ceiling) : path_(std::move(path)) {
-  // Opening a FIFO waits for its writer, as reading `--file <(command)` must.
+  // Opening a FIFO waits for its writer, as reading `--file <(command)` must; Ctrl-C ends the wait
+  // (the stop handlers are installed before, without SA_RESTART).
   fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0 && errno == EINTR && stop_requested()) throw Exit{stop_exit_code(), {}};
   struct stat st {};
   if (fd_ < 0 || ::fstat(fd_, &st) != 0) {
     throw Exit{kExitFailure, fmt::format("cannot read '{}': {}", path_, std::strerror(errno))};
@@ -127,9 +129,20 @@ void StdinMessages::fill() {
     consumed_ -= begin_;
     begin_ = 0;
   }
-  if (buffer_.size() - filled_ < kReadSize) buffer_.resize(filled_ + kReadSize);
+  // The unfinished message is at most the ceiling long (next() refused it otherwise): reading up to
+  // one byte past the ceiling tells one that ends there from one that goes on, and no more is held.
+  const std::uint64_t most = std::max<std::uint64_t>(ceiling_ + (ceiling_ < UINT64_MAX ? 1 : 0), kReadSize);
+  const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(kReadSize, most - filled_));
+  if (buffer_.size() - filled_ < want) {
+    // Grown by doubling as a vector would, but never past `most`, and straight to it where the next
+    // doubling would pass it: one copy at most of what is held, never the whole ceiling twice.
+    auto grown = std::min<std::uint64_t>(std::max<std::uint64_t>(2 * buffer_.size(), filled_ + want), most);
+    if (most - grown < grown) grown = most;
+    buffer_.reserve(static_cast<std::size_t>(grown));
+    buffer_.resize(static_cast<std::size_t>(grown));
+  }
   for (;;) {
-    ssize_t n = ::read(STDIN_FILENO, buffer_.data() + filled_, kReadSize);
+    ssize_t n = ::read(STDIN_FILENO, buffer_.data() + filled_, want);
     if (n > 0) {
       filled_ += static_cast<std::size_t>(n);
       return;

@@ -35,6 +35,7 @@ struct VerifySettings {
   double startup_timeout_s = 10;
   double output_timeout_s = 10;
   std::size_t shown = 10;
+  bool allow_damaged = false;
   std::vector<std::string> command;
 };
 
@@ -63,6 +64,7 @@ void run_verify(const VerifySettings& s) {
   options.recording = s.recording;
   options.repeat = s.repeat;
   options.keep = s.keep;
+  options.allow_damaged = s.allow_damaged;
   for (const auto& t : s.tolerances) {
     auto tolerance = verify::parse_tolerance(t);
     if (!tolerance) throw Exit{kExitUsage, "--tolerance: " + tolerance.message()};
@@ -126,7 +128,9 @@ void add_verify_command(CLI::App& app) {
       "Exit status: 0 same outputs; 1 outputs differ (or between --repeat runs, or one never came);\n"
       "2 usage; 3 the command could not start, crashed, exited early, never subscribed or stopped\n"
       "taking inputs; 4 the recording cannot serve (an input or output topic missing, a message\n"
-      "that does not decode); 130 interrupted (the command is stopped).\n"
+      "that does not decode, or damaged: not finalized, a chunk that fails its CRC, messages its own\n"
+      "statistics count missing; --allow-damaged verifies the part before the damage instead, and\n"
+      "the report says so); 130 interrupted (the command is stopped).\n"
       "Examples:\n"
       "  cerulion verify golden.mcap --input /imu --output /imu/filtered -- ./imu_filter\n"
       "  cerulion verify run.mcap --input /imu /gps --output /pose /twist -- ./fuse --rate 100\n"
@@ -160,6 +164,8 @@ void add_verify_command(CLI::App& app) {
   cmd->add_option("--json", s->json_file, "Write every difference as one JSON object to FILE (docs/json.md)");
   cmd->add_option("--junit", s->junit_file, "Write a JUnit XML report to FILE");
   cmd->add_option("--shown", s->shown, "Differences listed before the summary (default 10)");
+  cmd->add_flag("--allow-damaged", s->allow_damaged,
+                "Verify a damaged recording on its intact part (before the damage) instead of exiting 4");
   add_command_after_dashes(*cmd, s->command, "The command and its arguments, after --");
   cmd->callback([s] { run_verify(*s); });
 }

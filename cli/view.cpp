@@ -40,9 +40,10 @@ void set_readers(recording::TapSetOptions& taps, const std::string& readers) {
 }
 
 std::string status_line(const view::ViewCounts& c) {
-  return fmt::format("serving: {}, {}, {}, sent {} ({}), dropped {}", counted(c.channels.size(), "channel"),
+  return fmt::format("serving: {}, {}, {}, sent {} ({}), dropped {}, lost {}", counted(c.channels.size(), "channel"),
                      counted(c.clients, "client"), counted(c.subscriptions, "subscription"),
-                     counted(c.messages_sent, "message"), format_bytes(static_cast<double>(c.bytes_sent)), c.dropped);
+                     counted(c.messages_sent, "message"), format_bytes(static_cast<double>(c.bytes_sent)), c.dropped,
+                     c.lost);
 }
 
 void run_view(const ViewSettings& s) {
@@ -80,9 +81,10 @@ void run_view(const ViewSettings& s) {
   const auto last = server.counts();
   server.stop();
   say_events(events);
-  say(fmt::format("served {} client connection{}: sent {} ({}), dropped {} (clients behind)", last.connections,
-                  last.connections == 1 ? "" : "s", counted(last.messages_sent, "message"),
-                  format_bytes(static_cast<double>(last.bytes_sent)), last.dropped));
+  say(fmt::format("served {} client connection{}: sent {} ({}), dropped {} (clients behind), lost {} (never read: "
+                  "the view behind its topics)",
+                  last.connections, last.connections == 1 ? "" : "s", counted(last.messages_sent, "message"),
+                  format_bytes(static_cast<double>(last.bytes_sent)), last.dropped, last.lost));
   if (int code = finished_exit_code(); code != kExitOk) throw Exit{code, {}};
 }
 
@@ -96,10 +98,10 @@ std::vector<std::string> view_status_lines(const view::ViewStatus& s) {
                               format_bytes(static_cast<double>(c.queued_bytes)), counted(c.connections, "connection"),
                               c.refused));
   for (const auto& ch : c.channels) {
-    lines.push_back(fmt::format("  channel {} {} ({}): {}, {}, last {}, {:.1f} Hz", ch.id, printable(ch.topic),
+    lines.push_back(fmt::format("  channel {} {} ({}): {}, {}, last {}, {:.1f} Hz, lost {}", ch.id, printable(ch.topic),
                                 printable(ch.encoding), counted(ch.messages, "message"),
                                 format_bytes(static_cast<double>(ch.bytes)),
-                                format_bytes(static_cast<double>(ch.last_size)), ch.rate_hz));
+                                format_bytes(static_cast<double>(ch.last_size)), ch.rate_hz, ch.lost));
   }
   return lines;
 }

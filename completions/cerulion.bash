@@ -423,7 +423,7 @@ _cerulion() {
         1) _cerulion_recordings; return ;;
       esac ;;
     "verify")
-      words='-h --help --input --output --repeat --tolerance --settle --startup-timeout --output-timeout --clock --keep --json --junit --shown'
+      words='-h --help --input --output --repeat --tolerance --settle --startup-timeout --output-timeout --clock --keep --json --junit --shown --allow-damaged'
       [[ $cur == -* ]] && { COMPREPLY=($(compgen -W "$words" -- "$cur")); return; }
       case ${#pos[@]} in
         0) _cerulion_recordings; return ;;

@@ -285,6 +285,7 @@ complete -c cerulion -n '__fish_seen_subcommand_from verify' -l keep -r -d 'Writ
 complete -c cerulion -n '__fish_seen_subcommand_from verify' -l json -r -F -d 'Write every difference as one JSON object to FILE (docs/json.md)'
 complete -c cerulion -n '__fish_seen_subcommand_from verify' -l junit -r -d 'Write a JUnit XML report to FILE'
 complete -c cerulion -n '__fish_seen_subcommand_from verify' -l shown -r -d 'Differences listed before the summary (default 10)'
+complete -c cerulion -n '__fish_seen_subcommand_from verify' -l allow-damaged -d 'Verify a damaged recording on its intact part (before the damage) instead of exiting 4'
 complete -c cerulion -n '__fish_seen_subcommand_from verify' -a '(__fish_complete_suffix .mcap)'
 complete -c cerulion -n '__fish_seen_subcommand_from verify' -a 'pub echo topic clean ping pong bench record play info recover flashback bridge view diff verify help'
 complete -c cerulion -n '__fish_seen_subcommand_from completion' -s h -l help -d 'Print this help message and exit'

@@ -165,14 +165,16 @@ Result<std::unique_ptr<BridgeImpl>> create_dds_bridge(BridgeOptions options) {
   if (!participant) return participant.status();
   impl->participant = std::move(*participant);
   if (impl->exports()) {
-    impl->exporter = std::make_unique<Exporter>(*impl->participant, impl->guard, impl->events);
+    impl->exporter = std::make_unique<Exporter>(*impl->participant, impl->guard, impl->events, impl->started_ns);
     // A thread per topic, waiting on it: a message goes out as soon as it is published. A topic
-    // that appears while the bridge runs is read from its first message.
+    // that appears while the bridge runs is read from its first message, one that was there from
+    // the oldest its ring holds (a restarted bridge resumes: exporter.hpp).
     recording::TapSetOptions taps;
     taps.selection = impl->options.selection;
     taps.domain = impl->options.domain;
     taps.lockstep = impl->options.lockstep;
     taps.readers = recording::Readers::PerTopic;
+    taps.start = StartAt::First;
     taps.events = &impl->tap_events;
     auto created = recording::TapSet::create(std::move(taps), *impl->exporter);
     if (!created) return created.status();

@@ -1,10 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "exporter.hpp"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 #include <fastdds/rtps/common/InstanceHandle.h>
+#include <fastdds/rtps/common/WriteParams.h>
 
+#include "cerulion/core/detail/shm_header.hpp"
+#include "cerulion/core/discovery.hpp"
 #include "cerulion/ros2/cdr.hpp"
 #include "dds_types.hpp"
 
@@ -27,6 +35,22 @@ constexpr std::size_t kExportMaxHeldBytes = std::size_t{64} << 20;
 /// written (deleting a writer drops what it has not delivered).
 constexpr auto kExportCloseWait = std::chrono::milliseconds(500);
 
+/// The identity of a topic as the origin of its samples: the same for every bridge process that
+/// exports it, different for another host, domain, topic or another life of the topic (whose
+/// sequence numbers start again).
+eprosima::fastrtps::rtps::GUID_t origin_of(const std::string& domain, const std::string& topic, std::uint64_t created_ns) {
+  char host[256] = {};
+  (void)::gethostname(host, sizeof host - 1);
+  const std::uint32_t where = cerulion::detail::fnv1a(host, std::strlen(host));
+  const std::uint32_t what = cerulion::detail::fnv1a(domain + '\0' + topic);
+  eprosima::fastrtps::rtps::GUID_t origin;
+  std::memcpy(origin.guidPrefix.value, &where, 4);
+  std::memcpy(origin.guidPrefix.value + 4, &what, 4);
+  std::memcpy(origin.guidPrefix.value + 8, &created_ns, 4);
+  std::memcpy(origin.entityId.value, reinterpret_cast<const char*>(&created_ns) + 4, 4);
+  return origin;
+}
+
 eprosima::fastrtps::Duration_t export_duration(std::chrono::nanoseconds d) {
   const auto ns = std::max<std::int64_t>(0, d.count());
   return {static_cast<std::int32_t>(ns / 1'000'000'000), static_cast<std::uint32_t>(ns % 1'000'000'000)};
@@ -47,8 +71,13 @@ void Exporter::on_topic(const recording::TopicDescription& topic) {
     topics_[topic.index] = std::make_unique<Topic>();
     topics_[topic.index]->participant = &participant_;
   }
-  topics_[topic.index]->name = topic.topic;
-  topics_[topic.index]->type = topic.type;
+  Topic& t = *topics_[topic.index];
+  t.name = topic.topic;
+  t.type = topic.type;
+  const auto info = inspect_topic(topic.topic, topic.domain);
+  const std::uint64_t created = info.ok() ? info->created_realtime_ns : 0;
+  t.origin = origin_of(topic.domain, topic.topic, created);
+  t.older = created < started_ns_;
 }
 
 Exporter::Topic* Exporter::at(std::size_t index) const {
@@ -96,17 +125,27 @@ bool Exporter::on_sample(const recording::TappedSample& sample) {
   if (!t) return false;
   // What this bridge imported goes no further: that is what keeps two bridges from echoing.
   if (guard_.imported(t->name, sample.publisher_pid, sample.sequence)) return true;
+  // What a ring held from before the bridge started, of a publisher gone since, is not resent: it
+  // may be what a bridge of this domain before this one imported (a restart), which the guard
+  // cannot know. A gap it leaves is the far side's to count.
+  if (sample.publish_time < started_ns_ && ::kill(static_cast<pid_t>(sample.publisher_pid), 0) != 0 && errno == ESRCH) {
+    return true;
+  }
   std::lock_guard lock(t->mutex);
+  if (!t->first_read) {
+    // A topic older than the bridge is read from the oldest message its ring holds (a restarted
+    // bridge resumes there); what went before is the far side's to count, by sequence number.
+    t->first_read = true;
+    if (t->older) t->history.store(sample.lost_before, std::memory_order_relaxed);
+  }
   if (t->unusable || (!t->writer && !open_writer(*t))) return false;
   if (t->wire.type == WireType::Cdr && !ros2_ready(*t, sample)) return false;
   if (!t->direct) release(*t);
-  if (t->direct) return write(*t, sample.data);
-  t->held.emplace_back(sample.data.begin(), sample.data.end());
+  if (t->direct) return write(*t, sample.sequence, sample.data);
+  t->held.push_back({sample.sequence, {sample.data.begin(), sample.data.end()}});
   t->held_bytes += sample.data.size();
   while (!t->held.empty() && (t->held.size() > kExportMaxHeldSamples || t->held_bytes > kExportMaxHeldBytes)) {
-    write_held(*t, t->held.front());
-    t->held_bytes -= t->held.front().size();
-    t->held.pop_front();
+    write_held(*t);
   }
   return true;
 }
@@ -124,19 +163,26 @@ bool Exporter::ros2_ready(Topic& t, const recording::TappedSample& sample) {
   return false;
 }
 
-bool Exporter::write(Topic& t, std::span<const std::byte> data) {
+bool Exporter::write(Topic& t, std::uint64_t sequence, std::span<const std::byte> data) {
   WireMessage message;
   message.outgoing = data;
   message.wire = t.wire.type;
-  if (!t.writer->write(&message)) return false;
+  // DDS sequence numbers start at 1: the topic's own, from 0, go one up.
+  eprosima::fastrtps::rtps::WriteParams params;
+  params.related_sample_identity().writer_guid(t.origin);
+  params.related_sample_identity().sequence_number(eprosima::fastrtps::rtps::SequenceNumber_t(sequence + 1));
+  if (!t.writer->write(&message, params)) return false;
   t.messages.fetch_add(1, std::memory_order_relaxed);
   t.bytes.fetch_add(data.size(), std::memory_order_relaxed);
   return true;
 }
 
-void Exporter::write_held(Topic& t, std::span<const std::byte> data) {
+void Exporter::write_held(Topic& t) {
   // The tap was told this one was taken: a write that fails is counted here.
-  if (!write(t, data)) t.failed.fetch_add(1, std::memory_order_relaxed);
+  const auto& oldest = t.held.front();
+  if (!write(t, oldest.sequence, oldest.data)) t.failed.fetch_add(1, std::memory_order_relaxed);
+  t.held_bytes -= oldest.data.size();
+  t.held.pop_front();
 }
 
 void Exporter::release(Topic& t) {
@@ -149,20 +195,14 @@ void Exporter::release(Topic& t) {
       // A history's depth, which the writer keeps until it is acknowledged: a reader that the
       // writer matched but that has not matched the writer yet still gets them.
       const auto depth = static_cast<std::size_t>(std::max(1, t.writer->get_qos().history().depth));
-      for (std::size_t n = 0; n < depth && !t.held.empty(); ++n) {
-        write_held(t, t.held.front());
-        t.held_bytes -= t.held.front().size();
-        t.held.pop_front();
-      }
+      for (std::size_t n = 0; n < depth && !t.held.empty(); ++n) write_held(t);
       t.probed = true;
       t.probed_at = now;
     }
     const bool acknowledged = t.writer->wait_for_acknowledgments(export_duration({})) == ReturnCode_t::RETCODE_OK;
     if (!acknowledged && now - t.probed_at < kExportProbeWait) return;
   }
-  for (const auto& s : t.held) write_held(t, s);
-  t.held.clear();
-  t.held_bytes = 0;
+  while (!t.held.empty()) write_held(t);
   t.direct = true;
 }
 
@@ -194,8 +234,9 @@ std::vector<BridgedTopic> Exporter::topics(const std::vector<recording::TopicCou
     b.bytes = t->bytes.load();
     // Dropped by the sink are the failed writes of samples written as they came (held ones that
     // failed are counted by the topic); missed are what the tap could not read in time.
+    // Missed but history (the older topic's messages before its ring) is not this bridge's loss.
     for (const auto& c : counts)
-      if (c.topic == t->name) b.lost = c.missed + c.dropped;
+      if (c.topic == t->name) b.lost = c.missed - std::min(c.missed, t->history.load()) + c.dropped;
     b.lost += t->failed.load();
     if (t->writer) {
       dds::PublicationMatchedStatus matched{};
@@ -215,7 +256,7 @@ void Exporter::close() {
     std::lock_guard topic_lock(t->mutex);
     if (t->writer) {
       if (t->remote_readers.load(std::memory_order_relaxed) > 0) {
-        for (const auto& s : t->held) write_held(*t, s);
+        while (!t->held.empty()) write_held(*t);
         (void)t->writer->wait_for_acknowledgments(export_duration(deadline - std::chrono::steady_clock::now()));
       } else {
         // Held for a reader that has not matched yet (a far bridge still discovering this one):

@@ -12,6 +12,12 @@
 // and from then on each as it comes. While held, the oldest beyond a bound go to the writer
 // (whose history keeps them as it would have). What is lost anyway shows at the importing bridge,
 // which counts the gaps in the writer's sequence numbers.
+//
+// Each sample carries where it comes from: its topic here (an identity of the host, the cerulion
+// domain, the topic and when it was created) and its sequence number there, as the DDS sample's
+// related sample identity. A bridge restarted on a running topic starts reading at the oldest
+// message its ring still holds; the importing bridge leaves out what it had already, and counts
+// as lost the gap it sees in those sequence numbers, whatever bridge process wrote them.
 
 #include <atomic>
 #include <chrono>
@@ -37,9 +43,11 @@ namespace cerulion::bridge::detail {
 
 class Exporter final : public recording::SampleSink {
  public:
-  /// Says each topic it starts exporting, and each it cannot, to `events`.
-  Exporter(Participant& participant, LoopGuard& guard, recording::EventSink& events)
-      : participant_(participant), guard_(guard), events_(events) {}
+  /// Says each topic it starts exporting, and each it cannot, to `events`. `started_ns`: when the
+  /// bridge started (realtime ns): the messages of an older topic that went before what its ring
+  /// holds are not this bridge's to count as lost.
+  Exporter(Participant& participant, LoopGuard& guard, recording::EventSink& events, std::uint64_t started_ns)
+      : participant_(participant), guard_(guard), events_(events), started_ns_(started_ns) {}
   ~Exporter() override { close(); }
 
   void on_topic(const recording::TopicDescription& topic) override;
@@ -65,8 +73,18 @@ class Exporter final : public recording::SampleSink {
     eprosima::fastdds::dds::DataWriter* writer = nullptr;
     bool unusable = false;
     bool opened = false;  ///< a writer was created (still counted after close())
+    /// Where its samples come from (see above).
+    eprosima::fastrtps::rtps::GUID_t origin;
+    /// The topic is older than the bridge: the first sample's lost_before is history, not a loss.
+    bool older = false;
+    bool first_read = false;
+    std::atomic<std::uint64_t> history{0};
     /// Samples not yet written, oldest first (copies); written as they come once `direct`.
-    std::deque<std::vector<std::byte>> held;
+    struct Held {
+      std::uint64_t sequence = 0;
+      std::vector<std::byte> data;
+    };
+    std::deque<Held> held;
     std::size_t held_bytes = 0;
     bool direct = false;
     bool probed = false;  ///< the first held samples were written, for a matched reader to acknowledge
@@ -83,9 +101,9 @@ class Exporter final : public recording::SampleSink {
   /// Whether a sample of a topic of a ROS 2 type is CDR that ROS 2 nodes read; says once when not.
   bool ros2_ready(Topic& t, const recording::TappedSample& sample);
   /// Writes one sample, counting it (a failure is for the caller to count). With the topic's lock held.
-  bool write(Topic& t, std::span<const std::byte> data);
-  /// Writes a held sample, counting a failure as lost.
-  void write_held(Topic& t, std::span<const std::byte> data);
+  bool write(Topic& t, std::uint64_t sequence, std::span<const std::byte> data);
+  /// Writes the oldest held sample, counting a failure as lost.
+  void write_held(Topic& t);
   /// Writes what the topic held once it may, and then lets samples through as they come. With the
   /// topic's lock held.
   void release(Topic& t);
@@ -93,6 +111,7 @@ class Exporter final : public recording::SampleSink {
   Participant& participant_;
   LoopGuard& guard_;
   recording::EventSink& events_;
+  const std::uint64_t started_ns_;
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<Topic>> topics_;  ///< by the tap set's topic index
 };

@@ -34,6 +34,29 @@ void Importer::Topic::follow_sequence(const eprosima::fastrtps::rtps::GUID_t& wr
   it->second = sequence;
 }
 
+bool Importer::Topic::follow_origin(const dds::SampleInfo& info, bool durable) {
+  const auto& writer = info.sample_identity.writer_guid();
+  const auto sequence = static_cast<std::uint64_t>(info.sample_identity.sequence_number().to64long());
+  const auto& origin = info.related_sample_identity;
+  if (origin.writer_guid() == eprosima::fastrtps::rtps::GUID_t::unknown()) {
+    follow_sequence(writer, sequence, durable);  // a writer that says no origin (ROS 2, an older bridge)
+    return true;
+  }
+  origins.store(true, std::memory_order_relaxed);
+  const auto at_origin = static_cast<std::uint64_t>(origin.sequence_number().to64long());
+  auto [it, first] = last_origin_sequence.try_emplace(origin.writer_guid(), 0);
+  if (first) {
+    // The first of its origin: what its writer owes before it, as for any writer.
+    follow_sequence(writer, sequence, durable);
+  } else if (at_origin <= it->second) {
+    return false;
+  } else if (at_origin > it->second + 1) {
+    skipped.fetch_add(at_origin - it->second - 1, std::memory_order_relaxed);
+  }
+  it->second = at_origin;
+  return true;
+}
+
 void Importer::Topic::on_data_available(dds::DataReader* r) {
   // One listener call at a time (shared memory and UDP have their own threads): the message buffer
   // is the topic's.
@@ -48,8 +71,7 @@ void Importer::Topic::on_data_available(dds::DataReader* r) {
     if (participant->own(writer)) continue;
     // A durable writer's samples come through the durable reader.
     if (volatile_reader && participant->durable_writer(writer)) continue;
-    follow_sequence(writer, static_cast<std::uint64_t>(info.sample_identity.sequence_number().to64long()),
-                    !volatile_reader);
+    if (!follow_origin(info, !volatile_reader)) continue;
     const auto unwrapped = read_cdr(wire.type, message.cdr());
     if (!unwrapped) {
       failed.fetch_add(1, std::memory_order_relaxed);
@@ -214,7 +236,7 @@ std::vector<BridgedTopic> Importer::topics() const {
     b.bytes = t->bytes.load();
     // DDS's count and the sequences' see the same losses (a GAP DDS counts is a hole in the
     // sequence too): the larger is what was lost.
-    b.lost = std::max(t->dds_lost, t->skipped.load()) + t->failed.load();
+    b.lost = (t->origins.load() ? t->skipped.load() : std::max(t->dds_lost, t->skipped.load())) + t->failed.load();
     b.peers = t->peers;
     out.push_back(std::move(b));
   }

@@ -14,6 +14,12 @@
 // samples of one writer, and the first messages of a writer whose bridge started after the
 // topic's durable reader was made (a bridge restarted while this one ran: everything it wrote
 // was meant for this reader; an older writer's history before the reader came is not).
+//
+// A bridge's samples also say their origin: the topic they were published on and their sequence
+// number there (exporter.hpp). Once an origin was seen, its sequence numbers are followed across
+// the writers of every bridge process that exports it: what comes again (a restarted bridge
+// resends what its topic's ring holds) is left out, and a gap (messages published while no bridge
+// exported them, or lost on the way) is counted as lost.
 
 #include <atomic>
 #include <chrono>
@@ -75,8 +81,11 @@ class Importer {
     std::atomic<std::uint64_t> messages{0}, bytes{0}, failed{0};
     /// Messages missing from the writers' sequences (see above).
     std::atomic<std::uint64_t> skipped{0};
-    /// The last sequence number taken from each writer (under `receiving`).
-    std::map<eprosima::fastrtps::rtps::GUID_t, std::uint64_t> last_sequence;
+    /// The last sequence number taken from each writer, and from each origin (under `receiving`).
+    std::map<eprosima::fastrtps::rtps::GUID_t, std::uint64_t> last_sequence, last_origin_sequence;
+    /// Whether samples with an origin came: then their sequences count what was lost, and DDS's
+    /// own count (which sees a restarted writer's resent samples it dropped as lost) is not used.
+    std::atomic<bool> origins{false};
     /// When the durable reader was made (realtime ns); 0 before.
     std::atomic<std::uint64_t> durable_since_ns{0};
     std::uint64_t dds_lost = 0;  ///< lost and rejected as DDS last reported them
@@ -84,6 +93,9 @@ class Importer {
     void on_data_available(eprosima::fastdds::dds::DataReader* reader) override;
     /// Counts what is missing before sample `sequence` of `writer`.
     void follow_sequence(const eprosima::fastrtps::rtps::GUID_t& writer, std::uint64_t sequence, bool durable);
+    /// Counts what is missing before a sample of `writer` whose origin `info` says; false when it
+    /// was taken before (not to be published again).
+    bool follow_origin(const eprosima::fastdds::dds::SampleInfo& info, bool durable);
   };
   /// The local publisher of a new topic, of the type the exporting bridge announced (raw bytes for
   /// writers that announce none). What it cannot take of that type is said as a warning.

@@ -74,10 +74,12 @@ bool ReaderImpl::load_indexed_chunk(const ChunkIndex& ci, ByteVector& records) {
   }
   if (!decoded) {
     report("chunk index points at no valid chunk at " + at(ci.chunk_start_offset) + "; skipped");
+    damaged_from(ci.message_start_time);
     return false;
   }
   if (!detail::load_chunk(std::get<ChunkInfo>(*decoded), stored, options_.verify_crcs, records, error)) {
     report("chunk at " + at(ci.chunk_start_offset) + ": " + error + "; skipped");
+    damaged_from(ci.message_start_time);
     return false;
   }
   return true;
@@ -105,7 +107,7 @@ bool ReaderImpl::deliver_message(std::span<const std::byte> content, const ReadM
       MessageView{std::get<Message>(*r), ch->second, sc == summary_.schemas.end() ? nullptr : &sc->second});
 }
 
-void ReaderImpl::walk_chunk(std::uint64_t chunk_offset, std::span<const std::byte> records,
+void ReaderImpl::walk_chunk(std::uint64_t chunk_offset, std::uint64_t chunk_start_time, std::span<const std::byte> records,
                         const std::function<bool(std::uint64_t, std::span<const std::byte>)>& on_message_record) {
   std::string error;
   bool ok = detail::for_each_in_chunk(
@@ -117,7 +119,10 @@ void ReaderImpl::walk_chunk(std::uint64_t chunk_offset, std::span<const std::byt
         return true;
       },
       error);
-  if (!ok) report("chunk at " + at(chunk_offset) + ": " + error);
+  if (!ok) {
+    report("chunk at " + at(chunk_offset) + ": " + error);
+    damaged_from(chunk_start_time);
+  }
 }
 
 Status ReaderImpl::read_messages(const ReadMessagesOptions& options,
@@ -139,7 +144,7 @@ Status ReaderImpl::read_in_file_order(const ReadMessagesOptions& options,
     for (const auto& ci : summary_.chunk_indexes) {
       if (!keep_going) break;
       if (!chunk_wanted(ci, options) || !load_indexed_chunk(ci, records)) continue;
-      walk_chunk(ci.chunk_start_offset, records, [&](std::uint64_t, std::span<const std::byte> content) {
+      walk_chunk(ci.chunk_start_offset, ci.message_start_time, records, [&](std::uint64_t, std::span<const std::byte> content) {
         return keep_going = deliver_message(content, options, wanted, on_message);
       });
     }
@@ -156,7 +161,10 @@ Status ReaderImpl::read_in_file_order(const ReadMessagesOptions& options,
     std::string error;
     std::span<const std::byte> stored;
     auto decoded = detail::decode_record(rec->opcode, rec->content, error, &stored);
-    if (!decoded) continue;
+    if (!decoded) {
+      undecodable(rec->opcode);  // said by the scan of open()
+      continue;
+    }
     if (auto* chunk = std::get_if<ChunkInfo>(&*decoded)) {
       ChunkIndex ci;
       ci.message_start_time = chunk->message_start_time;
@@ -165,9 +173,10 @@ Status ReaderImpl::read_in_file_order(const ReadMessagesOptions& options,
       if (chunk->message_end_time != 0 && !chunk_wanted(ci, options)) continue;
       if (!detail::load_chunk(*chunk, stored, options_.verify_crcs, records, error)) {
         report("chunk at " + at(rec->offset) + ": " + error + "; skipped");
+        damaged_from(chunk->message_start_time);
         continue;
       }
-      walk_chunk(rec->offset, records, [&](std::uint64_t, std::span<const std::byte> content) {
+      walk_chunk(rec->offset, chunk->message_start_time, records, [&](std::uint64_t, std::span<const std::byte> content) {
         return keep_going = deliver_message(content, options, wanted, on_message);
       });
     } else if (std::holds_alternative<DataEnd>(*decoded) || std::holds_alternative<Footer>(*decoded)) {
@@ -211,7 +220,7 @@ Status ReaderImpl::read_in_log_time_order(const ReadMessagesOptions& options,
       const ChunkIndex& ci = *chunks[index];
       auto& chunk = open[index];
       if (load_indexed_chunk(ci, chunk.records)) {
-        walk_chunk(ci.chunk_start_offset, chunk.records, [&](std::uint64_t offset, std::span<const std::byte> content) {
+        walk_chunk(ci.chunk_start_offset, ci.message_start_time, chunk.records, [&](std::uint64_t offset, std::span<const std::byte> content) {
           auto fields = decode_message_fields(content);
           if (fields && fields->log_time >= options.start_time && fields->log_time <= options.end_time) {
             due.push({fields->log_time, ci.chunk_start_offset, offset, index, content});

@@ -87,6 +87,10 @@ Status moved_from() { return Status(ErrorCode::InvalidArgument, "reader was move
 const FileSummary& Reader::summary() const noexcept { return impl_ ? impl_->summary() : kNoSummary; }
 const std::vector<std::string>& Reader::problems() const noexcept { return impl_ ? impl_->problems() : kNoProblems; }
 
+std::uint64_t Reader::intact_before() const noexcept {
+  return impl_ ? impl_->intact_before() : std::numeric_limits<std::uint64_t>::max();
+}
+
 Status Reader::read_messages(const ReadMessagesOptions& options,
                              const std::function<bool(const MessageView&)>& on_message) {
   if (!impl_) return moved_from();
@@ -254,6 +258,7 @@ Status ReaderImpl::scan() {
   }
   summary_.valid_data_end = data_start_;
   bool stop = false;
+  bool data_end = false;
   while (!stop) {
     auto rec = lexer.next();
     if (!rec) break;
@@ -262,6 +267,7 @@ Status ReaderImpl::scan() {
     auto decoded = detail::decode_record(rec->opcode, rec->content, error, &stored);
     if (!decoded) {
       report(error + " at " + at(rec->offset) + "; skipped");
+      undecodable(rec->opcode);
       if (options_.verify_crcs) crc = prefix_crc(crc, *rec);
       summary_.valid_data_end = lexer.position();
       continue;
@@ -273,6 +279,7 @@ Status ReaderImpl::scan() {
     } else if (auto* chunk = std::get_if<ChunkInfo>(&*decoded)) {
       if (!detail::load_chunk(*chunk, stored, options_.verify_crcs, records, error)) {
         report("chunk at " + at(rec->offset) + ": " + error + "; skipped");
+        damaged_from(chunk->message_start_time);
       } else {
         bool ok = detail::for_each_in_chunk(
             records,
@@ -285,7 +292,10 @@ Status ReaderImpl::scan() {
               return true;
             },
             error);
-        if (!ok) report("chunk at " + at(rec->offset) + ": " + error);
+        if (!ok) {
+          report("chunk at " + at(rec->offset) + ": " + error);
+          damaged_from(chunk->message_start_time);
+        }
         ChunkIndex ci;
         ci.message_start_time = chunk->message_start_time;
         ci.message_end_time = chunk->message_end_time;
@@ -308,7 +318,9 @@ Status ReaderImpl::scan() {
     } else if (auto* de = std::get_if<DataEnd>(&*decoded)) {
       if (options_.verify_crcs && de->data_section_crc != 0 && de->data_section_crc != crc) {
         report("data section CRC mismatch");
+        damaged_from(0);  // a changed byte outside every chunk's own CRC: anywhere
       }
+      data_end = true;
       stop = true;
     } else if (std::holds_alternative<Footer>(*decoded)) {
       stop = true;
@@ -317,12 +329,35 @@ Status ReaderImpl::scan() {
     summary_.valid_data_end = stop ? rec->offset : lexer.position();
   }
   if (!lexer.error().empty()) report("truncated: " + lexer.error() + "; the rest is unreadable");
+  if (!summary_.finalized && !data_end) {
+    // Cut short: what followed the last complete record is gone. A chunk cut in two still tells
+    // where it started; otherwise the cut is placed at the latest message read.
+    std::uint64_t cut = any_time ? stats.message_end_time : 0;
+    constexpr std::uint64_t kChunkStartAt = kRecordPrefixSize;  // message_start_time opens a Chunk's content
+    std::byte head[kRecordPrefixSize + 8];
+    const std::uint64_t at_cut = lexer.position();
+    if (!lexer.error().empty() && src.size() >= at_cut + sizeof head && src.read(at_cut, sizeof head, head) &&
+        static_cast<std::uint8_t>(head[0]) == static_cast<std::uint8_t>(Opcode::Chunk)) {
+      cut = detail::load_le(head + kChunkStartAt, 8);
+    }
+    damaged_from(cut);
+  }
   stats.schema_count = static_cast<std::uint16_t>(summary_.schemas.size());
   stats.channel_count = static_cast<std::uint32_t>(summary_.channels.size());
   stats.attachment_count = static_cast<std::uint32_t>(summary_.attachment_indexes.size());
   stats.metadata_count = static_cast<std::uint32_t>(summary_.metadata_indexes.size());
   stats.chunk_count = static_cast<std::uint32_t>(summary_.chunk_indexes.size());
   return Status();
+}
+
+void ReaderImpl::undecodable(std::uint8_t opcode) {
+  switch (static_cast<Opcode>(opcode)) {
+    case Opcode::Schema:
+    case Opcode::Channel:
+    case Opcode::Message:
+    case Opcode::Chunk: damaged_from(0); break;
+    default: break;  // indexes, attachments, metadata: no message is lost with them
+  }
 }
 
 void ReaderImpl::report(std::string problem) {

@@ -175,3 +175,24 @@ TEST_CASE("A bridge whose stderr reader went away goes on carrying and stops cle
   CHECK(done.killed_by == 0);
   CHECK(done.exit_code == 128 + SIGTERM);
 }
+
+TEST_CASE("Bridges started with their standard fds closed carry a topic and hold /dev/null there, not a socket",
+          "[bridge][cli][stdio]") {
+  const std::string a = unique_domain("clca"), b = unique_domain("clcb"), topic = unique_topic("closed_stdio");
+  const std::uint32_t dds = test_dds_domain();
+  // One with stderr closed, the other with all three.
+  BackgroundProcess out(redirected(bridge_args(a, dds, {"-a", "--export"}), "2>&-"));
+  BackgroundProcess in(with_stdio_closed(bridge_args(b, dds, {"-a", "--import"})));
+  REQUIRE(carried(a, b, topic));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // progress lines said
+  REQUIRE(carried(a, b, topic));
+  CHECK(standard_fds(out.pid())[2] == "/dev/null");
+  CHECK(standard_fds(in.pid()) == std::vector<std::string>(3, "/dev/null"));
+  for (auto* bridge : {&out, &in}) {
+    bridge->signal(SIGINT);
+    auto done = bridge->wait(std::chrono::seconds(20));
+    CHECK_FALSE(done.timed_out);
+    CHECK(done.killed_by == 0);
+    CHECK(done.exit_code == 0);
+  }
+}

@@ -3,6 +3,9 @@
 
 #include <csignal>
 #include <string>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -74,6 +77,40 @@ TEST_CASE("Endless input to pub --file or --schema-file is refused at the ceilin
   CHECK(topic_snapshot(topic)["published"] == 0);
   holder.signal(SIGINT);
   holder.wait();
+}
+
+TEST_CASE("Endless stdin to pub --stdin whole is refused holding no more than the ceiling, not twice it",
+          "[cli][pub][faults]") {
+  const std::string topic = unique_topic("endless_stdin");
+  const std::vector<std::string> argv{cerulion_binary(), "pub", topic, "--stdin", "whole", "--max-payload", "128MiB"};
+  auto said = run_process(redirected(argv, "< /dev/zero"), {}, std::chrono::seconds(60));
+  CHECK(said.exit_code == 1);
+  CHECK(said.err == "cerulion: stdin message #1 is longer than the payload ceiling (134217728 bytes); nothing of it "
+                    "was published\n");
+  // It must hold the ceiling and a byte to know the message goes on; it held twice that before.
+  const auto peak = run_for_peak_memory(argv, "/dev/zero");
+  INFO(peak.max_rss_kib << " KiB at most");
+  CHECK(peak.exit_code == 1);
+  CHECK(peak.max_rss_kib > 128 * 1024);
+  CHECK(peak.max_rss_kib < 192 * 1024);
+}
+
+TEST_CASE("pub --file on a FIFO nobody writes to waits for a writer and exits 130 on Ctrl-C", "[cli][pub][faults]") {
+  const std::string fifo = "/tmp/cerulion-pub-fifo-" + std::to_string(::getpid());
+  ::unlink(fifo.c_str());
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const std::string topic = unique_topic("fifo_no_writer");
+  BackgroundProcess pub({cerulion_binary(), "pub", topic, "--file", fifo, "--once"});
+  // Waiting in the FIFO's open, as `--file <(command)` must.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  REQUIRE(pub.running());
+  pub.signal(SIGINT);
+  auto done = pub.wait(std::chrono::seconds(20));
+  CHECK_FALSE(done.timed_out);
+  CHECK(done.killed_by == 0);
+  CHECK(done.exit_code == 130);
+  CHECK(done.err.empty());
+  ::unlink(fifo.c_str());
 }
 
 TEST_CASE("Stdin ending before the asked count exits one", "[cli][pub][faults]") {

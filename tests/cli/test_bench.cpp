@@ -273,3 +273,23 @@ TEST_CASE("A bench killed with SIGKILL or stopped with Ctrl-C leaves no process 
   CHECK(no_process);
   CHECK(no_shm);
 }
+
+TEST_CASE("Ctrl-C of a bench whose --json is a FIFO nobody reads exits 130 at once, saying the JSON was not written",
+          "[cli][bench]") {
+  BenchDir dir;
+  const fs::path fifo = dir.path / "fifo.json";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const std::string domain = unique_domain("benchfifo");
+  BackgroundProcess bench({cerulion_binary(), "--domain", domain, "bench", "--lanes", "native-single", "--sizes", "64",
+                           "--runs", "1", "--samples", "100000", "--warmup", "5", "--rate", "1000", "--json",
+                           fifo.string()});
+  REQUIRE(eventually([&] { return descendants().size() >= 2; }, 120s));  // measuring: a ping and its pong
+  bench.signal(SIGINT);
+  // One Ctrl-C: before, it waited in the FIFO's open for a reader until a second one.
+  const ProcessResult r = bench.wait(60s);
+  INFO(r.out << r.err);
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.exit_code == 130);
+  CHECK(r.err.find("cerulion: warning: the JSON was not written to '" + fifo.string() + "': nobody reads that FIFO") !=
+        std::string::npos);
+}

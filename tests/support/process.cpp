@@ -6,6 +6,10 @@
 #include <csignal>
 #include <cstdlib>
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
@@ -72,6 +76,52 @@ std::vector<std::string> redirected(const std::vector<std::string>& argv, const 
   return out;
 }
 
+std::vector<std::string> with_stdio_closed(const std::vector<std::string>& argv) {
+  return redirected(argv, "<&- >&- 2>&-");
+}
+
+std::vector<std::string> standard_fds(pid_t pid) {
+  std::vector<std::string> out;
+  for (int fd = 0; fd <= 2; ++fd) {
+    std::error_code ec;
+    const auto target = std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/fd/" + std::to_string(fd), ec);
+    out.push_back(ec ? std::string() : target.string());
+  }
+  return out;
+}
+
+PeakMemory run_for_peak_memory(const std::vector<std::string>& argv, const std::string& stdin_path,
+                               std::chrono::milliseconds timeout) {
+  PeakMemory peak;
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) return peak;
+  if (pid == 0) {
+    const int in = ::open(stdin_path.c_str(), O_RDONLY);
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (in < 0 || null < 0 || ::dup2(in, 0) < 0 || ::dup2(null, 1) < 0 || ::dup2(null, 2) < 0) ::_exit(127);
+    ::execvp(args[0], args.data());
+    ::_exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  int status = 0;
+  rusage usage{};
+  while (::wait4(pid, &status, WNOHANG, &usage) == 0) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      peak.timed_out = true;
+      ::kill(pid, SIGKILL);
+      ::wait4(pid, &status, 0, &usage);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  peak.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  peak.max_rss_kib = usage.ru_maxrss;
+  return peak;
+}
+
 ProcessResult run_cerulion(const std::vector<std::string>& args, const std::string& input,
                            std::chrono::milliseconds timeout) {
   std::vector<std::string> argv{cerulion_binary()};
@@ -113,14 +163,19 @@ std::string unique_domain(const std::string& stem) {
   return stem + "_" + std::to_string(getpid()) + "_" + std::to_string(counter++);
 }
 
-bool process_gone(pid_t pid) {
-  if (::kill(pid, 0) != 0) return errno == ESRCH;
+char process_state(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
   std::string line;
   std::getline(stat, line);
   // The state follows the parenthesised command name.
   const auto close = line.rfind(')');
-  return close == std::string::npos || (close + 2 < line.size() && line[close + 2] == 'Z');
+  return close != std::string::npos && close + 2 < line.size() ? line[close + 2] : '\0';
+}
+
+bool process_gone(pid_t pid) {
+  if (::kill(pid, 0) != 0) return errno == ESRCH;
+  const char state = process_state(pid);
+  return state == '\0' || state == 'Z';
 }
 
 std::vector<pid_t> child_pids(pid_t pid) {

@@ -38,6 +38,26 @@ ProcessResult run_cerulion(const std::vector<std::string>& args, const std::stri
 /// without a pipe execs argv, so that its pid is the one a BackgroundProcess signals.
 std::vector<std::string> redirected(const std::vector<std::string>& argv, const std::string& redirection);
 
+/// `argv` started with its standard input, output and error closed (`<&- >&- 2>&-`, as some
+/// supervisors start daemons); exec'd, so a BackgroundProcess's pid is its own.
+std::vector<std::string> with_stdio_closed(const std::vector<std::string>& argv);
+
+/// What process `pid` has as fds 0, 1 and 2 ("/dev/null", "/tmp/r.mcap", "anon_inode:[eventfd]",
+/// "" for one that is closed).
+std::vector<std::string> standard_fds(pid_t pid);
+
+/// How a program ran whose memory was watched: its exit code (128+signal when killed) and the
+/// most memory it held at once (resident, KiB).
+struct PeakMemory {
+  int exit_code = -1;
+  bool timed_out = false;
+  long max_rss_kib = 0;
+};
+/// Runs `argv` (looked up in PATH) with stdin read from `stdin_path` and stdout and stderr
+/// dropped, for at most `timeout` (then SIGKILL).
+PeakMemory run_for_peak_memory(const std::vector<std::string>& argv, const std::string& stdin_path,
+                               std::chrono::milliseconds timeout = std::chrono::seconds(60));
+
 /// A program running in the background; its stdout/stderr are collected at wait().
 class BackgroundProcess {
  public:
@@ -65,6 +85,9 @@ std::string unique_domain(const std::string& stem);
 
 /// Whether process `pid` runs no more: gone, or a zombie its parent has not reaped yet.
 bool process_gone(pid_t pid);
+
+/// The state letter /proc gives process `pid` ('R', 'S', 'T' when stopped, 'Z'...), '\0' when none.
+char process_state(pid_t pid);
 
 /// The processes `pid` started that still run (every thread's children, /proc/PID/task/*/children).
 std::vector<pid_t> child_pids(pid_t pid);

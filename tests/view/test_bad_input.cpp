@@ -45,6 +45,22 @@ TEST_CASE("A handshake without the protocol's subprotocol is refused", "[view][s
   CHECK(test::handshake_status(live.port(), "foxglove.websocket.v1") == 101);
 }
 
+TEST_CASE("A request with header fields or a body too large is answered 431 or 413, not reset, and serving goes on",
+          "[view][server][bad]") {
+  LiveServer live;
+  for (const std::size_t size : {std::size_t{20} << 10, std::size_t{60} << 10}) {
+    INFO(size << " bytes");
+    const auto headers = test::http_request(live.port(), "GET", "/", std::string(size, 'h'));
+    CHECK(headers.status == 431);
+    CHECK(headers.body.find("request header fields over 16384 bytes") == 0);
+    const auto body = test::http_request(live.port(), "POST", "/", {}, std::string(size, 'b'));
+    CHECK(body.status == 413);
+  }
+  // A client that goes on sending long after the answer still gets it.
+  CHECK(test::http_request(live.port(), "POST", "/", {}, std::string(std::size_t{4} << 20, 'b')).status == 413);
+  CHECK(test::http_get(live.port(), "/channels.json").status == 200);
+}
+
 TEST_CASE("A client over max_clients is refused with 503, and one that leaves makes room", "[view][server][bad]") {
   view::ViewOptions o;
   o.max_clients = 2;

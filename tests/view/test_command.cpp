@@ -72,28 +72,28 @@ TEST_CASE("view: each choice of --readers serves a topic's messages, and any oth
     test::BackgroundProcess view({test::cerulion_binary(), "--domain", domain, "view", "--port", std::to_string(port),
                                   "--readers", readers});
     auto pub = publisher_in(domain, "/readers");
-    REQUIRE(pub.publish_text("hello").ok());
-    std::optional<test::WsClient> client;
-    REQUIRE(test::eventually([&] {
-      try {
-        client.emplace(port);
-        return true;
-      } catch (const std::exception&) {
-        return false;
-      }
-    }));
-    const json channel = channel_of(*client, "/readers");
-    REQUIRE_FALSE(channel.is_null());
-    subscribe(*client, 7, channel["id"].get<std::uint32_t>());
-    // Published until one arrives: the subscription takes effect a moment after it is sent.
-    std::optional<std::string> frame;
-    for (int i = 0; i < 200 && !frame; ++i) {
-      REQUIRE(pub.publish_text("hello").ok());
-      frame = next_binary(*client, std::chrono::milliseconds(50));
-    }
-    REQUIRE(frame.has_value());
-    CHECK(u32_at(*frame, 1) == 7);
-    CHECK(frame->substr(13) == "hello");
+    check_serves(port, pub, "/readers");
+    view.signal(SIGINT);
+    CHECK(view.wait(std::chrono::seconds(20)).exit_code == 0);
+  }
+}
+
+TEST_CASE("view: started with its standard fds closed it serves, and they are /dev/null, not a socket or eventfd",
+          "[view][command][stdio]") {
+  for (const bool all : {false, true}) {
+    INFO((all ? "<&- >&- 2>&-" : "2>&-"));
+    const std::string domain = test::unique_domain("viewcmd");
+    const std::uint16_t port = free_port();
+    const std::vector<std::string> argv{test::cerulion_binary(), "--domain", domain, "view", "--port", std::to_string(port)};
+    test::BackgroundProcess view(all ? test::with_stdio_closed(argv) : test::redirected(argv, "2>&-"));
+    auto pub = publisher_in(domain, "/closed_stdio");
+    check_serves(port, pub, "/closed_stdio");
+    const auto fds = test::standard_fds(view.pid());
+    INFO(fds[0] << " " << fds[1] << " " << fds[2]);
+    CHECK(fds[2] == "/dev/null");
+    if (all) CHECK(fds == std::vector<std::string>(3, "/dev/null"));
+    const auto status = test::run_cerulion({"--domain", domain, "view", "status", "--json"});
+    CHECK(status.exit_code == 0);
     view.signal(SIGINT);
     CHECK(view.wait(std::chrono::seconds(20)).exit_code == 0);
   }
@@ -158,4 +158,79 @@ TEST_CASE("view status with a bad option or one of view's own is a usage error, 
       {"--domain", test::unique_domain("viewcmd"), "view", "/status", "--port", "0", "--duration", "0.5"});
   CHECK(served.exit_code == 0);
   CHECK(served.err.find("serving the chosen topics") != std::string::npos);
+}
+
+TEST_CASE("view: messages its tap never read are counted per channel in view status and told to the subscribed client",
+          "[view][command][status]") {
+  const std::string domain = test::unique_domain("viewlost");
+  const std::uint16_t port = free_port();
+  test::BackgroundProcess view({test::cerulion_binary(), "--domain", domain, "view", "--port", std::to_string(port)});
+  std::optional<test::WsClient> client;
+  REQUIRE(test::eventually([&] {
+    try {
+      client.emplace(port);
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
+  }));
+  // Made once the view serves: its taps read the topic from its first message.
+  auto pub = publisher_in(domain, "/lost");  // a ring of 16
+  std::uint64_t published = 0;
+  REQUIRE(pub.publish_text("first").ok());
+  ++published;
+  const json channel = channel_of(*client, "/lost");
+  REQUIRE_FALSE(channel.is_null());
+  subscribe(*client, 1, channel["id"].get<std::uint32_t>());
+  std::optional<std::string> frame;
+  for (int i = 0; i < 200 && !frame; ++i, ++published) {
+    REQUIRE(pub.publish_text("warm").ok());
+    frame = next_binary(*client, std::chrono::milliseconds(50));
+  }
+  REQUIRE(frame.has_value());
+  REQUIRE(tap_has_read("/lost", domain, published));
+
+  // The view gets no CPU while 100 messages go out: its tap falls behind a ring of 16.
+  view.signal(SIGSTOP);
+  REQUIRE(test::eventually([&] { return test::process_state(view.pid()) == 'T'; }));
+  for (int i = 0; i < 100; ++i, ++published) REQUIRE(pub.publish_text(std::to_string(i)).ok());
+  view.signal(SIGCONT);
+
+  json counted;
+  std::string last_status;
+  const bool settled = test::eventually([&] {
+    const auto r = test::run_cerulion({"--domain", domain, "view", "status", "--json"});
+    last_status = r.out;
+    if (r.exit_code != 0) return false;
+    const auto parsed = json::parse(r.out);
+    for (const auto& c : parsed["views"][0]["channels"]) {
+      if (c["topic"] == "/lost" && c.value("lost", 0) + c["messages"].get<std::uint64_t>() == published) {
+        counted = parsed["views"][0];
+        return true;
+      }
+    }
+    return false;
+  });
+  INFO("published " << published << "; " << last_status);
+  REQUIRE(settled);
+  INFO(counted.dump());
+  const std::uint64_t lost = counted["channels"][0]["lost"];
+  CHECK(lost > 0);
+  CHECK(lost < 100);
+  CHECK(counted["lost"] == lost);
+  // The client is told, once, how many of its channel's messages were lost.
+  json told;
+  for (json status = next_op(*client, "status"); !status.is_null(); status = next_op(*client, "status")) {
+    if (status["message"].get<std::string>().find("lost ") == 0) {
+      told = status;
+      break;
+    }
+  }
+  INFO(told.dump());
+  CHECK(told["level"] == 1);
+  CHECK(told["message"].get<std::string>().find("lost " + std::to_string(lost) + " messages of '/lost' before the view read them") == 0);
+  const auto text = test::run_cerulion({"--domain", domain, "view", "status"});
+  CHECK(text.out.find(", lost " + std::to_string(lost) + "\n") != std::string::npos);
+  view.signal(SIGINT);
+  CHECK(view.wait(std::chrono::seconds(20)).exit_code == 0);
 }

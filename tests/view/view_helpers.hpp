@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <netinet/in.h>
 #include <string>
 #include <sys/socket.h>
@@ -144,6 +145,33 @@ inline std::uint16_t free_port() {
 
 inline void subscribe(test::WsClient& client, std::uint32_t id, std::uint32_t channel) {
   client.send_text(json{{"op", "subscribe"}, {"subscriptions", {{{"id", id}, {"channelId", channel}}}}}.dump());
+}
+
+/// A view server in another process on `port` serves `topic`: a client that connects (once it
+/// can) and subscribes gets "hello" as `pub` publishes it.
+inline void check_serves(std::uint16_t port, Publisher& pub, const std::string& topic) {
+  REQUIRE(pub.publish_text("hello").ok());
+  std::optional<test::WsClient> client;
+  REQUIRE(test::eventually([&] {
+    try {
+      client.emplace(port);
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
+  }));
+  const json channel = channel_of(*client, topic);
+  REQUIRE_FALSE(channel.is_null());
+  subscribe(*client, 7, channel["id"].get<std::uint32_t>());
+  // Published until one arrives: the subscription takes effect a moment after it is sent.
+  std::optional<std::string> frame;
+  for (int i = 0; i < 200 && !frame; ++i) {
+    REQUIRE(pub.publish_text("hello").ok());
+    frame = next_binary(*client, std::chrono::milliseconds(50));
+  }
+  REQUIRE(frame.has_value());
+  CHECK(u32_at(*frame, 1) == 7);
+  CHECK(frame->substr(13) == "hello");
 }
 
 }  // namespace viewtest

@@ -105,18 +105,27 @@ int handshake_status(std::uint16_t port, const std::string& subprotocol) {
   return static_cast<int>(parser.get().result_int());
 }
 
-HttpReply http_get(std::uint16_t port, const std::string& target) {
+HttpReply http_get(std::uint16_t port, const std::string& target) { return http_request(port, "GET", target, {}); }
+
+HttpReply http_request(std::uint16_t port, const std::string& method, const std::string& target,
+                       const std::string& filler, const std::string& body) {
   asio::io_context ioc;
   tcp::socket socket(ioc);
   socket.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
-  http::request<http::empty_body> request(http::verb::get, target, 11);
+  http::request<http::string_body> request(http::string_to_verb(method), target, 11);
   request.set(http::field::host, "127.0.0.1");
+  if (!filler.empty()) request.set("X-Filler", filler);
+  request.body() = body;
+  if (!body.empty()) request.prepare_payload();
   http::write(socket, request);
+  // Sent whole: the server, which may have answered before reading all of it, sees the end.
+  beast::error_code ignored;
+  socket.shutdown(tcp::socket::shutdown_send, ignored);
   beast::flat_buffer buffer;
   http::response<http::string_body> response;
   beast::error_code ec;
   http::read(socket, buffer, response, ec);
-  if (ec && ec != http::error::end_of_stream) throw std::runtime_error("GET " + target + ": " + ec.message());
+  if (ec && ec != http::error::end_of_stream) throw std::runtime_error(method + " " + target + ": " + ec.message());
   const auto type = response[http::field::content_type];
   return {static_cast<int>(response.result_int()), std::string(type.data(), type.size()), response.body()};
 }

@@ -48,5 +48,9 @@ struct HttpReply {
 };
 /// GET `target` from 127.0.0.1:`port`.
 HttpReply http_get(std::uint16_t port, const std::string& target);
+/// A request of `method` with `filler` as the value of a header of its own ("X-Filler", left out
+/// when empty) and `body`: how a server answers requests too large.
+HttpReply http_request(std::uint16_t port, const std::string& method, const std::string& target,
+                       const std::string& filler, const std::string& body = {});
 
 }  // namespace cerulion::test

@@ -75,8 +75,10 @@ Result<RunPlan> RunPlan::read(const std::string& recording, std::vector<std::str
   read.order = recorder::ReadOrder::LogTime;
   read.channel_filter = [&](const recorder::Channel& ch) { return input_set.count(ch.topic) || output_index.count(ch.topic); };
   const auto& schemas = reader->summary().schemas;
+  std::map<std::uint16_t, std::uint64_t> read_counts;
   Status st = reader->read_messages(read, [&](const recorder::MessageView& m) {
     const std::string& topic = m.channel.topic;
+    ++read_counts[m.channel.id];
     PlannedMessage p;
     p.publish_time = m.message.publish_time;
     p.log_time = m.message.log_time;
@@ -98,7 +100,40 @@ Result<RunPlan> RunPlan::read(const std::string& recording, std::vector<std::str
     return true;
   });
   if (!st) return Status(st.code(), recording + ": " + st.message(), Subject::path(recording));
-  if (plan.input_count == 0) {
+  plan.damage = reader->problems();
+  plan.intact_before = reader->intact_before();
+  if (reader->summary().indexed) {
+    // The file's own count of each channel read: what falls short was lost where nothing tells.
+    const auto& counted = reader->summary().statistics.channel_message_counts;
+    for (const auto& [id, channel] : reader->summary().channels) {
+      if (!input_set.count(channel.topic) && !output_index.count(channel.topic)) continue;
+      const auto c = counted.find(id);
+      const std::uint64_t expected = c == counted.end() ? 0 : c->second;
+      const auto r = read_counts.find(id);
+      const std::uint64_t got = r == read_counts.end() ? 0 : r->second;
+      if (got >= expected) continue;
+      plan.damage.push_back("its statistics count " + std::to_string(expected) + " messages on '" + channel.topic +
+                            "', " + std::to_string(got) + " could be read");
+      if (!plan.partial()) plan.intact_before = 0;
+    }
+  }
+  plan.recorded_inputs = plan.input_count;
+  if (reader->summary().indexed) {
+    // Those its statistics count, read or not.
+    const auto& counted = reader->summary().statistics.channel_message_counts;
+    std::uint64_t inputs = 0;
+    for (const auto& [id, channel] : reader->summary().channels) {
+      if (const auto c = counted.find(id); input_set.count(channel.topic) && c != counted.end()) inputs += c->second;
+    }
+    plan.recorded_inputs = std::max(plan.recorded_inputs, inputs);
+  }
+  if (plan.partial()) {
+    // Only the intact part: inputs keep their numbers, which count from the recording's first.
+    std::erase_if(messages, [&](const PlannedMessage& p) { return p.log_time >= plan.intact_before; });
+    plan.input_count = 0;
+    for (const auto& p : messages) plan.input_count += p.input ? 1 : 0;
+  }
+  if (plan.recorded_inputs == 0) {
     return Status(ErrorCode::NotFound, recording + " has no message on its input topics", Subject::path(recording));
   }
   if (publish_times) {

@@ -85,6 +85,22 @@ std::string topic_details(const Comparison& c, const std::string& topic, std::si
   return out;
 }
 
+// What was verified of a damaged recording, one line; "" for a whole one.
+std::string damage_line(const Verification& v) {
+  if (v.damage.empty()) return {};
+  std::string out = "the recording is damaged (";
+  for (std::size_t i = 0; i < v.damage.size(); ++i) out += (i ? "; " : "") + v.damage[i];
+  out += "): ";
+  if (!v.intact_part_only) return out + "nothing was lost, all of it was verified";
+  out += "only its intact part was verified, " + std::to_string(v.inputs_verified) + " of its " +
+         report_plural(v.recorded_inputs, "input", "inputs") + " (logged before " + std::to_string(v.intact_before) +
+         " ns)";
+  if (v.outputs_beyond > 0) {
+    out += "; " + report_plural(v.outputs_beyond, "output", "outputs") + " after its last one not compared";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string describe(const Difference& d) {
@@ -143,7 +159,9 @@ std::string text_report(const Verification& v, std::size_t shown) {
   if (!v.between_runs.empty() && differing_runs == 0) {
     out += "all " + std::to_string(v.between_runs.size() + 1) + " runs gave the same outputs\n";
   }
-  out += std::string("verdict: ") + to_string(v.verdict) + "\n";
+  if (const auto damage = damage_line(v); !damage.empty()) out += damage + "\n";
+  out += std::string("verdict: ") + to_string(v.verdict) +
+         (v.intact_part_only ? " (on the intact part of a damaged recording)" : "") + "\n";
   return out;
 }
 
@@ -166,6 +184,12 @@ std::string json_report(const Verification& v) {
     runs.push_back(run);
   }
   j["runs"] = runs;
+  j["damage"] = v.damage;
+  j["intact_part"] = v.intact_part_only ? OrderedJson{{"before_log_time_ns", v.intact_before},
+                                                      {"inputs", v.inputs_verified},
+                                                      {"recorded_inputs", v.recorded_inputs},
+                                                      {"outputs_not_compared", v.outputs_beyond}}
+                                        : OrderedJson(nullptr);
   return json_text(j);
 }
 
@@ -180,6 +204,12 @@ std::string junit_report(const Verification& v, std::string_view suite) {
   };
   if (!v.problem.empty() || v.runs.empty()) {
     add("run", seconds, v.problem.empty() ? to_string(v.verdict) : v.problem, v.problem);
+  }
+  if (const auto damage = damage_line(v); !damage.empty() && v.verdict != Verdict::RecordingUnusable) {
+    // Passed or failed as its outputs say; what was left out is on record as a skipped case.
+    ++tests;
+    cases += "  <testcase classname=\"" + xml_escaped(suite) + "\" name=\"recording\" time=\"0\">\n    <skipped message=\"" +
+             xml_escaped(damage) + "\"/>\n  </testcase>\n";
   }
   if (v.compared_with_recording) {
     for (const auto& t : v.against_recording.topics) {

@@ -154,6 +154,8 @@ Status Run::wait_until_quiet() {
 }
 
 Status Run::before_input(const recorder::MessageView& m, Publisher& publisher) {
+  // A damaged recording's plan holds its intact part: the playback ends where that does.
+  if (m.message.log_time >= plan_.intact_before) return Status(ErrorCode::Interrupted, "the intact part ends here");
   const std::string& topic = m.channel.topic;
   if (subscribed_.insert(topic).second) {
     // The startup wait saw a subscriber; a lockstep publisher counts it too before it publishes.

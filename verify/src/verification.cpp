@@ -14,6 +14,21 @@ RunSummary summary_of(const RunResult& run) {
           static_cast<std::uint64_t>(run.feeding.count())};
 }
 
+// The outputs of a run over a damaged recording's intact part, each topic cut to the messages
+// that part shows: the recording lost what answers its last inputs, so nothing after them is
+// compared. Returns how many were cut.
+std::uint64_t cut_to_intact_part(MessageSet& outputs, const MessageSet& expected) {
+  std::uint64_t cut = 0;
+  for (auto& t : outputs) {
+    const TopicMessages* e = find_topic(expected, t.topic);
+    const std::size_t keep = e ? e->messages.size() : 0;
+    if (t.messages.size() <= keep) continue;
+    cut += t.messages.size() - keep;
+    t.messages.resize(keep);
+  }
+  return cut;
+}
+
 Verdict verdict_of(RunEnd end) {
   switch (end) {
     case RunEnd::Finished:
@@ -45,6 +60,26 @@ Verification verify(const VerifyOptions& options) {
   }
   v.inputs = plan->inputs;
   v.outputs = plan->outputs;
+  v.damage = plan->damage;
+  if (!plan->damage.empty()) {
+    if (!options.allow_damaged) {
+      v.verdict = Verdict::RecordingUnusable;
+      v.problem = options.recording + " is damaged: " + plan->damage.front() +
+                  " (give --allow-damaged to verify the part before the damage)";
+      return v;
+    }
+    if (plan->input_count == 0) {
+      v.verdict = Verdict::RecordingUnusable;
+      v.problem = options.recording + " is damaged: " + plan->damage.front() + "; " +
+                  (plan->intact_before == 0 ? "where cannot be told, so no part of it is known intact"
+                                            : "no input comes before the damage");
+      return v;
+    }
+    v.intact_part_only = plan->partial();
+    v.intact_before = plan->intact_before;
+    v.inputs_verified = plan->input_count;
+    v.recorded_inputs = plan->recorded_inputs;
+  }
   // Without recorded outputs there is nothing to compare with but other runs, or a golden to keep.
   std::vector<std::string> absent;
   for (const auto& o : plan->outputs) {
@@ -74,6 +109,10 @@ Verification verify(const VerifyOptions& options) {
     }
     if (run->end == RunEnd::OutputTimeout && v.problem.empty()) {
       v.problem = (options.repeat > 1 ? "run " + std::to_string(i + 1) + ": " : std::string()) + run->problem;
+    }
+    if (v.intact_part_only) {
+      const std::uint64_t cut = cut_to_intact_part(run->outputs, plan->expected);
+      if (i == 0) v.outputs_beyond = cut;
     }
     if (i == 0) {
       if (v.compared_with_recording) {

@@ -33,13 +33,15 @@ bool ClientSlot::push_text(std::string text) {
   return !overflowed();
 }
 
-bool ClientSlot::push_message(std::uint32_t channel_id, std::uint64_t receive_ns, const std::function<Payload()>& make) {
+bool ClientSlot::push_message(std::uint32_t channel_id, std::uint64_t receive_ns, const std::function<Payload()>& make,
+                              std::uint64_t lost_before) {
   {
     std::lock_guard lock(mutex_);
     auto it = by_channel_.find(channel_id);
     if (it == by_channel_.end()) return false;
     const std::size_t dropped = it->second.queue.push({make(), receive_ns});
     it->second.drops_unreported += dropped;
+    it->second.losses_unreported += lost_before;
     dropped_total_.fetch_add(dropped, std::memory_order_relaxed);
   }
   wake_once();
@@ -114,15 +116,16 @@ void ClientSlot::drop_channel(std::uint32_t channel_id) {
   by_channel_.erase(it);
 }
 
-std::map<std::string, std::uint64_t> ClientSlot::take_drops() {
-  std::map<std::string, std::uint64_t> drops;
+ClientSlot::Unreported ClientSlot::take_drops_and_losses() {
+  Unreported out;
   std::lock_guard lock(mutex_);
   for (auto& [id, s] : by_channel_) {
-    if (s.drops_unreported == 0) continue;
-    drops[s.topic] += s.drops_unreported;
+    if (s.drops_unreported > 0) out.drops[s.topic] += s.drops_unreported;
+    if (s.losses_unreported > 0) out.losses[s.topic] += s.losses_unreported;
     s.drops_unreported = 0;
+    s.losses_unreported = 0;
   }
-  return drops;
+  return out;
 }
 
 std::size_t ClientSlot::subscriptions() const {

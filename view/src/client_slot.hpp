@@ -40,8 +40,10 @@ class ClientSlot {
   /// Queues a text message; false (and the client is marked overflowed) past max_control_bytes.
   bool push_text(std::string text);
   /// Queues a message of `channel_id` when subscribed to it; `make` gives the shared payload (made
-  /// at most once by the caller over all clients). True when it was queued.
-  bool push_message(std::uint32_t channel_id, std::uint64_t receive_ns, const std::function<Payload()>& make);
+  /// at most once by the caller over all clients), `lost_before` the messages of the topic the
+  /// view never read just before it (to be told to the client). True when it was queued.
+  bool push_message(std::uint32_t channel_id, std::uint64_t receive_ns, const std::function<Payload()>& make,
+                    std::uint64_t lost_before = 0);
 
   /// What to write next: text first, then one message per subscribed channel in turn, so a big
   /// topic never starves a small one. nullopt when nothing waits.
@@ -57,8 +59,12 @@ class ClientSlot {
   /// The channel went away: its subscriptions end, its queue is freed.
   void drop_channel(std::uint32_t channel_id);
 
-  /// Drops since the last call, per topic (for a status warning to this client).
-  std::map<std::string, std::uint64_t> take_drops();
+  /// Since the last call, per topic of its subscriptions (for status warnings to this client):
+  /// messages dropped from its queues, and messages the view lost before it read them.
+  struct Unreported {
+    std::map<std::string, std::uint64_t> drops, losses;
+  };
+  Unreported take_drops_and_losses();
   std::size_t subscriptions() const;
   std::uint64_t dropped_total() const noexcept { return dropped_total_.load(std::memory_order_relaxed); }
   std::size_t queued_bytes() const;
@@ -69,6 +75,7 @@ class ClientSlot {
     std::string topic;
     ChannelQueue queue;
     std::uint64_t drops_unreported = 0;
+    std::uint64_t losses_unreported = 0;
   };
   void wake_once();
 

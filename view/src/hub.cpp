@@ -80,6 +80,7 @@ bool Hub::on_sample(const recording::TappedSample& sample) {
     // A topic unadvertised for want of a publisher is back: it is a new channel.
     if (!channel.advertised) advertise_locked(channel);
     ++channel.messages;
+    channel.lost += sample.lost_before;
     channel.bytes += sample.data.size();
     channel.last_size = sample.data.size();
     channel_id = channel.id;
@@ -90,8 +91,9 @@ bool Hub::on_sample(const recording::TappedSample& sample) {
     if (!payload) payload = std::make_shared<const std::vector<std::byte>>(sample.data.begin(), sample.data.end());
     return payload;
   };
+  lost_.fetch_add(sample.lost_before, std::memory_order_relaxed);
   std::shared_lock lock(clients_mutex_);
-  for (const auto& client : clients_) (void)client->push_message(channel_id, sample.log_time, make);
+  for (const auto& client : clients_) (void)client->push_message(channel_id, sample.log_time, make, sample.lost_before);
   return true;
 }
 
@@ -188,10 +190,18 @@ void Hub::tick() {
   if (std::chrono::duration<double>(now - last_drop_report_).count() >= options_.drop_report_interval_s) {
     last_drop_report_ = now;
     for (const auto& client : clients) {
-      for (const auto& [topic, count] : client->take_drops()) {
+      const auto [drops, losses] = client->take_drops_and_losses();
+      for (const auto& [topic, count] : drops) {
         (void)client->push_text(status_json(
             StatusLevel::Warning,
             fmt::format("dropped {} message{} of '{}': this client reads slower than they come (the newest are kept)",
+                        count, count == 1 ? "" : "s", topic)));
+      }
+      for (const auto& [topic, count] : losses) {
+        (void)client->push_text(status_json(
+            StatusLevel::Warning,
+            fmt::format("lost {} message{} of '{}' before the view read them: it read the topic slower than it was "
+                        "published (a busy machine), and the publisher overwrote them",
                         count, count == 1 ? "" : "s", topic)));
       }
     }
@@ -212,6 +222,7 @@ ViewCounts Hub::counts() const {
   counts.connections = connections_.load();
   counts.refused = refused_.load();
   counts.dropped = dropped_gone_.load();
+  counts.lost = lost_.load();
   for (const auto& client : clients_snapshot()) {
     ++counts.clients;
     counts.subscriptions += client->subscriptions();
@@ -222,7 +233,7 @@ ViewCounts Hub::counts() const {
   for (const auto& [topic, c] : channels_) {
     if (!c->advertised) continue;
     counts.channels.push_back({c->id, c->topic, channel_for(c->id, c->topic, c->type).encoding, c->messages, c->bytes,
-                               c->last_size, c->rate_hz});
+                               c->last_size, c->rate_hz, c->lost});
   }
   return counts;
 }

@@ -7,6 +7,7 @@
 
 #include "cerulion/view/server.hpp"
 
+#include <array>
 #include <atomic>
 #include <cstdio>
 #include <thread>
@@ -37,6 +38,8 @@ using tcp = asio::ip::tcp;
 
 /// How long an HTTP request may take to arrive, and a WebSocket handshake to finish.
 constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
+/// The largest request head, and body, read.
+constexpr std::uint32_t kMaxRequestBytes = 16 * 1024;
 /// A client from which nothing (not even a pong) arrives for this long is closed: a client that
 /// never reads stops answering pings once its socket is full.
 constexpr auto kIdleTimeout = std::chrono::seconds(30);
@@ -81,12 +84,36 @@ class Session : public std::enable_shared_from_this<Session> {
  private:
   void read_request() {
     parser_.emplace();
-    parser_->header_limit(16 * 1024);
-    parser_->body_limit(16 * 1024);
+    parser_->header_limit(kMaxRequestBytes);
+    parser_->body_limit(kMaxRequestBytes);
     stream_.expires_after(kHandshakeTimeout);
     http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      // A request too large is answered (RFC 6585, 9110) before the connection closes.
+      if (ec == http::error::header_limit) {
+        return self->reject_unread(http::status::request_header_fields_too_large,
+                                   fmt::format("request header fields over {} bytes\n", kMaxRequestBytes));
+      }
+      if (ec == http::error::body_limit) {
+        return self->reject_unread(http::status::payload_too_large,
+                                   fmt::format("request body over {} bytes\n", kMaxRequestBytes));
+      }
       if (ec) return;  // closed, timed out or not HTTP: nothing to answer
       self->on_request(self->parser_->release());
+    });
+  }
+
+  // Answers a request that was not read whole, then reads and drops what the client still sends
+  // until it closes (or the handshake timeout passes): closing with unread bytes would reset the
+  // connection, and the client would lose the answer with it.
+  void reject_unread(http::status status, std::string body) {
+    http::request<http::string_body> request;
+    request.version(11);
+    respond(request, status, "text/plain", std::move(body), true);
+  }
+
+  void drain() {
+    stream_.async_read_some(asio::buffer(discard_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (!ec) self->drain();
     });
   }
 
@@ -114,7 +141,8 @@ class Session : public std::enable_shared_from_this<Session> {
     respond(request, status, "text/plain", std::move(body));
   }
 
-  void respond(const http::request<http::string_body>& request, http::status status, const char* type, std::string body) {
+  void respond(const http::request<http::string_body>& request, http::status status, const char* type, std::string body,
+               bool unread = false) {
     auto response = std::make_shared<http::response<http::string_body>>(status, request.version());
     response->set(http::field::server, options_.name);
     response->set(http::field::content_type, type);
@@ -122,9 +150,13 @@ class Session : public std::enable_shared_from_this<Session> {
     response->keep_alive(false);
     if (request.method() != http::verb::head) response->body() = std::move(body);
     response->prepare_payload();
-    http::async_write(stream_, *response, [self = shared_from_this(), response](beast::error_code, std::size_t) {
+    http::async_write(stream_, *response, [self = shared_from_this(), response, unread](beast::error_code ec, std::size_t) {
       beast::error_code ignored;
       self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+      if (unread && !ec) {
+        self->stream_.expires_after(kHandshakeTimeout);
+        self->drain();
+      }
     });
   }
 
@@ -223,6 +255,7 @@ class Session : public std::enable_shared_from_this<Session> {
   const ViewOptions& options_;
   std::string peer_;
   beast::flat_buffer buffer_;
+  std::array<char, 4096> discard_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::optional<websocket::stream<beast::tcp_stream>> ws_;
   beast::flat_buffer in_;

@@ -28,7 +28,8 @@ std::string to_json(const ViewStatus& s) {
                         {"messages", ch.messages},
                         {"bytes", ch.bytes},
                         {"last_size_bytes", ch.last_size},
-                        {"rate_hz", ch.rate_hz}});
+                        {"rate_hz", ch.rate_hz},
+                        {"lost", ch.lost}});
   }
   const json j = {{"pid", s.pid},
                   {"domain", s.domain},
@@ -44,6 +45,7 @@ std::string to_json(const ViewStatus& s) {
                   {"messages_sent", c.messages_sent},
                   {"sent_bytes", c.bytes_sent},
                   {"dropped", c.dropped},
+                  {"lost", c.lost},
                   {"queued_bytes", c.queued_bytes},
                   {"channels", channels}};
   // A topic name is bytes: one that is not UTF-8 is written with U+FFFD, never an exception.
@@ -69,12 +71,13 @@ Result<ViewStatus> status_from_json(std::string_view text) {
     c.messages_sent = j.at("messages_sent").get<std::uint64_t>();
     c.bytes_sent = j.at("sent_bytes").get<std::uint64_t>();
     c.dropped = j.at("dropped").get<std::uint64_t>();
+    c.lost = j.at("lost").get<std::uint64_t>();
     c.queued_bytes = j.at("queued_bytes").get<std::uint64_t>();
     for (const auto& ch : j.at("channels")) {
       c.channels.push_back({ch.at("id").get<std::uint32_t>(), ch.at("topic").get<std::string>(),
                             ch.at("encoding").get<std::string>(), ch.at("messages").get<std::uint64_t>(),
                             ch.at("bytes").get<std::uint64_t>(), ch.at("last_size_bytes").get<std::uint64_t>(),
-                            ch.at("rate_hz").get<double>()});
+                            ch.at("rate_hz").get<double>(), ch.at("lost").get<std::uint64_t>()});
     }
     return s;
   } catch (const std::exception& e) {

@@ -101,6 +101,14 @@ class Reader {
   /// each once however often it is met again (reading a file twice adds nothing).
   const std::vector<std::string>& problems() const noexcept;
 
+  /// Log time (ns) before which every message of the file has been read whole, as far as it was
+  /// read so far: the earliest a skipped chunk (by the time its header or index gives) or the
+  /// cut-off end of a file cut short may have held. A cut-off end is placed at the cut chunk's
+  /// start when its header is there, and at the latest message read at most (recorders write in
+  /// log-time order, as cerulion's does). 0 when the damage cannot be placed (a record that does
+  /// not decode, a data section CRC mismatch); the largest value when nothing was lost.
+  std::uint64_t intact_before() const noexcept;
+
   /// Calls `on_message` for every matching message, in options.order, until it returns false.
   /// Bad chunks are reported in problems() and skipped; the call itself fails only on I/O errors.
   Status read_messages(const ReadMessagesOptions& options,

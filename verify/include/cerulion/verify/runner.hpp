@@ -20,6 +20,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -67,12 +68,27 @@ struct RunPlan {
   std::vector<std::vector<std::uint64_t>> expected_before;
   /// The recording's outputs (topics absent from it are absent here).
   MessageSet expected;
+  /// Why the recording cannot be trusted whole, one line each: what its reader found wrong (not
+  /// finalized, a chunk that fails its CRC...), and messages its own statistics count that could
+  /// not be read. Empty when it is whole.
+  std::vector<std::string> damage;
+  /// Log time (ns) before which every message was read (recorder::Reader::intact_before): with
+  /// damage, the plan holds only the messages logged before it (the intact part), and a run
+  /// publishes only those inputs. The largest value when nothing was lost, 0 when the damage
+  /// cannot be placed (no intact part).
+  std::uint64_t intact_before = std::numeric_limits<std::uint64_t>::max();
+  /// Inputs the recording holds, the intact part's and those after it: as its statistics count
+  /// them, or, without usable statistics (a file cut short), those that could be read.
+  std::uint64_t recorded_inputs = 0;
   /// Whether the recording has any output message at all (if not, runs wait for quiet).
   bool has_outputs() const noexcept;
+  /// Whether it holds only the part of the recording before its damage.
+  bool partial() const noexcept { return intact_before != std::numeric_limits<std::uint64_t>::max(); }
 
   /// Reads the plan. NotFound naming an input topic the recording lacks; Corrupted when the file
   /// is not a recording; an output topic the recording lacks is left out of `expected` (the
-  /// caller decides whether that is an error).
+  /// caller decides whether that is an error). A damaged recording is read (see `damage`): the
+  /// caller decides whether its intact part may serve.
   static Result<RunPlan> read(const std::string& recording, std::vector<std::string> inputs,
                               std::vector<std::string> outputs);
 };

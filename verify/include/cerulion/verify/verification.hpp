@@ -30,6 +30,9 @@ struct VerifyOptions {
   unsigned repeat = 1;
   /// When not empty, the first run's inputs and outputs are written there (a golden file).
   std::string keep;
+  /// A damaged recording (RunPlan::damage) is verified on its intact part, the part before the
+  /// damage, rather than refused as RecordingUnusable; the verification says so.
+  bool allow_damaged = false;
 };
 
 /// The outcome, worst first in the order a command's exit code tells them.
@@ -37,7 +40,8 @@ enum class Verdict : std::uint8_t {
   Same,               ///< the outputs are the recorded ones, in every run
   Differ,             ///< they differ from the recording's, or between runs
   CommandFailed,      ///< the command could not start, crashed, exited early or never subscribed
-  RecordingUnusable,  ///< the recording cannot serve: an input or output missing, an output that does not decode
+  RecordingUnusable,  ///< the recording cannot serve: an input or output missing, an output that does not decode,
+                      ///< damaged (not finalized, a chunk that fails its CRC, messages its statistics count missing)
   Interrupted,        ///< cancelled
 };
 /// "same", "differ", "command failed", "recording unusable", "interrupted".
@@ -66,6 +70,17 @@ struct Verification {
   /// between_runs[i]: run i+1 compared with run 0 (run 0 as the expected side).
   std::vector<Comparison> between_runs;
   std::vector<RunSummary> runs;
+  /// Why the recording cannot be trusted whole (RunPlan::damage); empty when it is whole. With
+  /// allow_damaged, what was verified is its intact part:
+  std::vector<std::string> damage;
+  /// Whether only the part before the damage was verified, up to which log time (ns), how many
+  /// of the recording's inputs that part holds, and how many outputs the runs gave after the last
+  /// output of that part (not compared: the recording lost what they answer).
+  bool intact_part_only = false;
+  std::uint64_t intact_before = 0;
+  std::uint64_t inputs_verified = 0;
+  std::uint64_t recorded_inputs = 0;
+  std::uint64_t outputs_beyond = 0;
 };
 
 /// Runs it. Never fails as a call: what goes wrong is the verdict and its problem line.

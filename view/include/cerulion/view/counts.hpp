@@ -17,6 +17,9 @@ struct ChannelCounts {
   std::uint64_t bytes = 0;    ///< payload bytes read from the topic
   std::uint64_t last_size = 0;
   double rate_hz = 0;         ///< messages per second read over the last second or so
+  /// Messages published on the topic that the view never read: its tap fell a whole ring behind
+  /// (a busy machine), and the publisher overwrote them first.
+  std::uint64_t lost = 0;
 };
 
 /// The whole server.
@@ -26,6 +29,7 @@ struct ViewCounts {
   std::uint64_t messages_sent = 0;  ///< message frames written to clients
   std::uint64_t bytes_sent = 0;     ///< bytes of those frames
   std::uint64_t dropped = 0;        ///< messages dropped from client queues (clients behind)
+  std::uint64_t lost = 0;           ///< messages the view's taps never read (ChannelCounts::lost, all channels)
   std::uint64_t connections = 0;    ///< WebSocket clients accepted since start
   std::uint64_t refused = 0;        ///< connections refused (too many clients, not the protocol)
   std::uint64_t queued_bytes = 0;   ///< payload bytes waiting in client queues now
