@@ -118,7 +118,7 @@ class Loan(_Buffer):
     def done(self) -> bool: ...
 
 class Publisher:
-    """A publisher on one topic (cerulion::Publisher)."""
+    """A publisher on one topic (cerulion::Publisher); threads may share it (their calls take turns)."""
     def __init__(self, topic: str, *, mode: Union[Mode, str, None] = None, depth: Optional[int] = None,
                  group: str = "", encoding: Optional[str] = None, schema: _SchemaArg = None,
                  max_payload: int = 1 << 30, wait: Union[WaitStrategy, str] = "adaptive",
@@ -209,7 +209,7 @@ class Subscriber:
     def type(self) -> TopicType: ...
 
 class WaitSetReady:
-    """What WaitSet.wait() found ready; keys are what add() and add_timer() returned."""
+    """What WaitSet.wait() found ready; keys are what add() and add_timer() returned (one count for both)."""
     def message(self, key: int) -> bool: ...
     def timer(self, key: int) -> bool: ...
     @property

@@ -42,11 +42,12 @@ class PyLoan : public LentSlot<PublisherEndpoint> {
       discard();
       raise_closed("the publisher of '" + topic_ + "' was closed; the loan was discarded", Subject::topic(topic_));
     }
-    BusyScope busy(*owner_, "publisher");
+    const Deadline deadline(timeout);
+    BusyScope busy(*owner_, "publisher", deadline);
     finished_ = true;
     Result<std::uint64_t> seq = [&] {
       py::gil_scoped_release unlocked;
-      return owner_->core->publish(std::move(held_), timeout);
+      return owner_->core->publish(std::move(held_), deadline.left());
     }();
     seq_ = take(std::move(seq));
     return *seq_;
@@ -128,13 +129,13 @@ class PyPublisher : public EndpointHandle<PublisherEndpoint> {
   PyLoan loan(std::int64_t size, py::object timeout_seconds) {
     std::shared_ptr<PublisherEndpoint> endpoint = open("loan()");
     if (size < 0) raise(Status(ErrorCode::InvalidArgument, "loan(): a size ≥ 0 is needed", Subject::option("nbytes")));
-    const Timeout timeout = timeout_argument(timeout_seconds);
-    BusyScope busy(*endpoint, "publisher");
+    const Deadline deadline(timeout_argument(timeout_seconds));
+    BusyScope busy(*endpoint, "publisher", deadline);
     // A slot free now is taken with the GIL held (a loan waits only for room in lockstep).
     Result<Loan> now = endpoint->core->loan(static_cast<std::size_t>(size), std::chrono::nanoseconds(0));
     if (now.ok()) return PyLoan(endpoint, std::move(now).value());
     if (now.code() != ErrorCode::Timeout) raise(now.status());
-    Loan loan = take(wait_in_slices(Deadline(timeout), [&](Timeout slice) {
+    Loan loan = take(wait_in_slices(deadline, [&](Timeout slice) {
       return endpoint->core->loan(static_cast<std::size_t>(size), slice);
     }));
     return PyLoan(endpoint, std::move(loan));
@@ -144,7 +145,7 @@ class PyPublisher : public EndpointHandle<PublisherEndpoint> {
     std::shared_ptr<PublisherEndpoint> endpoint = open("publish()");
     const ContiguousBuffer buffer(data, "publish()");
     const Deadline deadline(timeout_argument(timeout_seconds));
-    BusyScope busy(*endpoint, "publisher");
+    BusyScope busy(*endpoint, "publisher", deadline);
     Loan loan = take(wait_in_slices(deadline, [&](Timeout slice) { return endpoint->core->loan(buffer.size(), slice); }));
     Result<std::uint64_t> seq = [&] {
       py::gil_scoped_release unlocked;
@@ -162,9 +163,9 @@ class PyPublisher : public EndpointHandle<PublisherEndpoint> {
 
   void wait_for_subscribers(std::uint32_t count, py::object timeout_seconds) {
     std::shared_ptr<PublisherEndpoint> endpoint = open("wait_for_subscribers()");
-    const Timeout timeout = timeout_argument(timeout_seconds);
-    BusyScope busy(*endpoint, "publisher");
-    Status waited = wait_in_slices(Deadline(timeout), [&](Timeout slice) {
+    const Deadline deadline(timeout_argument(timeout_seconds));
+    BusyScope busy(*endpoint, "publisher", deadline);
+    Status waited = wait_in_slices(deadline, [&](Timeout slice) {
       return endpoint->core->wait_for_subscribers(count, slice);
     });
     if (waited.code() == ErrorCode::Timeout) {
@@ -257,7 +258,8 @@ void register_publisher(py::module_& m) {
 
   auto publisher = py::class_<PyPublisher>(m, "Publisher",
                           "A publisher on one topic, as cerulion::Publisher: opens or creates the topic and joins it. "
-                          "One thread at a time may use it. A context manager: closes at the end.")
+                          "Safe to share between threads: their calls on it take turns (a call waits for another "
+                          "thread's to end, within its own timeout). A context manager: closes at the end.")
       .def(py::init<const std::string&, py::object, py::object, const std::string&, py::object, py::object,
                     std::uint64_t, py::object, py::object>(),
            py::arg("topic"), py::kw_only(), py::arg("mode") = py::none(), py::arg("depth") = py::none(),
