@@ -176,7 +176,7 @@ void run_list(bool as_json) {
                       participants_text(info, Role::Subscriber), participants_text(info, Role::Tap)});
     }
     print_table(out, rows);
-    if (provisional) out.append("* mode provisional: no publisher has fixed it yet\n");
+    if (provisional) out.append("* mode and depth provisional: no publisher has fixed them yet\n");
   }
   out.flush();
 }
@@ -232,7 +232,8 @@ void run_info(const std::string& topic, bool as_json) {
                       ? std::string("none")
                       : fmt::format("{} ({}, {})", info.type.schema.name, info.type.schema.encoding,
                                     counted(info.type.schema.data.size(), "byte"))},
-      {"depth:", fmt::format("{} ({})", counted(info.depth, "message"), counted(info.slot_count, "slot"))},
+      {"depth:", fmt::format("{} ({}){}", counted(info.depth, "message"), counted(info.slot_count, "slot"),
+                             info.mode_fixed ? "" : " (provisional: a publisher may ask for up to this)")},
       {"max payload:", fmt::format("{} (largest so far {})", format_bytes(static_cast<double>(info.max_payload)),
                                    format_bytes(static_cast<double>(info.largest_payload)))},
       {"published:", fmt::format("{}, {}, last at {}", counted(info.published, "message"), format_rate(info.rate_hz),

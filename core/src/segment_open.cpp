@@ -59,6 +59,7 @@ Result<ShmFile> TopicSegment::build(const OpenRequest& request, const std::strin
   *reinterpret_cast<Config*>(base) = make_config(plan, request.options.max_payload, request.topic);
   auto* ctl = new (base + kControlOffset) Control();
   ctl->mode.store(static_cast<std::uint32_t>(request.options.mode.value_or(Mode::Lockstep)));
+  ctl->depth.store(plan.depth);
   ctl->initialized.store(1, std::memory_order_release);
   return file;
 }
@@ -108,6 +109,12 @@ Result<std::shared_ptr<TopicSegment>> TopicSegment::from_file(ShmFile file, cons
       initialized != 1 || !fully_written(fd, cfg.header_bytes)) {
     return Status(ErrorCode::Corrupted, what + ": the segment's header was never completely written (damaged)");
   }
+  std::uint32_t depth = 0;
+  if (!read_unmapped(fd, &depth, sizeof depth, kControlOffset + offsetof(Control, depth)) || depth == 0 ||
+      depth > cfg.depth) {
+    return Status(ErrorCode::Corrupted, what + ": its depth (" + std::to_string(depth) + ") is outside the ring's room of " +
+                                            std::to_string(cfg.depth) + " messages (damaged)");
+  }
 
   auto mapping = std::make_unique<Mapping>();
   auto header = MappedRegion::map(fd, 0, cfg.header_bytes, request.access != Access::Inspect, what);
@@ -129,7 +136,8 @@ Result<std::shared_ptr<TopicSegment>> TopicSegment::from_file(ShmFile file, cons
   seg->log_ = reinterpret_cast<LogEntry*>(base + cfg.log_offset);
   seg->slots_ = reinterpret_cast<SlotControl*>(base + cfg.slots_offset);
   // Copies of the validated sizes: the bounds every shared index is checked against.
-  seg->depth_ = cfg.depth;
+  seg->depth_ = depth;
+  seg->ring_ = cfg.depth;
   seg->slot_count_ = cfg.slot_count;
   seg->hot_slots_ = cfg.hot_slots;
   seg->max_payload_ = cfg.max_payload;

@@ -41,7 +41,9 @@ struct TopicInfo {
   std::string domain;
   std::string segment;           ///< shared-memory object name, e.g. "/cerulion.default:robot:camera"
   Mode mode = Mode::Lockstep;
-  bool mode_fixed = false;       ///< false while only subscribers have set it (provisional).
+  /// false while only subscribers have joined: mode and depth are provisional, and the first
+  /// publisher may set them.
+  bool mode_fixed = false;
   std::uint32_t depth = 0;
   std::uint32_t slot_count = 0;
   TopicType type;                ///< what its messages are (raw bytes until declared)
