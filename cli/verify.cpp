@@ -98,7 +98,13 @@ void run_verify(const VerifySettings& s) {
   options.run.events = &events;
 
   const auto v = verify::verify(options);
-  say_events(events);
+  // What the runs read is theirs to know; what they could not do as asked is the user's.
+  for (const auto& event : events.drain()) {
+    if (event.kind != recording::EventKind::Info) say(event_line(event));
+  }
+  for (const auto& glob : v.unmatched_tolerances) {
+    say(fmt::format("cerulion: warning: --tolerance '{}' matches no number field of the json outputs compared", glob));
+  }
   write_report(json.get(), verify::json_report(v) + "\n", s.json_file);
   write_report(junit.get(), verify::junit_report(v, s.recording), s.junit_file);
   // A verdict on the outputs is the report on stdout; a run that could not judge them is one
@@ -112,6 +118,10 @@ void run_verify(const VerifySettings& s) {
   }
   fmt::print("{}", verify::text_report(v, s.shown));
   std::fflush(stdout);
+  if (!s.keep.empty() && !v.runs.empty()) {
+    say(fmt::format("cerulion: wrote {}: run 1's {} inputs and {} outputs (a golden file for later runs)", printable(s.keep),
+                    v.runs[0].inputs, v.runs[0].outputs));
+  }
   if (v.verdict == verify::Verdict::Differ) throw Exit{kExitFailure, {}};
 }
 
@@ -121,12 +131,15 @@ void add_verify_command(CLI::App& app) {
   cmd->footer(
       "The command runs in a private domain (CERULION_DOMAIN is set for it). Once it has subscribed\n"
       "to every input, the inputs are published in log-time order in lockstep, and after each one\n"
-      "the outputs the recording shows before the next are awaited (or --settle ms of quiet when it\n"
-      "has none): no wall-clock pacing. Outputs are compared byte by byte; json topics field by field.\n"
-      "Exit status: 0 same outputs; 1 outputs differ (or between --repeat runs, or one never came);\n"
-      "2 usage; 3 the command could not start, crashed, exited early, never subscribed or stopped\n"
-      "taking inputs; 4 the recording cannot serve (an input or output topic missing, a message\n"
-      "that does not decode); 130 interrupted (the command is stopped).\n"
+      "the outputs the recording shows before the next are awaited (or --settle of quiet when it\n"
+      "has none): no wall-clock pacing. Times are seconds, or with a unit: 500ms, 2s, 1m. Outputs\n"
+      "are compared byte by byte, json topics field by field, and each output's type (encoding and\n"
+      "schema) with the recorded one; an extra or missing output is counted after its input.\n"
+      "Exit status: 0 same outputs; 1 outputs differ (or between --repeat runs); 2 usage; 3 the\n"
+      "command could not start, crashed, exited early, never subscribed, stopped taking inputs or\n"
+      "stopped answering (an output the recording shows did not come within --output-timeout);\n"
+      "4 the recording cannot serve (an input or output topic missing, a message that does not\n"
+      "decode); 130 interrupted (the command is stopped).\n"
       "Examples:\n"
       "  cerulion verify golden.mcap --input /imu --output /imu/filtered -- ./imu_filter\n"
       "  cerulion verify run.mcap --input /imu /gps --output /pose /twist -- ./fuse --rate 100\n"

@@ -66,6 +66,9 @@ struct Verification {
   /// between_runs[i]: run i+1 compared with run 0 (run 0 as the expected side).
   std::vector<Comparison> between_runs;
   std::vector<RunSummary> runs;
+  /// The globs of the tolerances that matched no number field of any output compared (a run
+  /// that compared nothing matched none): likely mistyped.
+  std::vector<std::string> unmatched_tolerances;
 };
 
 /// Runs it. Never fails as a call: what goes wrong is the verdict and its problem line.
