@@ -228,7 +228,7 @@ void add_echo_command(CLI::App& app) {
   settings->timeout_option =
       cmd->add_option("--timeout", settings->timeout_s,
                       "Stop after SEC without a message; exit 1 if nothing (or fewer than -n) arrived")
-          ->check(positive_seconds());
+          ->transform(positive_duration());
   cmd->add_option("-l,--truncate-length", settings->truncate_length,
                   "Text mode: show at most N bytes of a message (default 128, 0 = all)")
       ->check(non_negative_count());
@@ -243,7 +243,7 @@ void add_echo_command(CLI::App& app) {
   cmd->add_flag("--lost", settings->report_lost, "Report messages lost in free run (and a total) on stderr");
   cmd->add_flag("--tap", settings->tap, "Attach as a tap: never hold a lockstep publisher back (may lose messages)");
   cmd->add_option("--delay", settings->delay_s, "Sleep SEC after each message (simulates a slow consumer)")
-      ->check(positive_seconds());
+      ->transform(positive_duration());
   cmd->add_option("--mode", settings->mode, "Mode if echo creates the topic: lockstep or free-run")
       ->check(CLI::IsMember({"lockstep", "free-run"}));
   settings->depth_option = cmd->add_option("--depth", settings->depth, "Ring depth if echo creates the topic (messages, default 16)")

@@ -147,7 +147,7 @@ void add_ping_command(CLI::App& app) {
       ->capture_default_str();
   auto* peer = cmd->add_flag("--peer", a->peer, "Use a `cerulion pong` that is already running");
   cmd->add_option("--timeout", a->timeout, "Seconds to wait for a reply before counting it lost")
-      ->check(positive_seconds())->capture_default_str();
+      ->transform(positive_duration())->capture_default_str();
   cmd->add_option("--topic", a->prefix, "Topic prefix: requests on PREFIX/ping, replies on PREFIX/pong")
       ->capture_default_str();
   cmd->add_option("--cpus", a->cpus,
@@ -172,7 +172,7 @@ void add_ping_command(CLI::App& app) {
   cmd->add_option("--cpu-budget", a->cpu_budget_pct,
                   "Adaptive wait: the % of a CPU each side's polling may take; more polls through more of a late "
                   "message instead of a futex wake-up (also given to the pong this starts)")
-      ->check(CLI::Range(0.1, 100.0))->capture_default_str();
+      ->check(number_in(0.1, 100.0, "a percentage of a CPU"))->capture_default_str();
   (void)peer;
   cmd->callback([a] {
     if (a->peer && a->process == "single") throw CLI::ValidationError("--peer", "--peer runs with --process multi");

@@ -135,7 +135,7 @@ void add_play_command(CLI::App& app) {
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--start-offset", s->start_offset_s, "Skip the first SEC seconds of the recording")
-      ->check(non_negative_seconds());
+      ->transform(non_negative_duration());
   cmd->add_flag("--lockstep", s->lockstep,
                 "Each message waits until every subscriber has released the previous one (deterministic replay)");
   cmd->add_flag("--json", s->json, "Print one JSON object on stdout at the end: the summary (docs/json.md)");

@@ -298,7 +298,7 @@ void add_pub_command(CLI::App& app) {
   settings->timeout_option =
       cmd->add_option("--timeout", settings->timeout_s,
                       "Give up (exit 1) after SEC waiting for subscribers or for lockstep room")
-          ->check(positive_seconds());
+          ->transform(positive_duration());
   cmd->add_option("--mode", settings->mode, "Topic mode: lockstep (default) or free-run")
       ->check(CLI::IsMember({"lockstep", "free-run"}));
   settings->depth_option = cmd->add_option("--depth", settings->depth, "Ring depth of a new topic (messages, default 16)")

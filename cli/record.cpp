@@ -147,8 +147,8 @@ void add_record_command(CLI::App& app) {
   cmd->add_option("--split-size", s->split_size, "Start a new numbered file after this many bytes")
       ->transform(size_validator());
   cmd->add_option("--split-duration", s->split_duration_s, "Start a new numbered file every SEC seconds")
-      ->check(positive_seconds());
-  cmd->add_option("--duration", s->duration_s, "Stop after SEC seconds")->check(positive_seconds());
+      ->transform(positive_duration());
+  cmd->add_option("--duration", s->duration_s, "Stop after SEC seconds")->transform(positive_duration());
   cmd->add_flag("-f,--force", s->force, "Overwrite existing output files");
   cmd->add_flag("--lockstep", s->lockstep,
                 "Join as a lockstep subscriber: publishers wait for the recorder instead of it losing messages");

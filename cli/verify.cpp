@@ -16,6 +16,7 @@
 #include "cerulion/verify/report.hpp"
 #include "cerulion/verify/verification.hpp"
 #include "command.hpp"
+#include "numbers.hpp"
 #include "supervise.hpp"
 
 namespace cerulion::cli {
@@ -31,7 +32,7 @@ struct VerifySettings {
   unsigned repeat = 1;
   std::string json_file, junit_file, keep, clock;
   std::vector<std::string> tolerances;
-  unsigned settle_ms = 100;
+  double settle_s = 0.1;
   double startup_timeout_s = 10;
   double output_timeout_s = 10;
   std::size_t shown = 10;
@@ -87,7 +88,7 @@ void run_verify(const VerifySettings& s) {
   options.run.inputs = s.inputs;
   options.run.outputs = s.outputs;
   options.run.clock_topic = s.clock;
-  options.run.settle = std::chrono::milliseconds(s.settle_ms);
+  options.run.settle = milliseconds_of(s.settle_s);
   options.run.startup_timeout = milliseconds_of(s.startup_timeout_s);
   options.run.output_timeout = milliseconds_of(s.output_timeout_s);
   auto json = report_file(s.json_file, "--json");
@@ -157,17 +158,18 @@ void add_verify_command(CLI::App& app) {
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   }
   cmd->add_option("--repeat", s->repeat, "Runs of the same inputs; later runs are compared with the first (default 1)")
-      ->check(CLI::Range(1u, 1000u));
+      ->check(count_in(1, 1000));
   cmd->add_option("--tolerance", s->tolerances, "FIELD=EPS: a json number may differ by EPS (repeatable; FIELD a glob)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  cmd->add_option("--settle", s->settle_ms, "Quiet ms that ends the wait after an input when the recording shows no outputs (default 100)")
-      ->check(CLI::Range(0u, 600'000u));
-  cmd->add_option("--startup-timeout", s->startup_timeout_s, "Seconds the command may take to subscribe to every input (default 10)")
-      ->check(CLI::Range(0.001, 3600.0));
+  cmd->add_option("--settle", s->settle_s,
+                  "Quiet time that ends the wait after an input when the recording shows no outputs (default 100ms)")
+      ->transform(non_negative_duration());
+  cmd->add_option("--startup-timeout", s->startup_timeout_s, "Time the command may take to subscribe to every input (default 10s)")
+      ->transform(positive_duration());
   cmd->add_option("--output-timeout", s->output_timeout_s,
-                  "Seconds an input may wait for its recorded outputs, or for room (default 10)")
-      ->check(CLI::Range(0.001, 3600.0));
+                  "Time an input may wait for its recorded outputs, or for room (default 10s)")
+      ->transform(positive_duration());
   cmd->add_option("--clock", s->clock, "Publish each input's log time on this topic before it, as json {\"ns\": ...}");
   cmd->add_option("--keep", s->keep, "Write the first run's inputs and outputs to this MCAP file (a golden file)");
   cmd->add_option("--json", s->json_file, "Write every difference as one JSON object to FILE (docs/json.md)");

@@ -160,7 +160,7 @@ void add_view_command(CLI::App& app) {
                   "the topic's own processes run), per-topic (a thread per topic, not polling: least CPU, milliseconds late)")
       ->check(CLI::IsMember({"pooled", "polling", "per-topic"}))
       ->capture_default_str();
-  cmd->add_option("--duration", s->duration_s, "Stop after SEC seconds")->check(positive_seconds());
+  cmd->add_option("--duration", s->duration_s, "Stop after SEC seconds")->transform(positive_duration());
   add_view_status_command(*cmd);
   cmd->callback([s, cmd] {
     if (!cmd->get_subcommands().empty()) return;  // `view status` ran
