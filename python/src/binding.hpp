@@ -47,6 +47,18 @@ T take(Result<T>&& result) {
   return std::move(result).value();
 }
 
+/// A LoanLimit said as Python code gets out of it (`fix`: what gives a slot back); any other
+/// status as it is.
+inline Status with_advice(Status status, const char* fix) {
+  if (status.code() != ErrorCode::LoanLimit) return status;
+  Subject subject = status.subject();
+  return Status(ErrorCode::LoanLimit, status.message() + ": " + fix, std::move(subject));
+}
+inline constexpr const char* kReleaseSample =
+    "release one first (sample.release(), or take it in a with block: `with sub.receive() as sample:`)";
+inline constexpr const char* kEndLoan =
+    "publish() or discard() one first (or loan in a with block: `with pub.loan(n) as buf:`)";
+
 /// Sets the Python error for `error` (for code that cannot throw: buffer protocol slots).
 void set_python_error(const StatusError& error);
 

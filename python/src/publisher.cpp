@@ -134,7 +134,7 @@ class PyPublisher : public EndpointHandle<PublisherEndpoint> {
     // A slot free now is taken with the GIL held (a loan waits only for room in lockstep).
     Result<Loan> now = endpoint->core->loan(static_cast<std::size_t>(size), std::chrono::nanoseconds(0));
     if (now.ok()) return PyLoan(endpoint, std::move(now).value());
-    if (now.code() != ErrorCode::Timeout) raise(now.status());
+    if (now.code() != ErrorCode::Timeout) raise(with_advice(now.status(), kEndLoan));
     Loan loan = take(wait_in_slices(deadline, [&](Timeout slice) {
       return endpoint->core->loan(static_cast<std::size_t>(size), slice);
     }));

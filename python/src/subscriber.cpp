@@ -182,8 +182,9 @@ PyMethodDef subscriber_receive_method{
     METH_FASTCALL | METH_KEYWORDS,
     "receive($self, /, timeout=None)\n--\n\n"
     "The next message as a Sample, waiting up to `timeout` seconds (None: for ever). The GIL is released "
-    "while waiting and Ctrl-C raises KeyboardInterrupt. Raises Timeout, LoanLimit (two samples held "
-    "already), Closed."};
+    "while waiting and Ctrl-C raises KeyboardInterrupt. A subscriber holds at most two samples at once: a third "
+    "receive raises LoanLimit until one is released (release(), or the end of `with sub.receive() as sample:`). "
+    "Raises Timeout, LoanLimit, Closed."};
 
 }  // namespace
 

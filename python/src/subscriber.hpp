@@ -86,7 +86,7 @@ class PySubscriber : public EndpointHandle<SubscriberEndpoint> {
     if (sample.code() == ErrorCode::Timeout) {
       raise(Status(ErrorCode::Timeout, "topic '" + topic + "': no message within the timeout", Subject::topic(topic)));
     }
-    raise(sample.status());
+    raise(with_advice(sample.status(), kReleaseSample));
   }
 
   /// A message ready now, or None; None too while another thread's call on this subscriber is
@@ -95,7 +95,9 @@ class PySubscriber : public EndpointHandle<SubscriberEndpoint> {
     std::shared_ptr<SubscriberEndpoint> endpoint = open("try_receive()");
     if (endpoint->turn.held()) return std::nullopt;
     BusyScope busy(*endpoint, "subscriber", Deadline(std::nullopt));
-    std::optional<Sample> sample = take(endpoint->core->try_receive());
+    auto ready = endpoint->core->try_receive();
+    if (!ready) raise(with_advice(ready.status(), kReleaseSample));
+    std::optional<Sample> sample = std::move(*ready);
     if (!sample) return std::nullopt;
     return PySample(endpoint, std::move(*sample));
   }

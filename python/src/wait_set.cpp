@@ -232,6 +232,7 @@ class PyWaitSet {
     if (result.code() == ErrorCode::Timeout) {
       raise(Status(ErrorCode::Timeout, "wait set: no message and no timer within the timeout", {}));
     }
+    if (!result) raise(with_advice(result.status(), kReleaseSample));
     return std::move(result);
   }
 

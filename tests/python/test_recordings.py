@@ -132,6 +132,9 @@ def test_a_flashback_dump_from_python_holds_what_was_published(topic, tmp_path, 
             cerulion.flashback_dump(dumped.path, name="pytest")  # never replaced
         into_directory = cerulion.flashback_dump(str(tmp_path), name="pytest", last=60)
         assert into_directory.path.startswith(str(tmp_path) + "/flashback-") and into_directory.messages == 5
+        # Without a path, where `cerulion flashback dump` writes: the keeper's own directory (--dir).
+        into_keepers = cerulion.flashback_dump(name="pytest", last=60)
+        assert into_keepers.path.startswith(str(tmp_path) + "/flashback-") and into_keepers.messages == 5
     finally:
         keeper.terminate()
         keeper.communicate(timeout=60)
