@@ -48,8 +48,8 @@ std::string progress_line(const std::vector<recording::RecordingTopicCounts>& co
     drops += t.lost();
     if (t.lost()) per_topic += fmt::format(" {}:{}", t.topic, t.lost());
   }
-  return fmt::format("recording {:.1f} s: {}, {}, {:.2f} MB/s, dropped {}{}", elapsed_s, counted(messages, "msg"),
-                     format_bytes(static_cast<double>(payload_bytes(counts))), rate_mb, drops, per_topic);
+  return fmt::format("recording {:.1f} s: {}, {}, {}/s, dropped {}{}", elapsed_s, counted(messages, "msg"),
+                     format_bytes(static_cast<double>(payload_bytes(counts))), format_bytes(rate_mb * 1e6), drops, per_topic);
 }
 
 recording::RecordingOptions recording_options(const RecordSettings& settings) {
