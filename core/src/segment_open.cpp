@@ -35,22 +35,13 @@ Result<std::optional<gid_t>> sharing_group(const TopicOptions& options) {
 Result<ShmFile> TopicSegment::build(const OpenRequest& request, const std::string& what) {
   auto group = sharing_group(request.options);
   if (!group) return Status(group.status()).about(Subject::option("group"));
-  auto created = ShmFile::create_unnamed(*group ? 0660 : 0600, what);
+  const LayoutPlan plan = plan_layout(request.options.depth.value_or(kDefaultDepth), request.options.max_payload);
+  auto created = ShmFile::create({.mode = mode_t(*group ? 0660 : 0600), .group = *group, .size = plan.total_bytes,
+                                  .committed = plan.header_bytes},
+                                 what);
   if (!created) return created.status();
   ShmFile file = std::move(*created);
   const int fd = file.fd();
-  if (*group && ::fchown(fd, static_cast<uid_t>(-1), **group) != 0) {
-    if (errno == EPERM) {
-      return Status(ErrorCode::PermissionDenied, what + ": cannot share it with group '" + request.options.group +
-                                                     "': this process is not a member of it");
-    }
-    return system_error(what + ": cannot share it with group '" + request.options.group + "'", errno);
-  }
-  const LayoutPlan plan = plan_layout(request.options.depth.value_or(kDefaultDepth), request.options.max_payload);
-  if (::ftruncate(fd, static_cast<off_t>(plan.total_bytes)) != 0) {
-    return system_error(what + ": cannot size the segment", errno);
-  }
-  if (Status st = reserve(fd, 0, plan.header_bytes, what + ": cannot create its segment"); !st.ok()) return st;
   auto header = MappedRegion::map(fd, 0, plan.header_bytes, true, what);
   if (!header) return header.status();
   // Writing every page of the header is what tells a later opener it may map them (fully_written).
