@@ -10,6 +10,7 @@
 #include "binding.hpp"
 #include "fast_method.hpp"
 #include "cerulion/core/publisher.hpp"
+#include "cerulion/core/topic_type.hpp"
 
 namespace cerulion::python {
 namespace {
@@ -124,7 +125,11 @@ class PyPublisher : public EndpointHandle<PublisherEndpoint> {
  public:
   PyPublisher(const std::string& topic, py::object mode, py::object depth, const std::string& group,
               py::object encoding, py::object schema, std::uint64_t max_payload, py::object wait, py::object domain)
-      : EndpointHandle(topic, options_of(mode, depth, group, encoding, schema, max_payload, wait, domain)) {}
+      : EndpointHandle(topic, options_of(mode, depth, group, encoding, schema, max_payload, wait, domain)) {
+    // What the topic carries when this publisher joined: its messages are checked as `cerulion pub`
+    // checks them (a json topic's must be JSON).
+    if (auto type = core("type").type(); type.ok()) type_ = std::move(*type);
+  }
 
   PyLoan loan(std::int64_t size, py::object timeout_seconds) {
     std::shared_ptr<PublisherEndpoint> endpoint = open("loan()");
@@ -144,6 +149,16 @@ class PyPublisher : public EndpointHandle<PublisherEndpoint> {
   std::uint64_t publish(py::object data, py::object timeout_seconds) {
     std::shared_ptr<PublisherEndpoint> endpoint = open("publish()");
     const ContiguousBuffer buffer(data, "publish()");
+    if (!type_.raw()) {
+      const std::span<const std::byte> bytes(static_cast<const std::byte*>(buffer.data()), buffer.size());
+      if (Status valid = check_payload(type_, bytes); !valid.ok()) {
+        const std::string& name = endpoint->core->topic();
+        raise(Status(ErrorCode::InvalidArgument,
+                     "publish() on '" + name + "': " + valid.message() + " (the topic carries " + describe(type_) +
+                         "); nothing published",
+                     Subject::topic(name)));
+      }
+    }
     const Deadline deadline(timeout_argument(timeout_seconds));
     BusyScope busy(*endpoint, "publisher", deadline);
     Loan loan = take(wait_in_slices(deadline, [&](Timeout slice) { return endpoint->core->loan(buffer.size(), slice); }));
@@ -189,6 +204,9 @@ class PyPublisher : public EndpointHandle<PublisherEndpoint> {
     options.wait.strategy = wait_argument(wait);
     return options;
   }
+
+ private:
+  TopicType type_;
 };
 
 
@@ -273,8 +291,9 @@ void register_publisher(py::module_& m) {
            "Incompatible, InvalidArgument... as the C++ API.")
       .def("publish", &PyPublisher::publish, py::arg("data"), py::arg("timeout") = py::none(),
            "Publishes a copy of any C-contiguous buffer (bytes, bytearray, memoryview, numpy array): one copy, "
-           "into the slot. Returns the sequence number. Raises InvalidArgument for a non-contiguous buffer, "
-           "PayloadTooLarge, Timeout, Closed.")
+           "into the slot. Returns the sequence number. On a json topic the bytes must be one JSON value, as "
+           "`cerulion pub` checks them. Raises InvalidArgument for a non-contiguous buffer or a message the "
+           "topic's encoding refuses, PayloadTooLarge, Timeout, Closed.")
       .def("publish_json", &PyPublisher::publish_json, py::arg("value"), py::arg("timeout") = py::none(),
            "Publishes json.dumps(value) (compact, UTF-8).")
       .def("wait_for_subscribers", &PyPublisher::wait_for_subscribers, py::arg("count") = 1,
