@@ -206,6 +206,21 @@ Result<TopicListing> list_topics(std::string_view domain) {
   return listing;
 }
 
+std::vector<std::string> list_domains() {
+  std::vector<std::string> domains;
+  for (const auto& entry : detail::list_objects(detail::kTopicSegment)) {
+    std::string_view name = entry.name;
+    name.remove_prefix(detail::kTopicSegment.prefix.size());
+    const auto colon = name.find(':');
+    if (colon == std::string_view::npos) continue;
+    const std::string domain(name.substr(0, colon));
+    if (validate_domain(domain).ok()) domains.push_back(domain);
+  }
+  std::sort(domains.begin(), domains.end());
+  domains.erase(std::unique(domains.begin(), domains.end()), domains.end());
+  return domains;
+}
+
 Result<TopicInfo> inspect_topic(std::string_view topic, std::string_view domain) {
   if (Status st = validate_domain(domain); !st.ok()) return st;
   auto name = normalize_topic_name(topic);

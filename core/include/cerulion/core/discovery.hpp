@@ -87,6 +87,10 @@ struct TopicListing {
 };
 Result<TopicListing> list_topics(std::string_view domain = default_domain());
 
+/// The domains that have a topic segment in /dev/shm, sorted (what `clean --all-domains` walks:
+/// the private domains a `verify` killed with -9 left behind are among them).
+std::vector<std::string> list_domains();
+
 /// One topic; NotFound if it does not exist.
 Result<TopicInfo> inspect_topic(std::string_view topic, std::string_view domain = default_domain());
 
