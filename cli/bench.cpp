@@ -240,7 +240,10 @@ void add_bench_command(CLI::App& app) {
       "  cerulion bench --lanes native-multi,native-single --sizes 64,1MiB --json run.json --html run.html\n"
       "  cerulion bench --baseline run.json --tolerance 1.2\n"
       "  cerulion bench --from run.json --html run.html");
-  cmd->add_option("--lanes", a->lanes, "Comma-separated lanes (default: every available one)");
+  // The lanes as the type's choices: --help lists them and the completions offer them.
+  std::string lane_names;
+  for (const auto& lane : bench::known_lanes()) lane_names += (lane_names.empty() ? "" : ",") + lane.name;
+  cmd->add_option("--lanes", a->lanes, "Comma-separated lanes (default: every available one)")->type_name("{" + lane_names + "}");
   cmd->add_flag("--full", a->full, "The full campaign: 10 sizes from 64 B to 16 MiB, 5 x 2000 round trips");
   cmd->add_option("--sizes", a->sizes, "Comma-separated payload sizes (default 64,1MiB,16MiB)");
   cmd->add_option("--runs", a->runs, "Repetitions per cell (default 3; 5 with --full)")->check(count_in(1, 100));

@@ -26,7 +26,6 @@ using namespace completion;
 
 void add_completion_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("completion", "Print a shell completion script (bash, zsh or fish)");
-  cmd->group("");  // hidden: the scripts ship in completions/; this keeps them generated
   auto shell = std::make_shared<std::string>();
   auto topics_in = std::make_shared<std::string>();
   cmd->add_option("shell", *shell, "bash, zsh or fish")->check(CLI::IsMember({"bash", "zsh", "fish"}));
