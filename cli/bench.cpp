@@ -225,6 +225,8 @@ void run_bench(const BenchArgs& a) {
   }
 }
 
+}  // namespace
+
 void add_bench_command(CLI::App& app) {
   auto a = std::make_shared<BenchArgs>();
   auto* cmd = app.add_subcommand("bench", "Run the latency campaign (cerulion against Fast DDS and iceoryx)");
@@ -273,9 +275,5 @@ void add_bench_command(CLI::App& app) {
     render_saved(*a, cmd->get_option("--headline-size")->count() > 0);
   });
 }
-
-}  // namespace
-
-static CommandRegistration bench_registration(35, add_bench_command);
 
 }  // namespace cerulion::cli

@@ -91,6 +91,8 @@ void run_bridge(const BridgeSettings& s) {
 }
 #endif
 
+}  // namespace
+
 void add_bridge_command(CLI::App& app) {
   auto s = std::make_shared<BridgeSettings>();
   auto* cmd =
@@ -135,9 +137,5 @@ void add_bridge_command(CLI::App& app) {
 #endif
   });
 }
-
-}  // namespace
-
-static CommandRegistration bridge_registration(55, add_bridge_command);
 
 }  // namespace cerulion::cli

@@ -155,6 +155,8 @@ void run_clean(const CleanSettings& settings) {
   if (failed) throw Exit{kExitFailure, kFailed};
 }
 
+}  // namespace
+
 void add_clean_command(CLI::App& app) {
   auto settings = std::make_shared<CleanSettings>();
   auto* cmd = app.add_subcommand("clean", "Remove shared-memory segments that only dead processes were using");
@@ -182,7 +184,4 @@ void add_clean_command(CLI::App& app) {
   cmd->callback([settings] { run_clean(*settings); });
 }
 
-static CommandRegistration clean_registration(21, add_clean_command);
-
-}  // namespace
 }  // namespace cerulion::cli

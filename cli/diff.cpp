@@ -74,6 +74,8 @@ void run_diff(const DiffSettings& s) {
   if (!comparison.same()) throw Exit{kExitFailure, {}};
 }
 
+}  // namespace
+
 void add_diff_command(CLI::App& app) {
   auto s = std::make_shared<DiffSettings>();
   auto* cmd = app.add_subcommand("diff", "Compare two recordings topic by topic, message by message");
@@ -94,9 +96,5 @@ void add_diff_command(CLI::App& app) {
   cmd->add_flag("--json", s->json, "Print one JSON object on stdout instead: every difference (docs/json.md)");
   cmd->callback([s] { run_diff(*s); });
 }
-
-}  // namespace
-
-static CommandRegistration diff_registration(56, add_diff_command);
 
 }  // namespace cerulion::cli

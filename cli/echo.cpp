@@ -207,6 +207,8 @@ void run_echo(const EchoSettings& settings) {
   finish_lost_report();
 }
 
+}  // namespace
+
 void add_echo_command(CLI::App& app) {
   auto settings = std::make_shared<EchoSettings>();
   auto* cmd = app.add_subcommand("echo", "Print the messages of a topic (text, JSON lines or raw bytes)");
@@ -256,7 +258,4 @@ void add_echo_command(CLI::App& app) {
   cmd->callback([settings] { run_echo(*settings); });
 }
 
-static CommandRegistration echo_registration(11, add_echo_command);
-
-}  // namespace
 }  // namespace cerulion::cli

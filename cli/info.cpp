@@ -158,6 +158,8 @@ void run_info(const InfoSettings& s) {
   for (const auto& p : problems) fmt::print(stderr, "warning: {}\n", p);
 }
 
+}  // namespace
+
 void add_info_command(CLI::App& app) {
   auto settings = std::make_shared<InfoSettings>();
   auto* cmd = app.add_subcommand("info", "Summarize a recording: duration, messages, chunks, compression, channels");
@@ -169,9 +171,5 @@ void add_info_command(CLI::App& app) {
   cmd->add_flag("--json", settings->json, "Print one JSON object instead of text (docs/json.md)");
   cmd->callback([settings] { run_info(*settings); });
 }
-
-}  // namespace
-
-static CommandRegistration info_registration(52, add_info_command);
 
 }  // namespace cerulion::cli

@@ -113,6 +113,8 @@ void print_tail(const measurement::TailBreakdown& b) {
              b.send_lateness_max_us);
 }
 
+}  // namespace
+
 void add_ping_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("ping", "Measure round-trip latency to a pong (started for you, or --peer)");
   cmd->footer(
@@ -227,7 +229,4 @@ void add_ping_command(CLI::App& app) {
   });
 }
 
-const CommandRegistration ping_command_registration(30, add_ping_command);
-
-}  // namespace
 }  // namespace cerulion::cli

@@ -119,6 +119,8 @@ void run_play(const PlaySettings& s) {
   if (int code = finished_exit_code(); code != kExitOk) throw Exit{code, {}};
 }
 
+}  // namespace
+
 void add_play_command(CLI::App& app) {
   auto s = std::make_shared<PlaySettings>();
   auto* cmd = app.add_subcommand("play", "Republish a recording on its topics, paced by its timestamps");
@@ -141,9 +143,5 @@ void add_play_command(CLI::App& app) {
   cmd->add_flag("--json", s->json, "Print one JSON object on stdout at the end: the summary (docs/json.md)");
   cmd->callback([s] { run_play(*s); });
 }
-
-}  // namespace
-
-static CommandRegistration play_registration(51, add_play_command);
 
 }  // namespace cerulion::cli

@@ -8,7 +8,6 @@
 #include "cpu_pinning.hpp"
 
 namespace cerulion::cli {
-namespace {
 
 void add_pong_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("pong", "Answer `cerulion ping --peer` round trips (runs until Ctrl-C)");
@@ -81,7 +80,4 @@ void add_pong_command(CLI::App& app) {
   });
 }
 
-const CommandRegistration pong_registration(31, add_pong_command);
-
-}  // namespace
 }  // namespace cerulion::cli

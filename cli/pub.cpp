@@ -253,6 +253,8 @@ void run_pub(const PubSettings& settings) {
   }
 }
 
+}  // namespace
+
 void add_pub_command(CLI::App& app) {
   auto settings = std::make_shared<PubSettings>();
   auto* cmd = app.add_subcommand("pub", "Publish messages: arguments, a file, synthetic payloads or stdin");
@@ -323,7 +325,4 @@ void add_pub_command(CLI::App& app) {
   cmd->callback([settings] { run_pub(*settings); });
 }
 
-static CommandRegistration pub_registration(10, add_pub_command);
-
-}  // namespace
 }  // namespace cerulion::cli

@@ -122,6 +122,8 @@ void run_record(const RecordSettings& settings) {
   if (int code = finished_exit_code(); code != kExitOk) throw Exit{code, {}};
 }
 
+}  // namespace
+
 void add_record_command(CLI::App& app) {
   auto s = std::make_shared<RecordSettings>();
   auto* cmd = app.add_subcommand("record", "Record topics into an MCAP file (a tap: never holds a publisher back)");
@@ -157,9 +159,5 @@ void add_record_command(CLI::App& app) {
     run_record(*s);
   });
 }
-
-}  // namespace
-
-static CommandRegistration record_registration(50, add_record_command);
 
 }  // namespace cerulion::cli

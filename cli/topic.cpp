@@ -324,6 +324,8 @@ void run_hz(const std::string& topic, std::size_t window, std::uint64_t reports_
   }
 }
 
+}  // namespace
+
 void add_topic_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("topic", "List topics, inspect one, measure its rate");
   cmd->footer(
@@ -382,7 +384,4 @@ void add_topic_command(CLI::App& app) {
   });
 }
 
-static CommandRegistration topic_registration(20, add_topic_command);
-
-}  // namespace
 }  // namespace cerulion::cli

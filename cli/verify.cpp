@@ -126,6 +126,8 @@ void run_verify(const VerifySettings& s) {
   if (v.verdict == verify::Verdict::Differ) throw Exit{kExitFailure, {}};
 }
 
+}  // namespace
+
 void add_verify_command(CLI::App& app) {
   auto s = std::make_shared<VerifySettings>();
   auto* cmd = app.add_subcommand("verify", "Run a node over a recording's inputs and compare its outputs with the recorded ones");
@@ -178,9 +180,5 @@ void add_verify_command(CLI::App& app) {
   add_command_after_dashes(*cmd, s->command, "The command and its arguments, after --");
   cmd->callback([s] { run_verify(*s); });
 }
-
-}  // namespace
-
-static CommandRegistration verify_registration(57, add_verify_command);
 
 }  // namespace cerulion::cli

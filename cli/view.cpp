@@ -31,7 +31,6 @@ struct ViewSettings {
   double duration_s = 0;
 };
 
-
 #ifdef CERULION_HAVE_VIEW
 /// --readers onto the tap set's settings (view/options.hpp says what each costs).
 void set_readers(recording::TapSetOptions& taps, const std::string& readers) {
@@ -126,6 +125,8 @@ void add_view_status_command(CLI::App& parent) {
                      });
 }
 
+}  // namespace
+
 void add_view_command(CLI::App& app) {
   auto s = std::make_shared<ViewSettings>();
   auto* cmd = app.add_subcommand("view", "Serve live topics to Foxglove and to a browser (Foxglove WebSocket protocol)");
@@ -174,9 +175,5 @@ void add_view_command(CLI::App& app) {
 #endif
   });
 }
-
-}  // namespace
-
-static CommandRegistration view_registration(56, add_view_command);
 
 }  // namespace cerulion::cli
