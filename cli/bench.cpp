@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `cerulion bench`: the latency campaign of benchmark-method.md over every available lane, as the
-// seed page's tables, JSON, Markdown and an HTML chart. Each repetition runs `cerulion ping` (and
+// `cerulion bench`: the latency campaign of benchmark-method.md over every available lane, as
+// tables, JSON, Markdown and an HTML chart. Each repetition runs `cerulion ping` (and
 // its pong) in fresh processes; the campaign and the reports are the bench library's.
 
 #include <chrono>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// One self-contained page: the seed page's log-scale chart at the headline size, median against
+// One self-contained page: a log-scale chart at the headline size, median against
 // payload size per lane, and the tables. Inline SVG and CSS only: no scripts, no external assets.
 
 #include <algorithm>
