@@ -118,19 +118,6 @@ void report_lost(const EchoSettings& settings, const Sample& sample, std::uint64
   }
 }
 
-/// The warning echo gives before it waits for a topic nothing was ever published on, "" when
-/// something was or a publisher is attached: a mistyped name would otherwise wait in silence.
-std::string unpublished_warning(const std::string& topic, const std::string& domain) {
-  auto info = inspect_topic(topic, domain);
-  if (info.code() == ErrorCode::NotFound) {
-    return fmt::format("topic '{}' does not exist yet; echo waits for it to be published (Ctrl-C stops)", topic);
-  }
-  if (info && info->published == 0 && info->count(Role::Publisher) == 0) {
-    return fmt::format("topic '{}' has no publisher yet; echo waits for one (Ctrl-C stops)", topic);
-  }
-  return {};
-}
-
 void run_echo(const EchoSettings& settings) {
   auto separator = unescape(settings.separator);
   if (!separator) throw Exit{kExitUsage, fmt::format("--separator '{}': malformed escape", settings.separator)};
@@ -144,7 +131,7 @@ void run_echo(const EchoSettings& settings) {
   if (settings.depth_option->count() > 0) options.topic.depth = settings.depth;
   options.topic.group = settings.group;
   options.wait.cancel = stop_flag();
-  const std::string warning = unpublished_warning(topic, globals().domain);
+  const std::string warning = unpublished_warning(topic, globals().domain, "echo");
   Subscriber subscriber = take(Subscriber::create(topic, options), topic);
   if (!warning.empty()) fmt::print(stderr, "cerulion: warning: {}\n", warning);
 
