@@ -115,6 +115,16 @@ Status write_process_file(const ShmKind& kind, const std::string& path, std::str
                               where.parent_path().string());
 }
 
+Status new_failure(const Status& written, std::string& last_failure) {
+  if (written.ok()) {
+    last_failure.clear();
+    return {};
+  }
+  if (written.message() == last_failure) return {};
+  last_failure = written.message();
+  return written;
+}
+
 Result<std::string> read_process_file(const ShmKind& kind, const std::string& path) {
   const std::filesystem::path where(path);
   return read_small_object(kind, where.filename().string(), kLargestProcessFile, std::string(kind.noun) + " " + path,
