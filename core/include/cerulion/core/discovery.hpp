@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <sys/types.h>
 #include <vector>
 
@@ -93,6 +94,17 @@ std::vector<std::string> list_domains();
 
 /// One topic; NotFound if it does not exist.
 Result<TopicInfo> inspect_topic(std::string_view topic, std::string_view domain = default_domain());
+
+/// How much of a topic to_json writes.
+enum class TopicDetail : std::uint8_t {
+  Summary,  ///< what `cerulion topic list --json` gives per topic
+  Full,     ///< and its creator, memory, permissions, participants and deaths (`topic info --json`)
+};
+/// A topic as one JSON object, its keys in docs/json.md; what is not there (no schema, no group)
+/// is null.
+std::string to_json(const TopicInfo& info, TopicDetail detail = TopicDetail::Full);
+/// A listing as one JSON object: {domain, topics (each a Summary), problems}.
+std::string to_json(const TopicListing& listing, std::string_view domain);
 
 /// Notices topics appearing in a domain as they appear (inotify on the shared-memory directory),
 /// so that a recorder joins a new topic before its first messages have left the ring, where
