@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "binding.hpp"
+#include "cerulion/recorder/profile.hpp"
 #include "cerulion/recorder/reader.hpp"
 #include "cerulion/recording/topic_selection.hpp"
 
@@ -37,7 +38,10 @@ struct PyChannel {
 };
 
 PyChannel channel_of(const recorder::Channel& channel, const recorder::Schema* schema) {
-  PyChannel out{channel.id, channel.topic, channel.message_encoding, std::nullopt, {channel.metadata.begin(), channel.metadata.end()}};
+  // The encoding as the topic had it: '' for raw bytes, which a channel carries as
+  // "x-cerulion-bytes" (the profile owns that mapping).
+  PyChannel out{channel.id, channel.topic, recorder::profile::topic_type(channel, schema).message_encoding, std::nullopt,
+                {channel.metadata.begin(), channel.metadata.end()}};
   if (schema != nullptr && schema->id != 0) {
     out.schema = Schema{schema->name, schema->encoding,
                         std::string(reinterpret_cast<const char*>(schema->data.data()), schema->data.size())};

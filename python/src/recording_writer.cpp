@@ -12,6 +12,7 @@
 
 #include "arguments.hpp"
 #include "binding.hpp"
+#include "cerulion/recorder/profile.hpp"
 #include "cerulion/flashback/dump.hpp"
 #include "cerulion/recorder/writer.hpp"
 
@@ -61,7 +62,8 @@ class PyRecordingWriter {
       }
       schema_id = it->second;
     }
-    const std::string message_encoding = type ? type->message_encoding : std::string();
+    // As every cerulion recording carries a type (raw bytes as "x-cerulion-bytes"): the profile's mapping.
+    const std::string message_encoding = recorder::profile::channel_type(type.value_or(TopicType{})).message_encoding;
     const std::uint16_t id = take(writer.add_channel(topic, message_encoding, schema_id, {metadata.begin(), metadata.end()}));
     next_sequence_[id] = 0;
     return id;

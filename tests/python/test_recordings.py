@@ -148,3 +148,14 @@ def test_a_flashback_dump_of_no_store_raises_not_found(tmp_path):
         cerulion.flashback_dump(str(tmp_path / "none.mcap"), name="no-such-keeper")
     with pytest.raises(cerulion.InvalidArgument):
         cerulion.flashback_dump(str(tmp_path / "none.mcap"), name="bad name!")
+
+
+def test_a_raw_channel_is_written_as_cerulion_recordings_carry_it_and_read_back_as_raw(tmp_path, cerulion_bin):
+    path = tmp_path / "raw.mcap"
+    write_two_topics(path)
+    info = json.loads(subprocess.run([cerulion_bin, "info", str(path), "--json"], check=True,
+                                     capture_output=True, text=True).stdout)
+    encodings = {c["topic"]: c["message_encoding"] for c in info["channels"]}
+    assert encodings["/raw"] == "x-cerulion-bytes" and encodings["/battery"] == "json"
+    channels = {c.topic: c for c in cerulion.Recording(str(path)).channels}
+    assert channels["/raw"].encoding == ""
