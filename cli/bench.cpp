@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// `cerulion bench`: the latency campaign of benchmark-method.md over every available lane, as the
-// seed page's tables, JSON, Markdown and an HTML chart. Each repetition runs `cerulion ping` (and
+// `cerulion bench`: the latency campaign of benchmark-method.md over every available lane, as
+// tables, JSON, Markdown and an HTML chart. Each repetition runs `cerulion ping` (and
 // its pong) in fresh processes; the campaign and the reports are the bench library's.
 
 #include <chrono>
@@ -219,6 +219,8 @@ void run_bench(const BenchArgs& a) {
   }
 }
 
+}  // namespace
+
 void add_bench_command(CLI::App& app) {
   auto a = std::make_shared<BenchArgs>();
   auto* cmd = app.add_subcommand("bench", "Run the latency campaign (cerulion against Fast DDS and iceoryx)");
@@ -234,7 +236,10 @@ void add_bench_command(CLI::App& app) {
       "  cerulion bench --lanes native-multi,native-single --sizes 64,1MiB --json run.json --html run.html\n"
       "  cerulion bench --baseline run.json --tolerance 1.2\n"
       "  cerulion bench --from run.json --html run.html");
-  cmd->add_option("--lanes", a->lanes, "Comma-separated lanes (default: every available one)");
+  // The lanes as the type's choices: --help lists them and the completions offer them.
+  std::string lane_names;
+  for (const auto& lane : bench::known_lanes()) lane_names += (lane_names.empty() ? "" : ",") + lane.name;
+  cmd->add_option("--lanes", a->lanes, "Comma-separated lanes (default: every available one)")->type_name("{" + lane_names + "}");
   cmd->add_flag("--full", a->full, "The full campaign: 10 sizes from 64 B to 16 MiB, 5 x 2000 round trips");
   cmd->add_option("--sizes", a->sizes, "Comma-separated payload sizes (default 64,1MiB,16MiB)");
   cmd->add_option("--runs", a->runs, "Repetitions per cell (default 3; 5 with --full)")->check(count_in(1, 100));
@@ -264,9 +269,5 @@ void add_bench_command(CLI::App& app) {
     render_saved(*a, cmd->get_option("--headline-size")->count() > 0);
   });
 }
-
-}  // namespace
-
-static CommandRegistration bench_registration(35, add_bench_command);
 
 }  // namespace cerulion::cli

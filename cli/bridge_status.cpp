@@ -13,10 +13,10 @@ namespace cerulion::cli {
 
 #ifdef CERULION_HAVE_BRIDGE
 std::string bridged_topic_line(const bridge::BridgedTopic& t) {
-  return fmt::format("{} {} -> {} ({}): {}, {}, {:.1f} Hz, {:.2f} MB/s, {} lost, {}", t.imported ? "import" : "export",
+  return fmt::format("{} {} -> {} ({}): {}, {}, {:.1f} Hz, {}/s, {} lost, {}", t.imported ? "import" : "export",
                      t.imported ? t.dds_topic : t.topic, t.imported ? t.topic : t.dds_topic,
                      t.dds_type, counted(t.messages, "message"), format_bytes(static_cast<double>(t.bytes)),
-                     t.rate_hz, t.bytes_per_s / 1e6, t.lost,
+                     t.rate_hz, format_bytes(t.bytes_per_s), t.lost,
                      counted(t.peers, t.imported ? "writer" : "reader"));
 }
 

@@ -45,12 +45,26 @@ std::string counted(std::uint64_t count, std::string_view noun, std::string_view
 /// Bytes as "1.5 MiB".
 std::string format_bytes(double bytes);
 
-/// Each subcommand file registers itself with a static CommandRegistration, so adding a
-/// subcommand never touches main.cpp. `order` sorts them in --help.
-using AddCommand = void (*)(CLI::App& app);
-struct CommandRegistration {
-  CommandRegistration(int order, AddCommand add);
-};
+/// The commands, each defined in its own file: adds it, its options and its callback to `app`.
+/// main.cpp lists them in one table, in the order --help shows them.
+void add_pub_command(CLI::App& app);
+void add_echo_command(CLI::App& app);
+void add_topic_command(CLI::App& app);
+void add_clean_command(CLI::App& app);
+void add_ping_command(CLI::App& app);
+void add_pong_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
+void add_record_command(CLI::App& app);
+void add_play_command(CLI::App& app);
+void add_info_command(CLI::App& app);
+void add_recover_command(CLI::App& app);
+void add_flashback_command(CLI::App& app);
+void add_bridge_command(CLI::App& app);
+void add_diff_command(CLI::App& app);
+void add_view_command(CLI::App& app);
+void add_verify_command(CLI::App& app);
+void add_completion_command(CLI::App& app);
+void add_help_command(CLI::App& app);
 
 /// Gives `cmd` a positional "command": the words after the first `--`, which main() takes off
 /// the command line before CLI11 parses the rest, so they reach `command` untouched (none of the

@@ -20,13 +20,16 @@
 #include "completion_spec.hpp"
 
 namespace cerulion::cli {
-namespace {
-
 using namespace completion;
 
 void add_completion_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("completion", "Print a shell completion script (bash, zsh or fish)");
-  cmd->group("");  // hidden: the scripts ship in completions/; this keeps them generated
+  cmd->footer(
+      "The scripts are generated from the parser itself; completions/ in the source tree holds them.\n"
+      "Examples:\n"
+      "  cerulion completion bash > ~/.local/share/bash-completion/completions/cerulion\n"
+      "  cerulion completion zsh > ~/.zfunc/_cerulion\n"
+      "  cerulion completion fish > ~/.config/fish/completions/cerulion.fish");
   auto shell = std::make_shared<std::string>();
   auto topics_in = std::make_shared<std::string>();
   cmd->add_option("shell", *shell, "bash, zsh or fish")->check(CLI::IsMember({"bash", "zsh", "fish"}));
@@ -57,7 +60,4 @@ void add_completion_command(CLI::App& app) {
   });
 }
 
-const CommandRegistration completion_registration(90, add_completion_command);
-
-}  // namespace
 }  // namespace cerulion::cli

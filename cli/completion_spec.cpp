@@ -35,6 +35,8 @@ bool takes_many(const CLI::Option* opt) {
 // --output): a topic of the command's recording when it reads one.
 ValueKind option_kind(const std::string& lname, bool command_reads_file, const std::string& description) {
   if (description.rfind("Topic ", 0) == 0) return command_reads_file ? ValueKind::RecordingTopic : ValueKind::Topic;
+  // flashback's --name (its help begins "Keeper"): the stores there are.
+  if (lname == "name" && description.rfind("Keeper", 0) == 0) return ValueKind::Keeper;
   static const std::set<std::string> files = {"file", "schema-file", "output", "samples-out", "out", "json",
                                               "markdown", "html", "baseline", "from"};
   static const std::set<std::string> directories = {"dir", "samples-dir"};

@@ -19,6 +19,7 @@ enum class ValueKind {
   Recording,        ///< an MCAP file: *.mcap files (and directories, to get to them)
   Directory,        ///< a directory
   Topic,            ///< a live topic of the domain
+  Keeper,           ///< the name of a flashback store of the domain
   RecordingTopic,   ///< a topic of the recording named by the command's file positional
   Command,          ///< a command path (`help topic hz`)
 };

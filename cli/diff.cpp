@@ -27,11 +27,17 @@ struct DiffSettings {
   bool json = false;
 };
 
+// An error about `file`, naming it once: a reader's errors name their file already.
+std::string about_file(const std::string& file, const Status& st) {
+  if (st.subject().kind == SubjectKind::Path || st.message().find(file) != std::string::npos) return printable(st.message());
+  return fmt::format("{}: {}", printable(file), printable(st.message()));
+}
+
 verify::MessageSet read_side(const std::string& file, const recording::TopicSelection& selection) {
   auto reader = recorder::Reader::open(file);
-  if (!reader) throw Exit{kExitDiffUnusable, fmt::format("{}: {}", printable(file), reader.message())};
+  if (!reader) throw Exit{kExitDiffUnusable, about_file(file, reader.status())};
   auto set = verify::read_topics(*reader, selection);
-  if (!set) throw Exit{kExitDiffUnusable, fmt::format("{}: {}", printable(file), set.message())};
+  if (!set) throw Exit{kExitDiffUnusable, about_file(file, set.status())};
   for (const auto& problem : reader->problems()) say(fmt::format("cerulion: warning: {}: {}", file, problem));
   return std::move(*set);
 }
@@ -56,6 +62,9 @@ void run_diff(const DiffSettings& s) {
     }
   }
   const auto comparison = verify::compare(expected, got, options);
+  for (const auto& glob : verify::unmatched_tolerances(options, {&comparison})) {
+    say(fmt::format("cerulion: warning: --tolerance '{}' matches no number field of the json topics compared", glob));
+  }
   if (s.json) {
     fmt::print("{}\n", verify::json_report(comparison));
   } else {
@@ -64,6 +73,8 @@ void run_diff(const DiffSettings& s) {
   if (comparison.expected_undecodable()) throw Exit{kExitDiffUnusable, {}};
   if (!comparison.same()) throw Exit{kExitFailure, {}};
 }
+
+}  // namespace
 
 void add_diff_command(CLI::App& app) {
   auto s = std::make_shared<DiffSettings>();
@@ -86,9 +97,5 @@ void add_diff_command(CLI::App& app) {
   cmd->add_flag("--json", s->json, "Print one JSON object on stdout instead: every difference (docs/json.md)");
   cmd->callback([s] { run_diff(*s); });
 }
-
-}  // namespace
-
-static CommandRegistration diff_registration(56, add_diff_command);
 
 }  // namespace cerulion::cli

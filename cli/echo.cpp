@@ -136,19 +136,6 @@ void report_lost(const EchoSettings& settings, const Sample& sample, std::uint64
   }
 }
 
-/// The warning echo gives before it waits for a topic nothing was ever published on, "" when
-/// something was or a publisher is attached: a mistyped name would otherwise wait in silence.
-std::string unpublished_warning(const std::string& topic, const std::string& domain) {
-  auto info = inspect_topic(topic, domain);
-  if (info.code() == ErrorCode::NotFound) {
-    return fmt::format("topic '{}' does not exist yet; echo waits for it to be published (Ctrl-C stops)", topic);
-  }
-  if (info && info->published == 0 && info->count(Role::Publisher) == 0) {
-    return fmt::format("topic '{}' has no publisher yet; echo waits for one (Ctrl-C stops)", topic);
-  }
-  return {};
-}
-
 void run_echo(const EchoSettings& settings) {
   auto separator = unescape(settings.separator);
   if (!separator) throw Exit{kExitUsage, fmt::format("--separator '{}': malformed escape", settings.separator)};
@@ -162,7 +149,7 @@ void run_echo(const EchoSettings& settings) {
   if (settings.depth_option->count() > 0) options.topic.depth = settings.depth;
   options.topic.group = settings.group;
   options.wait.cancel = stop_flag();
-  const std::string warning = unpublished_warning(topic, globals().domain);
+  const std::string warning = unpublished_warning(topic, globals().domain, "echo");
   Subscriber subscriber = take(Subscriber::create(topic, options), topic);
   if (!warning.empty()) fmt::print(stderr, "cerulion: warning: {}\n", warning);
 
@@ -225,6 +212,8 @@ void run_echo(const EchoSettings& settings) {
   finish_lost_report();
 }
 
+}  // namespace
+
 void add_echo_command(CLI::App& app) {
   auto settings = std::make_shared<EchoSettings>();
   auto* cmd = app.add_subcommand("echo", "Print the messages of a topic (text, JSON lines or raw bytes)");
@@ -249,7 +238,7 @@ void add_echo_command(CLI::App& app) {
   settings->timeout_option =
       cmd->add_option("--timeout", settings->timeout_s,
                       "Stop after SEC without a message; exit 1 if nothing (or fewer than -n) arrived")
-          ->check(positive_seconds());
+          ->transform(positive_duration());
   cmd->add_option("-l,--truncate-length", settings->truncate_length,
                   "Text mode: show at most N bytes of a message (default 128, 0 = all)")
       ->check(non_negative_count());
@@ -265,7 +254,7 @@ void add_echo_command(CLI::App& app) {
   cmd->add_flag("--lost", settings->report_lost, "Report messages lost in free run (and a total) on stderr");
   cmd->add_flag("--tap", settings->tap, "Attach as a tap: never hold a lockstep publisher back (may lose messages)");
   cmd->add_option("--delay", settings->delay_s, "Sleep SEC after each message (simulates a slow consumer)")
-      ->check(positive_seconds());
+      ->transform(positive_duration());
   cmd->add_option("--mode", settings->mode, "Mode if echo creates the topic: lockstep or free-run")
       ->check(CLI::IsMember({"lockstep", "free-run"}));
   settings->depth_option = cmd->add_option("--depth", settings->depth, "Ring depth if echo creates the topic (messages, default 16)")
@@ -281,7 +270,4 @@ void add_echo_command(CLI::App& app) {
   cmd->callback([settings] { run_echo(*settings); });
 }
 
-static CommandRegistration echo_registration(11, add_echo_command);
-
-}  // namespace
 }  // namespace cerulion::cli

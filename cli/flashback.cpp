@@ -79,6 +79,8 @@ void run_start(StartSettings& s) {
   throw Exit{finished_exit_code(), {}};
 }
 
+}  // namespace
+
 void add_flashback_command(CLI::App& app) {
   auto* fb = app.add_subcommand("flashback", "Keep the last seconds of every topic in memory; dump them on demand or on failure");
   fb->require_subcommand(1);
@@ -96,8 +98,6 @@ void add_flashback_command(CLI::App& app) {
   add_flashback_status(*fb);
   add_flashback_stop(*fb);
 }
-
-}  // namespace
 
 CLI::Option* add_keeper_name_option(CLI::App& cmd, std::string& name) {
   return cmd.add_option("--name", name, "Keeper (and store) name (default: default)")
@@ -154,7 +154,5 @@ void add_flashback_start(CLI::App& fb) {
     run_start(*s);
   });
 }
-
-static CommandRegistration flashback_registration(54, add_flashback_command);
 
 }  // namespace cerulion::cli

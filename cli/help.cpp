@@ -8,7 +8,6 @@
 #include "suggest.hpp"
 
 namespace cerulion::cli {
-namespace {
 
 void add_help_command(CLI::App& app) {
   auto words = std::make_shared<std::vector<std::string>>();
@@ -38,7 +37,4 @@ void add_help_command(CLI::App& app) {
   });
 }
 
-CommandRegistration help_registration(1000, add_help_command);
-
-}  // namespace
 }  // namespace cerulion::cli

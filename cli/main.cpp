@@ -27,14 +27,13 @@
 namespace cerulion::cli {
 namespace {
 
-struct Entry {
-  int order;
-  AddCommand add;
+// Every command, in the order --help lists them.
+constexpr void (*kCommands[])(CLI::App&) = {
+    add_pub_command,    add_echo_command,    add_topic_command,     add_clean_command,  add_ping_command,
+    add_pong_command,   add_bench_command,   add_record_command,    add_play_command,   add_info_command,
+    add_recover_command, add_flashback_command, add_bridge_command, add_view_command,   add_diff_command,
+    add_verify_command, add_completion_command, add_help_command,
 };
-std::vector<Entry>& registry() {
-  static std::vector<Entry> entries;
-  return entries;
-}
 
 // A word that CLI11 reads as an option: "-x", "--name", "--name=value"; "-", "--" and negative
 // numbers are values.
@@ -124,10 +123,6 @@ void add_command_after_dashes(CLI::App& cmd, std::vector<std::string>& command, 
   });
 }
 
-CommandRegistration::CommandRegistration(int order, AddCommand add) {
-  registry().push_back({order, add});
-}
-
 GlobalOptions& globals() {
   static GlobalOptions options;
   return options;
@@ -194,10 +189,7 @@ int main(int argc, char** argv) {
         return st.ok() ? std::string() : st.message();
       });
 
-  auto& entries = registry();
-  std::stable_sort(entries.begin(), entries.end(),
-                   [](const auto& a, const auto& b) { return a.order < b.order; });
-  for (const auto& e : entries) e.add(app);
+  for (const auto add : kCommands) add(app);
 
   // The command path the words name ("cerulion topic hz"): errors point to its --help. An unknown
   // command word or option on the way is named here, with the nearest known one, since CLI11 would

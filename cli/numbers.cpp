@@ -91,26 +91,23 @@ std::optional<double> parse_duration_s(const std::string& text) {
   return *value * scale;
 }
 
-CLI::Validator seconds_validator(bool zero_allowed, bool units) {
+CLI::Validator duration_validator(bool zero_allowed) {
   return CLI::Validator(
-      [zero_allowed, units](std::string& input) -> std::string {
-        auto value = units ? parse_duration_s(input) : parse_real(input);
+      [zero_allowed](std::string& input) -> std::string {
+        auto value = parse_duration_s(input);
         if (value && (*value > 0 || (zero_allowed && *value == 0)) && *value < 1e9) {
-          if (units) input = fmt::format("{}", *value);
+          input = fmt::format("{}", *value);
           return {};
         }
         const char* sign = zero_allowed ? "a non-negative" : "a positive";
-        if (units) return fmt::format("must be {} duration such as 30 (seconds), 5s, 500ms or 2m, got '{}'", sign, input);
-        return fmt::format("must be {} number of seconds, got '{}'", sign, input);
+        return fmt::format("must be {} duration such as 30 (seconds), 5s, 500ms or 2m, got '{}'", sign, input);
       },
       "SEC", "seconds");
 }
 }  // namespace
 
-CLI::Validator positive_seconds() { return seconds_validator(false, false); }
-CLI::Validator non_negative_seconds() { return seconds_validator(true, false); }
-CLI::Validator positive_duration() { return seconds_validator(false, true); }
-CLI::Validator non_negative_duration() { return seconds_validator(true, true); }
+CLI::Validator positive_duration() { return duration_validator(false); }
+CLI::Validator non_negative_duration() { return duration_validator(true); }
 
 CLI::Validator rate_hz(double max) {
   return CLI::Validator(

@@ -19,12 +19,8 @@ CLI::Validator positive_count();
 CLI::Validator non_negative_count();
 /// A whole number in [min, max] that may be negative ("-7" for a zstd level).
 CLI::Validator integer_in(std::int64_t min, std::int64_t max);
-/// A number of seconds > 0 (fractions allowed, below a billion).
-CLI::Validator positive_seconds();
-/// The same, accepting 0.
-CLI::Validator non_negative_seconds();
 /// A duration > 0 in seconds, or with a unit: 30, 1.5s, 500ms, 250us, 2m (minutes), 1h; rewritten
-/// to plain seconds, so give it to transform(), not check().
+/// to plain seconds, so give it to transform(), not check(). Every time option takes it.
 CLI::Validator positive_duration();
 /// The same, accepting 0.
 CLI::Validator non_negative_duration();

@@ -113,6 +113,8 @@ void print_tail(const measurement::TailBreakdown& b) {
              b.send_lateness_max_us);
 }
 
+}  // namespace
+
 void add_ping_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("ping", "Measure round-trip latency to a pong (started for you, or --peer)");
   cmd->footer(
@@ -147,7 +149,7 @@ void add_ping_command(CLI::App& app) {
       ->capture_default_str();
   auto* peer = cmd->add_flag("--peer", a->peer, "Use a `cerulion pong` that is already running");
   cmd->add_option("--timeout", a->timeout, "Seconds to wait for a reply before counting it lost")
-      ->check(positive_seconds())->capture_default_str();
+      ->transform(positive_duration())->capture_default_str();
   cmd->add_option("--topic", a->prefix, "Topic prefix: requests on PREFIX/ping, replies on PREFIX/pong")
       ->capture_default_str();
   cmd->add_option("--cpus", a->cpus,
@@ -172,7 +174,7 @@ void add_ping_command(CLI::App& app) {
   cmd->add_option("--cpu-budget", a->cpu_budget_pct,
                   "Adaptive wait: the % of a CPU each side's polling may take; more polls through more of a late "
                   "message instead of a futex wake-up (also given to the pong this starts)")
-      ->check(CLI::Range(0.1, 100.0))->capture_default_str();
+      ->check(number_in(0.1, 100.0, "a percentage of a CPU"))->capture_default_str();
   (void)peer;
   cmd->callback([a] {
     if (a->peer && a->process == "single") throw CLI::ValidationError("--peer", "--peer runs with --process multi");
@@ -227,7 +229,4 @@ void add_ping_command(CLI::App& app) {
   });
 }
 
-const CommandRegistration ping_command_registration(30, add_ping_command);
-
-}  // namespace
 }  // namespace cerulion::cli

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // `ping --flashback`: a keeper process on the ping's two topics for the whole measurement, as the
-// seed benchmark's native lanes run with their recorder on. Its store is scratch, not evidence:
+// bench's native lanes run with a recorder on (benchmark-method.md). Its store is scratch, not evidence:
 // the ping removes it on every way out, and `clean` (or a bench that outlived the ping) removes
 // one whose ping is gone.
 

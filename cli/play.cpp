@@ -119,6 +119,8 @@ void run_play(const PlaySettings& s) {
   if (int code = finished_exit_code(); code != kExitOk) throw Exit{code, {}};
 }
 
+}  // namespace
+
 void add_play_command(CLI::App& app) {
   auto s = std::make_shared<PlaySettings>();
   auto* cmd = app.add_subcommand("play", "Republish a recording on its topics, paced by its timestamps");
@@ -135,15 +137,11 @@ void add_play_command(CLI::App& app) {
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--start-offset", s->start_offset_s, "Skip the first SEC seconds of the recording")
-      ->check(non_negative_seconds());
+      ->transform(non_negative_duration());
   cmd->add_flag("--lockstep", s->lockstep,
                 "Each message waits until every subscriber has released the previous one (deterministic replay)");
   cmd->add_flag("--json", s->json, "Print one JSON object on stdout at the end: the summary (docs/json.md)");
   cmd->callback([s] { run_play(*s); });
 }
-
-}  // namespace
-
-static CommandRegistration play_registration(51, add_play_command);
 
 }  // namespace cerulion::cli

@@ -8,7 +8,6 @@
 #include "cpu_pinning.hpp"
 
 namespace cerulion::cli {
-namespace {
 
 void add_pong_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("pong", "Answer `cerulion ping --peer` round trips (runs until Ctrl-C)");
@@ -51,7 +50,7 @@ void add_pong_command(CLI::App& app) {
                 "Say in each reply where this pong's wait stood when the request came (for `ping --peer "
                 "--explain-tail`; native, requests of 64 B and more)");
   cmd->add_option("--cpu-budget", args->cpu_budget_pct, "Adaptive wait: the % of a CPU this pong's polling may take (as `ping --cpu-budget`)")
-      ->check(CLI::Range(0.1, 100.0))->capture_default_str();
+      ->check(number_in(0.1, 100.0, "a percentage of a CPU"))->capture_default_str();
   cmd->add_flag("--once", args->once, "Exit when the ping that started this pong says it is done");
   cmd->add_option("--cpu", args->cpu, "Pin the pong to this CPU (as `ping --cpus` does with the pong it starts)")
       ->check(count_in(0, 4095));
@@ -81,7 +80,4 @@ void add_pong_command(CLI::App& app) {
   });
 }
 
-const CommandRegistration pong_registration(31, add_pong_command);
-
-}  // namespace
 }  // namespace cerulion::cli

@@ -287,6 +287,8 @@ void run_pub(const PubSettings& settings) {
   }
 }
 
+}  // namespace
+
 void add_pub_command(CLI::App& app) {
   auto settings = std::make_shared<PubSettings>();
   auto* cmd = app.add_subcommand("pub", "Publish messages: arguments, a file, synthetic payloads or stdin");
@@ -296,9 +298,10 @@ void add_pub_command(CLI::App& app) {
       "--encoding declares what the topic carries (MCAP message encoding, with --schema-file its schema);\n"
       "the first declaration wins and another is refused. In a json topic, declared by this pub or by\n"
       "the topic's creator, every message must be one JSON value: pub stops at the first that is not\n"
-      "(exit 1, naming it; the messages before it are published) unless --skip-invalid. In a ROS 2 topic (cdr\n"
-      "with a ros2msg schema, or --type pkg/msg/T) each message is JSON or YAML flow, encoded as CDR; fields\n"
-      "left out take their defaults.\n"
+      "(exit 1, naming it; the messages before it are published) unless --skip-invalid. A JSON Schema\n"
+      "is carried for the readers (Foxglove), not checked: a message is checked to be JSON, no more.\n"
+      "In a ROS 2 topic (cdr with a ros2msg schema, or --type pkg/msg/T) each message is JSON or YAML\n"
+      "flow, encoded as CDR; fields left out take their defaults.\n"
       "Examples:\n"
       "  cerulion pub /chatter hello --once\n"
       "  seq 1 1000 | cerulion pub /numbers\n"
@@ -335,7 +338,7 @@ void add_pub_command(CLI::App& app) {
   settings->timeout_option =
       cmd->add_option("--timeout", settings->timeout_s,
                       "Give up (exit 1) after SEC waiting for subscribers or for lockstep room")
-          ->check(positive_seconds());
+          ->transform(positive_duration());
   cmd->add_option("--mode", settings->mode, "Topic mode: lockstep (default) or free-run")
       ->check(CLI::IsMember({"lockstep", "free-run"}));
   settings->depth_option = cmd->add_option("--depth", settings->depth, "Ring depth of a new topic (messages, default 16)")
@@ -364,7 +367,4 @@ void add_pub_command(CLI::App& app) {
   cmd->callback([settings] { run_pub(*settings); });
 }
 
-static CommandRegistration pub_registration(10, add_pub_command);
-
-}  // namespace
 }  // namespace cerulion::cli

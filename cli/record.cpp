@@ -48,8 +48,8 @@ std::string progress_line(const std::vector<recording::RecordingTopicCounts>& co
     drops += t.lost();
     if (t.lost()) per_topic += fmt::format(" {}:{}", t.topic, t.lost());
   }
-  return fmt::format("recording {:.1f} s: {}, {}, {:.2f} MB/s, dropped {}{}", elapsed_s, counted(messages, "msg"),
-                     format_bytes(static_cast<double>(payload_bytes(counts))), rate_mb, drops, per_topic);
+  return fmt::format("recording {:.1f} s: {}, {}, {}/s, dropped {}{}", elapsed_s, counted(messages, "msg"),
+                     format_bytes(static_cast<double>(payload_bytes(counts))), format_bytes(rate_mb * 1e6), drops, per_topic);
 }
 
 recording::RecordingOptions recording_options(const RecordSettings& settings) {
@@ -122,6 +122,8 @@ void run_record(const RecordSettings& settings) {
   if (int code = finished_exit_code(); code != kExitOk) throw Exit{code, {}};
 }
 
+}  // namespace
+
 void add_record_command(CLI::App& app) {
   auto s = std::make_shared<RecordSettings>();
   auto* cmd = app.add_subcommand("record", "Record topics into an MCAP file (a tap: never holds a publisher back)");
@@ -147,8 +149,8 @@ void add_record_command(CLI::App& app) {
   cmd->add_option("--split-size", s->split_size, "Start a new numbered file after this many bytes")
       ->transform(size_validator());
   cmd->add_option("--split-duration", s->split_duration_s, "Start a new numbered file every SEC seconds")
-      ->check(positive_seconds());
-  cmd->add_option("--duration", s->duration_s, "Stop after SEC seconds")->check(positive_seconds());
+      ->transform(positive_duration());
+  cmd->add_option("--duration", s->duration_s, "Stop after SEC seconds")->transform(positive_duration());
   cmd->add_flag("-f,--force", s->force, "Overwrite existing output files");
   cmd->add_flag("--lockstep", s->lockstep,
                 "Join as a lockstep subscriber: publishers wait for the recorder instead of it losing messages");
@@ -157,9 +159,5 @@ void add_record_command(CLI::App& app) {
     run_record(*s);
   });
 }
-
-}  // namespace
-
-static CommandRegistration record_registration(50, add_record_command);
 
 }  // namespace cerulion::cli

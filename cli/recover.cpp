@@ -60,6 +60,8 @@ void run_recover(const RecoverSettings& s) {
              counted(r.bytes_ignored, "unreadable byte"));
 }
 
+}  // namespace
+
 void add_recover_command(CLI::App& app) {
   auto settings = std::make_shared<RecoverSettings>();
   auto* cmd = app.add_subcommand("recover", "Rebuild a complete, indexed recording from a truncated or damaged one");
@@ -75,9 +77,5 @@ void add_recover_command(CLI::App& app) {
   cmd->add_flag("--json", settings->json, "Print the report as one JSON object (docs/json.md)");
   cmd->callback([settings] { run_recover(*settings); });
 }
-
-}  // namespace
-
-static CommandRegistration recover_registration(53, add_recover_command);
 
 }  // namespace cerulion::cli

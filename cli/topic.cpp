@@ -62,75 +62,9 @@ std::string participants_text(const TopicInfo& info, Role role) {
   return text;
 }
 
-json participants_summary(const TopicInfo& info, Role role) {
-  json pids = json::array();
-  for (const auto& p : info.participants) {
-    if (p.role == role) pids.push_back({{"pid", p.pid}, {"alive", p.alive}});
-  }
-  return {{"count", info.count(role)}, {"pids", pids}};
-}
-
 /// "json", "-" for raw bytes: the ENCODING column of `topic list`.
 std::string encoding_text(const TopicInfo& info) {
   return info.type.message_encoding.empty() ? "-" : info.type.message_encoding;
-}
-
-/// The schema's name, encoding and size, or null when the topic has none.
-json schema_json(const Schema& schema) {
-  if (schema.empty()) return nullptr;
-  return {{"name", schema.name}, {"encoding", schema.encoding}, {"bytes", schema.data.size()}};
-}
-
-json topic_json(const TopicInfo& info, bool detailed) {
-  json out = {
-      {"name", info.name},
-      {"domain", info.domain},
-      {"segment", info.segment},
-      {"mode", to_string(info.mode)},
-      {"mode_fixed", info.mode_fixed},
-      {"message_encoding", info.type.message_encoding.empty() ? json(nullptr) : json(info.type.message_encoding)},
-      {"schema", schema_json(info.type.schema)},
-      {"type_declared", info.type_declared},
-      {"depth", info.depth},
-      {"slot_count", info.slot_count},
-      {"max_payload", info.max_payload},
-      {"largest_payload", info.largest_payload},
-      {"published", info.published},
-      {"rate_hz", info.rate_hz},
-      {"last_publish_realtime_ns", info.published ? json(info.last_publish_realtime_ns) : json(nullptr)},
-      {"publishers", participants_summary(info, Role::Publisher)},
-      {"subscribers", participants_summary(info, Role::Subscriber)},
-      {"taps", participants_summary(info, Role::Tap)},
-      {"owner", info.owner},
-      {"group", info.group.empty() ? json(nullptr) : json(info.group)},
-      {"foreign", info.foreign},
-      {"damage", info.damage.empty() ? json(nullptr) : json(info.damage)},
-  };
-  if (!detailed) return out;
-  out["creator_pid"] = info.creator_pid;
-  out["created_realtime_ns"] = info.created_realtime_ns;
-  out["segment_bytes"] = info.segment_bytes;
-  out["resident_bytes"] = info.resident_bytes;
-  out["owner_uid"] = info.owner_uid;
-  out["permissions"] = fmt::format("{:04o}", info.permissions);
-  json participants = json::array();
-  for (const auto& p : info.participants) {
-    json entry = {{"role", to_string(p.role)}, {"pid", p.pid}, {"alive", p.alive}, {"messages", p.messages}};
-    if (p.role != Role::Publisher) {
-      entry["position"] = p.position;
-      entry["lost"] = p.lost;
-    }
-    participants.push_back(entry);
-  }
-  out["participants"] = participants;
-  json deaths = json::array();
-  for (const auto& d : info.deaths) {
-    deaths.push_back({{"number", d.number}, {"role", to_string(d.role)}, {"pid", d.pid},
-                      {"noticed_realtime_ns", d.noticed_realtime_ns}, {"noticed_by", d.noticed_by}});
-  }
-  out["deaths"] = deaths;
-  out["deaths_total"] = info.deaths_total;
-  return out;
 }
 
 /// Prints rows as left-aligned columns separated by two spaces.
@@ -158,10 +92,7 @@ void run_list(bool as_json) {
   }
   StdoutWriter out;
   if (as_json) {
-    json topics = json::array();
-    for (const auto& info : listing.topics) topics.push_back(topic_json(info, false));
-    out.append(json{{"domain", globals().domain}, {"topics", topics}, {"problems", listing.problems}}.dump());
-    out.append("\n");
+    out.append(to_json(listing, globals().domain) + "\n");
   } else if (listing.topics.empty()) {
     out.append(fmt::format("no topics in domain '{}'\n", globals().domain));
   } else {
@@ -176,7 +107,7 @@ void run_list(bool as_json) {
                       participants_text(info, Role::Subscriber), participants_text(info, Role::Tap)});
     }
     print_table(out, rows);
-    if (provisional) out.append("* mode provisional: no publisher has fixed it yet\n");
+    if (provisional) out.append("* mode and depth provisional: no publisher has fixed them yet\n");
   }
   out.flush();
 }
@@ -216,7 +147,7 @@ void run_info(const std::string& topic, bool as_json) {
   TopicInfo info = inspect_or_exit(topic);
   StdoutWriter out;
   if (as_json) {
-    out.append(topic_json(info, true).dump() + "\n");
+    out.append(to_json(info) + "\n");
     out.flush();
     return;
   }
@@ -232,7 +163,8 @@ void run_info(const std::string& topic, bool as_json) {
                       ? std::string("none")
                       : fmt::format("{} ({}, {})", info.type.schema.name, info.type.schema.encoding,
                                     counted(info.type.schema.data.size(), "byte"))},
-      {"depth:", fmt::format("{} ({})", counted(info.depth, "message"), counted(info.slot_count, "slot"))},
+      {"depth:", fmt::format("{} ({}){}", counted(info.depth, "message"), counted(info.slot_count, "slot"),
+                             info.mode_fixed ? "" : " (provisional: a publisher may ask for up to this)")},
       {"max payload:", fmt::format("{} (largest so far {})", format_bytes(static_cast<double>(info.max_payload)),
                                    format_bytes(static_cast<double>(info.largest_payload)))},
       {"published:", fmt::format("{}, {}, last at {}", counted(info.published, "message"), format_rate(info.rate_hz),
@@ -323,6 +255,8 @@ void run_hz(const std::string& topic, std::size_t window, std::uint64_t reports_
   }
 }
 
+}  // namespace
+
 void add_topic_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("topic", "List topics, inspect one, measure its rate");
   cmd->footer(
@@ -381,7 +315,4 @@ void add_topic_command(CLI::App& app) {
   });
 }
 
-static CommandRegistration topic_registration(20, add_topic_command);
-
-}  // namespace
 }  // namespace cerulion::cli

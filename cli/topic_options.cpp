@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include "cerulion/core/discovery.hpp"
 #include "command.hpp"
 
 namespace cerulion::cli {
@@ -39,6 +40,17 @@ void require_topic_selection(const recording::TopicSelection& selection, std::st
   if (selection.topics.empty() && !selection.all && selection.include.empty()) {
     throw Exit{kExitUsage, fmt::format("{}: name topics, or use -a/--all or -e/--regex", command)};
   }
+}
+
+std::string unpublished_warning(const std::string& topic, const std::string& domain, std::string_view command) {
+  auto info = inspect_topic(topic, domain);
+  if (info.code() == ErrorCode::NotFound) {
+    return fmt::format("topic '{}' does not exist yet; {} waits for it to be published (Ctrl-C stops)", topic, command);
+  }
+  if (info && info->published == 0 && info->count(Role::Publisher) == 0) {
+    return fmt::format("topic '{}' has no publisher yet; {} waits for one (Ctrl-C stops)", topic, command);
+  }
+  return {};
 }
 
 }  // namespace cerulion::cli

@@ -29,4 +29,9 @@ void require_topic_selection(const recording::TopicSelection& selection, std::st
 /// in the library, so the message names the flag the user typed).
 void check_patterns(const std::vector<std::string>& patterns, const char* flag);
 
+/// The warning `command` (echo, view) gives before it waits for a topic nothing was ever published
+/// on, "" when something was or a publisher is attached: a mistyped name would otherwise wait in
+/// silence.
+std::string unpublished_warning(const std::string& topic, const std::string& domain, std::string_view command);
+
 }  // namespace cerulion::cli

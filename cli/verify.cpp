@@ -16,6 +16,7 @@
 #include "cerulion/verify/report.hpp"
 #include "cerulion/verify/verification.hpp"
 #include "command.hpp"
+#include "numbers.hpp"
 #include "supervise.hpp"
 
 namespace cerulion::cli {
@@ -31,7 +32,7 @@ struct VerifySettings {
   unsigned repeat = 1;
   std::string json_file, junit_file, keep, clock;
   std::vector<std::string> tolerances;
-  unsigned settle_ms = 100;
+  double settle_s = 0.1;
   double startup_timeout_s = 10;
   double output_timeout_s = 10;
   std::size_t shown = 10;
@@ -89,7 +90,7 @@ void run_verify(const VerifySettings& s) {
   options.run.inputs = s.inputs;
   options.run.outputs = s.outputs;
   options.run.clock_topic = s.clock;
-  options.run.settle = std::chrono::milliseconds(s.settle_ms);
+  options.run.settle = milliseconds_of(s.settle_s);
   options.run.startup_timeout = milliseconds_of(s.startup_timeout_s);
   options.run.output_timeout = milliseconds_of(s.output_timeout_s);
   auto json = report_file(s.json_file, "--json");
@@ -100,7 +101,13 @@ void run_verify(const VerifySettings& s) {
   options.run.events = &events;
 
   const auto v = verify::verify(options);
-  say_events(events);
+  // What the runs read is theirs to know; what they could not do as asked is the user's.
+  for (const auto& event : events.drain()) {
+    if (event.kind != recording::EventKind::Info) say(event_line(event));
+  }
+  for (const auto& glob : v.unmatched_tolerances) {
+    say(fmt::format("cerulion: warning: --tolerance '{}' matches no number field of the json outputs compared", glob));
+  }
   write_report(json.get(), verify::json_report(v) + "\n", s.json_file);
   write_report(junit.get(), verify::junit_report(v, s.recording), s.junit_file);
   // A verdict on the outputs is the report on stdout; a run that could not judge them is one
@@ -114,8 +121,14 @@ void run_verify(const VerifySettings& s) {
   }
   fmt::print("{}", verify::text_report(v, s.shown));
   std::fflush(stdout);
+  if (!s.keep.empty() && !v.runs.empty()) {
+    say(fmt::format("cerulion: wrote {}: run 1's {} inputs and {} outputs (a golden file for later runs)", printable(s.keep),
+                    v.runs[0].inputs, v.runs[0].outputs));
+  }
   if (v.verdict == verify::Verdict::Differ) throw Exit{kExitFailure, {}};
 }
+
+}  // namespace
 
 void add_verify_command(CLI::App& app) {
   auto s = std::make_shared<VerifySettings>();
@@ -123,14 +136,17 @@ void add_verify_command(CLI::App& app) {
   cmd->footer(
       "The command runs in a private domain (CERULION_DOMAIN is set for it). Once it has subscribed\n"
       "to every input, the inputs are published in log-time order in lockstep, and after each one\n"
-      "the outputs the recording shows before the next are awaited (or --settle ms of quiet when it\n"
-      "has none): no wall-clock pacing. Outputs are compared byte by byte; json topics field by field.\n"
-      "Exit status: 0 same outputs; 1 outputs differ (or between --repeat runs, or one never came);\n"
-      "2 usage; 3 the command could not start, crashed, exited early, never subscribed or stopped\n"
-      "taking inputs; 4 the recording cannot serve (an input or output topic missing, a message\n"
-      "that does not decode, or damaged: not finalized, a chunk that fails its CRC, messages its own\n"
-      "statistics count missing; --allow-damaged verifies the part before the damage instead, and\n"
-      "the report says so); 130 interrupted (the command is stopped).\n"
+      "the outputs the recording shows before the next are awaited (or --settle of quiet when it\n"
+      "has none): no wall-clock pacing. Times are seconds, or with a unit: 500ms, 2s, 1m. Outputs\n"
+      "are compared byte by byte, json topics field by field, and each output's type (encoding and\n"
+      "schema) with the recorded one; an extra or missing output is counted after its input.\n"
+      "Exit status: 0 same outputs; 1 outputs differ (or between --repeat runs); 2 usage; 3 the\n"
+      "command could not start, crashed, exited early, never subscribed, stopped taking inputs or\n"
+      "stopped answering (an output the recording shows did not come within --output-timeout);\n"
+      "4 the recording cannot serve (an input or output topic missing, a message that does not\n"
+      "decode, or damaged: not finalized, a chunk that fails its CRC, messages its own statistics\n"
+      "count missing; --allow-damaged verifies the part before the damage instead, and the report\n"
+      "says so); 130 interrupted (the command is stopped).\n"
       "Examples:\n"
       "  cerulion verify golden.mcap --input /imu --output /imu/filtered -- ./imu_filter\n"
       "  cerulion verify run.mcap --input /imu /gps --output /pose /twist -- ./fuse --rate 100\n"
@@ -148,17 +164,18 @@ void add_verify_command(CLI::App& app) {
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   }
   cmd->add_option("--repeat", s->repeat, "Runs of the same inputs; later runs are compared with the first (default 1)")
-      ->check(CLI::Range(1u, 1000u));
+      ->check(count_in(1, 1000));
   cmd->add_option("--tolerance", s->tolerances, "FIELD=EPS: a json number may differ by EPS (repeatable; FIELD a glob)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  cmd->add_option("--settle", s->settle_ms, "Quiet ms that ends the wait after an input when the recording shows no outputs (default 100)")
-      ->check(CLI::Range(0u, 600'000u));
-  cmd->add_option("--startup-timeout", s->startup_timeout_s, "Seconds the command may take to subscribe to every input (default 10)")
-      ->check(CLI::Range(0.001, 3600.0));
+  cmd->add_option("--settle", s->settle_s,
+                  "Quiet time that ends the wait after an input when the recording shows no outputs (default 100ms)")
+      ->transform(non_negative_duration());
+  cmd->add_option("--startup-timeout", s->startup_timeout_s, "Time the command may take to subscribe to every input (default 10s)")
+      ->transform(positive_duration());
   cmd->add_option("--output-timeout", s->output_timeout_s,
-                  "Seconds an input may wait for its recorded outputs, or for room (default 10)")
-      ->check(CLI::Range(0.001, 3600.0));
+                  "Time an input may wait for its recorded outputs, or for room (default 10s)")
+      ->transform(positive_duration());
   cmd->add_option("--clock", s->clock, "Publish each input's log time on this topic before it, as json {\"ns\": ...}");
   cmd->add_option("--keep", s->keep, "Write the first run's inputs and outputs to this MCAP file (a golden file)");
   cmd->add_option("--json", s->json_file, "Write every difference as one JSON object to FILE (docs/json.md)");
@@ -169,9 +186,5 @@ void add_verify_command(CLI::App& app) {
   add_command_after_dashes(*cmd, s->command, "The command and its arguments, after --");
   cmd->callback([s] { run_verify(*s); });
 }
-
-}  // namespace
-
-static CommandRegistration verify_registration(57, add_verify_command);
 
 }  // namespace cerulion::cli

@@ -4,6 +4,8 @@
 // what was sent and dropped. `cerulion view status` says the same of every server of the domain,
 // from the status files they replace once a second.
 
+#include <unistd.h>
+
 #include <fmt/core.h>
 
 #include "command.hpp"
@@ -31,7 +33,6 @@ struct ViewSettings {
   double duration_s = 0;
 };
 
-
 #ifdef CERULION_HAVE_VIEW
 /// --readers onto the tap set's settings (view/options.hpp says what each costs).
 void set_readers(recording::TapSetOptions& taps, const std::string& readers) {
@@ -46,6 +47,18 @@ std::string status_line(const view::ViewCounts& c) {
                      c.lost);
 }
 
+/// The server's URL as another machine reaches it: a server on every address (0.0.0.0, ::) is
+/// reached at this machine's name, not at the address it listens on.
+std::string reachable_url(const std::string& url, const std::string& address) {
+  if (address != "0.0.0.0" && address != "::") return url;
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') return url;
+  const auto begin = url.find("//") + 2;
+  const auto end = url.rfind(':');
+  if (begin < 2 || end == std::string::npos || end < begin) return url;
+  return url.substr(0, begin) + host + url.substr(end);
+}
+
 void run_view(const ViewSettings& s) {
   view::ViewOptions o;
   o.taps.domain = globals().domain;
@@ -58,9 +71,21 @@ void run_view(const ViewSettings& s) {
   install_stop_handlers();
   recording::EventQueue events;
   o.events = &events;
-  auto server = take(view::ViewServer::create(o), "view");
+  // Asked before the taps open the topics, which creates them, as echo asks before it subscribes.
+  std::vector<std::string> warnings;
+  for (const auto& topic : s.selection.topics) {
+    if (std::string warning = unpublished_warning(topic, o.taps.domain, "view"); !warning.empty()) {
+      warnings.push_back(std::move(warning));
+    }
+  }
+  auto created = view::ViewServer::create(o);
+  if (!created && created.status().subject() == Subject::option("port")) {
+    // A port in use or one that needs privileges is this machine's state, not a usage error (exit 1).
+    throw Exit{kExitFailure, fmt::format("view: {}; --port 0 takes a free one", created.status().message())};
+  }
+  auto server = take(std::move(created), "view");
   check(server.start(), "view");
-  const std::string url = server.url();
+  const std::string url = reachable_url(server.url(), s.address);
   const std::string http = "http" + url.substr(2);
   say(fmt::format("serving {} of domain '{}' on {} (Foxglove: open a Foxglove WebSocket connection there; "
                   "a browser: {}/); Ctrl-C stops",
@@ -68,6 +93,7 @@ void run_view(const ViewSettings& s) {
                       ? std::string("every topic (new ones too)")
                       : std::string("the chosen topics"),
                   o.taps.domain, url, http));
+  for (const auto& warning : warnings) say("cerulion: warning: " + warning);
   if (!view::is_loopback(s.address)) {
     say(fmt::format("cerulion: warning: listening on {}: the Foxglove WebSocket protocol has no authentication, "
                     "so whoever reaches this port reads every topic served",
@@ -128,6 +154,8 @@ void add_view_status_command(CLI::App& parent) {
                      });
 }
 
+}  // namespace
+
 void add_view_command(CLI::App& app) {
   auto s = std::make_shared<ViewSettings>();
   auto* cmd = app.add_subcommand("view", "Serve live topics to Foxglove and to a browser (Foxglove WebSocket protocol)");
@@ -147,8 +175,9 @@ void add_view_command(CLI::App& app) {
   cmd->add_option("topics", s->selection.topics, "Topics to serve (default: every topic, new ones too)");
   cmd->add_flag("-a,--all", s->selection.all, "Serve every topic, including topics that appear later (the default)");
   add_topic_pattern_options(*cmd, s->selection, "Serve");
-  cmd->add_option("--address", s->address, "Address to listen on (default 127.0.0.1: this machine only)");
-  cmd->add_option("--port", s->port, "TCP port (default 8765, Foxglove's default; 0 picks one)")->check(integer_in(0, 65535));
+  cmd->add_option("--address", s->address, "Address to listen on (default 127.0.0.1: this machine only; localhost is 127.0.0.1; 0.0.0.0 every "
+                  "address, the URL said at this machine's name)");
+  cmd->add_option("--port", s->port, "TCP port (default 8765, Foxglove's default; 0 picks a free one; below 1024 needs privileges)")->check(integer_in(0, 65535));
   cmd->add_option("--max-clients", s->max_clients, "Clients served at once (default 4)")->check(integer_in(1, 1000));
   cmd->add_option("--queue-messages", s->queue_messages,
                   "Messages waiting per client and topic before the oldest are dropped (default 64)")
@@ -162,7 +191,7 @@ void add_view_command(CLI::App& app) {
                   "the topic's own processes run), per-topic (a thread per topic, not polling: least CPU, milliseconds late)")
       ->check(CLI::IsMember({"pooled", "polling", "per-topic"}))
       ->capture_default_str();
-  cmd->add_option("--duration", s->duration_s, "Stop after SEC seconds")->check(positive_seconds());
+  cmd->add_option("--duration", s->duration_s, "Stop after SEC seconds")->transform(positive_duration());
   add_view_status_command(*cmd);
   cmd->callback([s, cmd] {
     if (!cmd->get_subcommands().empty()) return;  // `view status` ran
@@ -176,9 +205,5 @@ void add_view_command(CLI::App& app) {
 #endif
   });
 }
-
-}  // namespace
-
-static CommandRegistration view_registration(56, add_view_command);
 
 }  // namespace cerulion::cli

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # The installed package, used as a program of your own would use it: installs BUILD_DIR (default
 # ./build, already built) into a temporary prefix, builds examples/ against it as a separate CMake
-# project, compiles every C++ snippet of the README against it (scripts/readme-snippets.sh), shows
+# project, compiles every C++ snippet of the README against it and runs it (scripts/readme-snippets.sh), shows
 # that a core-only program finds the package without the other components' dependencies, runs the
 # examples in pairs for about a second each and checks what the receiving side printed (the
 # Python ones of examples/python/ too, with Debian's python3 over the installed package), then
@@ -48,6 +48,7 @@ snippets="$tmp/snippets"
 cmake -S "$snippets" -B "$snippets/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" >"$tmp/snippets.log" 2>&1 ||
   { cat "$tmp/snippets.log" >&2; exit 1; }
 broken=0
+built_snippets=""
 while read -r line components; do
   missing=$(grep "^$line " "$snippets/build/skipped.txt" 2>/dev/null | cut -d' ' -f2) || true
   if [ -n "$missing" ]; then
@@ -59,6 +60,8 @@ while read -r line components; do
     printf 'examples: README.md:%s: this cpp snippet does not build against cerulion::%s:\n' "$line" "$components" >&2
     grep -v -e '^g\{0,1\}make' -e '^\[' "$tmp/snippet.log" >&2 || true
     broken=$((broken + 1))
+  else
+    built_snippets="$built_snippets $line"
   fi
 done <"$snippets/snippets.list"
 [ "$broken" -eq 0 ] || { printf 'examples: README.md: cpp snippets that do not build: %s\n' "$broken" >&2; exit 1; }
@@ -154,6 +157,21 @@ finish() {
 expect() { grep -q -- "$2" "$1.out" || fail "$1 printed no line matching '$2'"; }
 # The receiver must be on the topic before the sender's first message: give it a moment.
 settle() { sleep 0.3; }
+
+step "the README's C++ snippets, each run"
+# Each in a directory of its own (a snippet may write files: a flashback dump), in this domain; a
+# snippet that compiles but fails when run (a Result used unchecked) is as wrong as one that does not build.
+for line in $built_snippets; do
+  mkdir "$tmp/run/readme_$line"
+  status=0
+  (cd "$tmp/run/readme_$line" && timeout 20 "$snippets/build/readme_$line") >"$tmp/snippet.out" 2>&1 || status=$?
+  if [ "$status" -ne 0 ]; then
+    printf 'examples: README.md:%s: this cpp snippet builds but exits %s when run:\n' "$line" "$status" >&2
+    cat "$tmp/snippet.out" >&2
+    broken=$((broken + 1))
+  fi
+done
+[ "$broken" -eq 0 ] || { printf 'examples: README.md: cpp snippets that fail when run: %s\n' "$broken" >&2; exit 1; }
 
 step "talker and listener"
 start listener --count 3 --seconds 10

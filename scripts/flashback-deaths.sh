@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# Issue 39's proof of `flashback start --on-death`: TRIALS times (default 30), a `cerulion pub` is
+# A proof of `flashback start --on-death`: TRIALS times (default 30), a `cerulion pub` is
 # killed with -9 at a random moment while a keeper keeps its topic, with on the topic no other
 # reader, a lockstep `echo`, a `topic hz` tap, or both (in turn). A trial counts when the keeper
 # writes a dump whose metadata names the dead pid ("publisher PID of TOPIC died"). Prints one line

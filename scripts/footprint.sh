@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# The message path's footprint (issue 15): distinct code lines and pages, data lines and pages that
+# The message path's footprint: distinct code lines and pages, data lines and pages that
 # one side of a round trip touches, from valgrind's lackey trace of that side (the other side runs
 # natively), for the busy-poll/futex floor (build/bench/floor-pingpong, bench/tools/floor_pingpong.cpp)
 # and for cerulion in each wait strategy. Counts, not times: the same on a noisy machine. Needs

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-# What a plain command costs to start (issue 39): CPU time of `cerulion --version`, the shared
+# What a plain command costs to start: CPU time of `cerulion --version`, the shared
 # libraries and the resident memory of a running `pub` and `echo`, and how long a new publisher
 # takes to reach an echo that waits for it. docs/performance.md quotes its output.
 #   scripts/startup-cost.py [BINARY] [RUNS]      (default: build/cerulion, 100)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-# The 2-vCPU figures of issue 43 in one go: REPS repetitions of (the futex floor, then `cerulion
+# The tail-latency figures on a 2-vCPU machine in one go: REPS repetitions of (the futex floor, then `cerulion
 # ping` with the default adaptive wait), each repetition's adaptive p99 beside the floor's median,
 # the count of repetitions where p99 <= the floor's median, the spin and block medians, and where
 # the late round trips came from (`ping --explain-tail`, summed over the repetitions).

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// One self-contained page: the seed page's log-scale chart at the headline size, median against
+// One self-contained page: a log-scale chart at the headline size, median against
 // payload size per lane, and the tables. Inline SVG and CSS only: no scripts, no external assets.
 
 #include <algorithm>
@@ -267,8 +267,9 @@ std::string html_report(const CampaignResult& r, const Machine& m, const Build& 
       "svg .title{fill:#444;font-size:13px}svg .rate{fill:#444;font-size:10px}\n"
       ".note{border-left:4px solid #d62728;background:#fdf0f0;padding:.5em .8em}\n"
       "</style>\n</head>\n<body>\n";
+  // A host name alone ("vm") reads as a word of the title: it is said to be one.
   out += fmt::format("<h1>cerulion bench: round-trip latency on {}</h1>\n",
-                     markup_escaped(m.hostname.empty() ? "this machine" : m.hostname));
+                     markup_escaped(m.hostname.empty() ? "this machine" : "host " + m.hostname));
   for (const auto& note : detail::notes(r, m)) out += "<p class=\"note\">" + markup_escaped(note) + "</p>\n";
   out += fmt::format("<p>Median round trip at {} per lane (log scale: each gridline is 10x).</p>\n",
                      markup_escaped(size_label(r.settings.headline_size)));

@@ -43,8 +43,10 @@ std::string cpu_text(const Cell& c) { return fmt::format("{:.1f} / {:.1f} %", c.
 
 Table headline_table(const CampaignResult& r) {
   Table t;
-  t.title = fmt::format("Round trip at {} (median of {} repetition medians)", size_label(r.settings.headline_size),
-                        r.settings.repetitions);
+  t.title = r.settings.repetitions == 1
+                ? fmt::format("Round trip at {} (median of one repetition)", size_label(r.settings.headline_size))
+                : fmt::format("Round trip at {} (median of {} repetition medians)", size_label(r.settings.headline_size),
+                              r.settings.repetitions);
   t.header = {"lane", "median", "p99", "CPU ping / pong", "vs fastest"};
   const Cell* fastest = nullptr;
   for (const auto& lane : r.lanes) {
@@ -152,7 +154,10 @@ std::vector<std::string> notes(const CampaignResult& r, const Machine& m) {
     out.push_back(fmt::format("{} of {} cells fell back to a lower rate than {:g} Hz (marked @) and {} failed.",
                               fell_back, measured, r.settings.rate_hz, failed));
   }
-  if (r.interrupted) out.push_back(fmt::format("Interrupted: only the {} cells finished before are shown.", r.cells.size()));
+  if (r.interrupted) {
+    out.push_back(r.cells.size() == 1 ? std::string("Interrupted: only the cell finished before is shown.")
+                                      : fmt::format("Interrupted: only the {} cells finished before are shown.", r.cells.size()));
+  }
   return out;
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Flashback on a loaded machine (issue 38; figures in docs/performance.md): three topics (1 kHz of
+// Flashback on a loaded machine (figures in docs/performance.md): three topics (1 kHz of
 // 64 B, 100 Hz of 1 MiB, 30 Hz of JSON) kept by a `cerulion flashback start` keeper while busy
 // loops at normal priority saturate every core; N dumps asked for while it runs and N after a
 // kill -9 of it at a random moment (a new keeper takes the store over before the next). For each
@@ -21,7 +21,6 @@
 #include <map>
 #include <random>
 #include <string>
-#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 #include <vector>
@@ -32,6 +31,7 @@
 #include "cerulion/core/publisher.hpp"
 #include "cerulion/flashback/dump.hpp"
 #include "cerulion/flashback/store.hpp"
+#include "cerulion/measurement/child_process.hpp"
 #include "cerulion/recorder/profile.hpp"
 #include "cerulion/recorder/reader.hpp"
 #include "cerulion/recorder/sink.hpp"
@@ -49,26 +49,20 @@ struct Stream {
   std::atomic<std::uint64_t> count{0};
 };
 
-pid_t spawn(const std::vector<std::string>& argv) {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execv(args[0], args.data());
-    _exit(127);
+// A child of this tool (a keeper, a busy loop): stopped with it, whichever way it ends.
+measurement::ChildProcess spawn(const std::vector<std::string>& argv) {
+  measurement::ChildOptions o;
+  o.argv = argv;
+  auto child = measurement::ChildProcess::start(o);
+  if (!child) {
+    fmt::print(stderr, "flashback-load: {}\n", child.message());
+    std::exit(1);
   }
-  return pid;
+  return std::move(*child);
 }
 
-pid_t busy_loop() {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    volatile std::uint64_t x = 0;
-    for (;;) x = x + 1;
-  }
-  return pid;
-}
+// A process that keeps a CPU busy.
+measurement::ChildProcess busy_loop() { return spawn({"sh", "-c", "while :; do :; done"}); }
 
 void publish(Stream& s, const std::string& domain, std::atomic<bool>& stop) {
   PublisherOptions o;
@@ -168,9 +162,10 @@ Result1 dump_here(const flashback::Store& store, std::uint64_t t, const std::vec
 }
 
 // Dumped by the keeper itself, asked by SIGUSR1 (its file read, then removed).
-Result1 dump_by_keeper(const flashback::Store& store, pid_t keeper, std::uint64_t t, const std::vector<Stream*>& streams) {
+Result1 dump_by_keeper(const flashback::Store& store, const measurement::ChildProcess& keeper, std::uint64_t t,
+                       const std::vector<Stream*>& streams) {
   const std::uint64_t before = store.status().dumps;
-  ::kill(keeper, SIGUSR1);
+  keeper.signal(SIGUSR1);
   for (int wait = 0; store.status().dumps == before && wait < 1200; ++wait) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
@@ -231,13 +226,13 @@ int main(int argc, char** argv) {
   std::vector<std::thread> publishers;
   for (Stream* s : streams) publishers.emplace_back([&, s] { publish(*s, domain, stop); });
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  std::vector<pid_t> busy;
+  std::vector<measurement::ChildProcess> busy;
   for (int i = 0; i < hogs; ++i) busy.push_back(busy_loop());
   auto start_keeper = [&] {
     return spawn({cerulion, "--domain", domain, "flashback", "start", "--name", "load", "--dir", dump_dir, "--priority", priority, fast.topic,
                   big.topic, text.topic});
   };
-  pid_t keeper = start_keeper();
+  measurement::ChildProcess keeper = start_keeper();
   std::this_thread::sleep_for(std::chrono::seconds(2));
   std::mt19937 rng(38);
   std::vector<Result1> results;
@@ -250,7 +245,7 @@ int main(int argc, char** argv) {
     auto taken = [&] {
       if (!store) return false;
       const auto st = store->status();
-      return st.alive && st.keeper_pid == static_cast<std::uint32_t>(keeper);
+      return st.alive && st.keeper_pid == static_cast<std::uint32_t>(keeper.pid());
     };
     for (int wait = 0; !taken() && wait < 1200; ++wait) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -261,10 +256,7 @@ int main(int argc, char** argv) {
       break;
     }
     const std::uint64_t t = realtime_ns();
-    if (kill) {
-      ::kill(keeper, SIGKILL);
-      ::waitpid(keeper, nullptr, 0);
-    }
+    if (kill) (void)keeper.stop(std::chrono::seconds(0), SIGKILL);
     results.push_back(kill ? dump_here(*store, t, streams, "kill -9")
                            : ask == "signal" ? dump_by_keeper(*store, keeper, t, streams)
                                              : dump_here(*store, t, streams, "live"));
@@ -281,10 +273,8 @@ int main(int argc, char** argv) {
       std::this_thread::sleep_for(std::chrono::seconds(1));
     }
   }
-  ::kill(keeper, SIGTERM);
-  ::waitpid(keeper, nullptr, 0);
-  for (pid_t p : busy) ::kill(p, SIGKILL);
-  for (pid_t p : busy) ::waitpid(p, nullptr, 0);
+  (void)keeper.stop();
+  for (auto& p : busy) (void)p.stop(std::chrono::seconds(0), SIGKILL);
   stop.store(true);
   for (auto& t : publishers) t.join();
   (void)flashback::remove_store(domain, "load");

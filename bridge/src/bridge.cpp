@@ -13,6 +13,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "cerulion/core/detail/shm_directory.hpp"
 #include "cerulion/recording/tap_set.hpp"
 #include "bridge_events.hpp"
 #include "engine.hpp"
@@ -55,6 +56,7 @@ class DdsBridge final : public BridgeImpl {
   std::map<std::pair<std::string, bool>, std::pair<std::uint64_t, std::uint64_t>> previous;
   std::chrono::steady_clock::time_point previous_at = std::chrono::steady_clock::now();
   std::string status_path;
+  std::string status_problem;  ///< the last failure to write the status file, "" after a success
 
   bool exports() const { return options.direction != Direction::Import; }
   bool imports() const { return options.direction != Direction::Export; }
@@ -99,7 +101,14 @@ class DdsBridge final : public BridgeImpl {
     }
     previous = std::move(current);
     previous_at = now;
-    if (options.status_file) (void)write_status_file(status_path, s);
+    if (options.status_file) {
+      // Said once (until it is written again), as a view server does: `bridge status` cannot see this bridge.
+      if (Status failed = cerulion::detail::new_failure(write_status_file(status_path, s), status_problem); !failed) {
+        recording::report(&events, recording::EventKind::Warning, "",
+                          "cannot keep the status file (`cerulion bridge status` will not see this bridge): " +
+                              failed.message());
+      }
+    }
     std::lock_guard lock(status_mutex);
     last = std::move(s);
   }

@@ -70,14 +70,11 @@ Result<MappedRegion> open_bell(std::uint64_t id) {
 
 Result<Bell> Bell::create(std::string_view domain, std::optional<gid_t> group) {
   const std::string what = "a wait set's bell";
-  auto created = ShmFile::create_unnamed(group ? 0660 : 0600, what);
+  auto created = ShmFile::create({.mode = mode_t(group ? 0660 : 0600), .group = group, .size = kBellBytes,
+                                  .committed = kBellBytes},
+                                 what);
   if (!created) return created.status();
   const int fd = created->fd();
-  if (group && ::fchown(fd, static_cast<uid_t>(-1), *group) != 0) {
-    return system_error(what + ": cannot share it with group '" + group_name(*group) + "'", errno);
-  }
-  if (::ftruncate(fd, static_cast<off_t>(kBellBytes)) != 0) return system_error(what + ": cannot size it", errno);
-  if (Status st = reserve(fd, 0, kBellBytes, what); !st.ok()) return st;
   auto region = MappedRegion::map(fd, 0, kBellBytes, true, what);
   if (!region) return region.status();
   auto* page = static_cast<BellPage*>(region->address());

@@ -66,9 +66,9 @@ RecentPublishes recent_publishes(TopicSegment& seg) {
   for (int attempt = 0; attempt < 4; ++attempt) {
     const std::uint64_t published = seg.control().published.load(std::memory_order_acquire);
     if (published == 0) return recent;
-    // The oldest is read first and one short of the depth: a publish moving on meanwhile then
-    // overwrites neither before they are read.
-    const std::uint64_t span = std::min<std::uint64_t>(published, std::max<std::uint32_t>(seg.depth(), 2) - 1);
+    // The oldest is read first and one short of the ring's room: a publish moving on meanwhile
+    // then overwrites neither before they are read.
+    const std::uint64_t span = std::min<std::uint64_t>(published, std::max<std::uint32_t>(seg.ring(), 2) - 1);
     const std::uint64_t oldest = published - span;
     std::uint64_t real_unused = 0;
     if (!entry_times(seg, oldest, recent.oldest_mono_ns, real_unused)) continue;
@@ -91,7 +91,7 @@ TopicInfo describe(TopicSegment& seg, std::string_view domain) {
   info.segment = "/" + seg.name();
   info.mode = static_cast<Mode>(ctl.mode.load());
   info.mode_fixed = ctl.mode_fixed.load() != 0;
-  info.depth = cfg.depth;
+  info.depth = ctl.depth.load();
   info.slot_count = cfg.slot_count;
   info.max_payload = cfg.max_payload;
   info.largest_payload = ctl.largest_payload.load();
@@ -204,6 +204,21 @@ Result<TopicListing> list_topics(std::string_view domain) {
     listing.topics.push_back(describe(**seg, domain));
   }
   return listing;
+}
+
+std::vector<std::string> list_domains() {
+  std::vector<std::string> domains;
+  for (const auto& entry : detail::list_objects(detail::kTopicSegment)) {
+    std::string_view name = entry.name;
+    name.remove_prefix(detail::kTopicSegment.prefix.size());
+    const auto colon = name.find(':');
+    if (colon == std::string_view::npos) continue;
+    const std::string domain(name.substr(0, colon));
+    if (validate_domain(domain).ok()) domains.push_back(domain);
+  }
+  std::sort(domains.begin(), domains.end());
+  domains.erase(std::unique(domains.begin(), domains.end()), domains.end());
+  return domains;
 }
 
 Result<TopicInfo> inspect_topic(std::string_view topic, std::string_view domain) {

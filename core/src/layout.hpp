@@ -30,7 +30,7 @@
 namespace cerulion::detail {
 
 /// Bump whenever any struct below changes: a process of another version refuses the segment.
-inline constexpr std::uint32_t kLayoutVersion = 9;
+inline constexpr std::uint32_t kLayoutVersion = 10;
 inline constexpr std::size_t kTopicNameCapacity = 216;
 
 static_assert(kMaxParticipants <= 32, "participant bits must fit the 32-bit holder mask of a slot");
@@ -38,6 +38,8 @@ static_assert(kMaxParticipants <= 32, "participant bits must fit the 32-bit hold
 /// Fixed at creation; config_crc covers every byte before it.
 struct alignas(64) Config {
   ShmStamp stamp;  ///< "CERULION", kLayoutVersion, sizeof(Config)
+  /// The ring's room (log entries): the depth the topic was created with, and the most its depth
+  /// (Control::depth) can be.
   std::uint32_t depth;
   std::uint32_t slot_count;
   std::uint32_t hot_slots;
@@ -134,7 +136,13 @@ struct alignas(64) Control {
   // Read by everyone, written almost never: kept off the publish line, so reading them costs no
   // cache-line transfer.
   alignas(64) std::atomic<std::uint32_t> mode;
+  /// 0 while only subscribers and taps have joined: the mode and the depth are provisional, and the
+  /// first publisher that asks for others sets them. 1 once a publisher joined: fixed.
   std::atomic<std::uint32_t> mode_fixed;
+  /// The topic's depth, 1..Config::depth: how far a lockstep publisher may run ahead of its
+  /// slowest subscriber, and how far behind a free-run reader may fall. Changes only while
+  /// provisional, before anything is published.
+  std::atomic<std::uint32_t> depth;
   std::atomic<std::uint32_t> unlinked;  ///< set by the last participant before shm_unlink
   std::atomic<std::uint32_t> initialized;
   std::atomic<std::uint64_t> largest_payload;

@@ -83,9 +83,9 @@ class TopicSegment {
   Participant& participant(std::uint32_t index) { return participants_[index]; }
   // The hot-path accessors read private copies of the configuration, never the shared Config: one
   // cache line fewer to miss on a core gone cold.
-  LogEntry& log(std::uint64_t seq) { return log_[seq % depth_]; }
+  LogEntry& log(std::uint64_t seq) { return log_[seq % ring_]; }
   /// The entry after `entry`, the ring's first after its last: log(seq + 1) without a division.
-  LogEntry* log_after(LogEntry* entry) { return entry + 1 == log_ + depth_ ? log_ : entry + 1; }
+  LogEntry* log_after(LogEntry* entry) { return entry + 1 == log_ + ring_ ? log_ : entry + 1; }
   SlotControl& slot(std::uint32_t index) { return slots_[index]; }
   /// Slot `index`'s payload in the current generation: the one this process's publisher loans
   /// from, or the newest its subscriber has read.
@@ -103,7 +103,13 @@ class TopicSegment {
   /// Makes the generation `size` bytes need the current one: extends the file to hold it (the
   /// first publisher to need it) and maps it. Publishers only.
   [[gnu::cold]] Status use_generation_for(std::uint64_t size);
+  /// The topic's depth as this process knows it: fixed for a publisher's segment (attach() reads it
+  /// once a publisher fixed it); a reader's may be a provisional one that a publisher changed since,
+  /// which current_depth() reads.
   std::uint32_t depth() const { return depth_; }
+  std::uint32_t current_depth() const { return control_->depth.load(std::memory_order_acquire); }
+  /// The ring's room, in log entries (Config::depth): the most the depth can be.
+  std::uint32_t ring() const { return ring_; }
   std::uint32_t slot_count() const { return slot_count_; }
   std::uint32_t hot_slots() const { return hot_slots_; }
   std::uint64_t max_payload() const { return max_payload_; }
@@ -171,7 +177,8 @@ class TopicSegment {
   static Result<Membership> join(const OpenRequest& request, Role role, std::optional<Mode> explicit_mode,
                                  std::optional<std::uint32_t> explicit_depth, StartAt start = StartAt::Next);
 
-  /// Joins as `role`. A publisher with `explicit_mode` fixes a provisional mode or must match it.
+  /// Joins as `role`. A publisher with `explicit_mode` or `explicit_depth` sets a provisional mode
+  /// or depth (a depth up to the ring's room) or must match a fixed one; any publisher fixes them.
   /// NotFound if the segment was removed since it was opened (join() then opens a fresh one).
   /// Must be called without the lock held.
   Result<std::uint32_t> attach(Role role, std::optional<Mode> explicit_mode,
@@ -218,6 +225,9 @@ class TopicSegment {
                                                         const OpenRequest& request,
                                                         const std::string& what);
   void evict_locked(std::uint32_t index);
+  /// attach()'s depth, under the lock: a publisher's `explicit_depth` sets a provisional depth (up
+  /// to the ring's room) or must match a fixed one; a publisher learns the depth it publishes with.
+  Status settle_depth_locked(Role role, std::optional<std::uint32_t> explicit_depth);
   /// Records participant `index`, whose process died, in the death log before its eviction.
   void note_death_locked(std::uint32_t index);
   [[gnu::cold]] std::byte* payload_elsewhere(std::uint32_t generation, std::uint32_t index, std::uint64_t size);
@@ -240,6 +250,7 @@ class TopicSegment {
   std::byte* data_ = nullptr;  ///< the current generation's first slot
   std::uint64_t stride_ = 0;   ///< the current generation's stride
   std::uint32_t depth_ = 0;
+  std::uint32_t ring_ = 0;
   std::uint32_t slot_count_ = 0;
   std::uint32_t generation_ = 0;
   alignas(64) std::uint64_t max_payload_ = 0;

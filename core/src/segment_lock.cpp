@@ -105,11 +105,11 @@ void TopicSegment::repair_ring_locked() {
     std::uint64_t word = slots_[k].word.load();
     if ((word & kWindowBit) == 0) continue;
     bool referenced = false;
-    for (std::uint32_t i = 0; i < depth_ && !referenced; ++i) {
+    for (std::uint32_t i = 0; i < ring_ && !referenced; ++i) {
       std::uint64_t e = log_[i].seq_slot.load();
       if (e == 0 || (e & kSlotIndexMask) != k) continue;
       std::uint64_t seq = (e >> kSlotIndexBits) - 1;
-      referenced = seq < next && seq + depth_ >= next && tag_of_sequence(seq) == tag_of_word(word);
+      referenced = seq < next && seq + ring_ >= next && tag_of_sequence(seq) == tag_of_word(word);
     }
     if (!referenced) slots_[k].word.fetch_and(~kWindowBit);
   }
@@ -135,9 +135,9 @@ std::string TopicSegment::inconsistency() const {
   if (published == 0) return {};
   // The entry of the newest message was written before `published` moved past it; later publishes
   // may have overwritten it since, but only with newer messages.
-  const std::uint64_t entry = log_[(published - 1) % depth_].seq_slot.load(std::memory_order_acquire);
+  const std::uint64_t entry = log_[(published - 1) % ring_].seq_slot.load(std::memory_order_acquire);
   const std::uint64_t newest = entry >> kSlotIndexBits;  // sequence + 1, 0 if never written
-  if (newest < published || (newest - published) % depth_ != 0) {
+  if (newest < published || (newest - published) % ring_ != 0) {
     return what + "its counter says " + std::to_string(published) + " messages were published, but the ring's " +
            "entry for the newest " + (newest == 0 ? std::string("was never written") : "holds message " + std::to_string(newest - 1));
   }

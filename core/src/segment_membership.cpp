@@ -5,19 +5,62 @@
 #include "segment.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
 #include <unistd.h>
 
 #include "cerulion/core/detail/liveness.hpp"
 
 namespace cerulion::detail {
 
+namespace {
+
+/// "pid 1234 (echo)", or "pid 1234, no longer running".
+std::string process_named(std::uint32_t pid) {
+  char comm[64] = {};
+  if (FILE* file = std::fopen(("/proc/" + std::to_string(pid) + "/comm").c_str(), "r")) {
+    const bool read = std::fgets(comm, sizeof comm, file) != nullptr;
+    std::fclose(file);
+    if (read) {
+      comm[std::strcspn(comm, "\n")] = '\0';
+      return "pid " + std::to_string(pid) + " (" + comm + ")";
+    }
+  }
+  return "pid " + std::to_string(pid) + ", no longer running";
+}
+
+}  // namespace
+
+Status TopicSegment::settle_depth_locked(Role role, std::optional<std::uint32_t> explicit_depth) {
+  const std::uint32_t depth = control_->depth.load();
+  const bool fixed = control_->mode_fixed.load() != 0 || control_->published.load() != 0;
+  if (explicit_depth && *explicit_depth != depth) {
+    const std::string asked = std::to_string(*explicit_depth);
+    const std::string creator = process_named(config_->creator_pid);
+    if (fixed) {
+      return Status(ErrorCode::Incompatible,
+                    "topic '" + topic_ + "' exists with depth " + std::to_string(depth) + ", not " + asked +
+                        " (created by " + creator + "; a publisher fixed its depth): ask for depth " +
+                        std::to_string(depth) + ", or for none to take the topic's",
+                    Subject::topic(topic_));
+    }
+    // Provisional: only subscribers have joined, and they asked for nothing. The ring they were
+    // made with bounds the depth a publisher may set.
+    if (*explicit_depth > ring_) {
+      return Status(ErrorCode::Incompatible,
+                    "topic '" + topic_ + "' was created by a subscriber (" + creator + ") with room for " +
+                        std::to_string(ring_) + " messages, not the depth of " + asked +
+                        " asked for: start the publisher first, or give that subscriber depth " + asked,
+                    Subject::topic(topic_));
+    }
+    if (role == Role::Publisher) control_->depth.store(*explicit_depth);
+  }
+  if (role == Role::Publisher) depth_ = control_->depth.load();
+  return Status::success();
+}
+
 Result<std::uint32_t> TopicSegment::attach(Role role, std::optional<Mode> explicit_mode,
                                            std::optional<std::uint32_t> explicit_depth, StartAt start) {
-  if (explicit_depth && *explicit_depth != depth_) {
-    return Status(ErrorCode::Incompatible, "topic '" + topic_ + "' exists with depth " + std::to_string(depth_) +
-                                               ", not " + std::to_string(*explicit_depth),
-                  Subject::topic(topic_));
-  }
   // Joining is rare and a good moment to sweep out records of processes that died.
   evict_dead(true);
   for (int round = 0; round < 2; ++round) {
@@ -27,6 +70,11 @@ Result<std::uint32_t> TopicSegment::attach(Role role, std::optional<Mode> explic
     if (control_->unlinked.load(std::memory_order_acquire) != 0) {
       unlock();
       return Status(ErrorCode::NotFound, "topic '" + topic_ + "' was removed while joining it", Subject::topic(topic_));
+    }
+    // The depth before the mode: the mode a publisher fixes is fixed only once the depth agrees.
+    if (Status st = settle_depth_locked(role, explicit_depth); !st.ok()) {
+      unlock();
+      return st;
     }
     if (role == Role::Publisher && explicit_mode) {
       Mode current = static_cast<Mode>(control_->mode.load());
@@ -51,7 +99,8 @@ Result<std::uint32_t> TopicSegment::attach(Role role, std::optional<Mode> explic
       p.pid_namespace = own_pid_namespace_;
       p.bell_id.store(0);
       const std::uint64_t published = control_->published.load();
-      const std::uint64_t oldest = published > depth_ ? published - depth_ : 0;
+      const std::uint64_t depth = control_->depth.load();
+      const std::uint64_t oldest = published > depth ? published - depth : 0;
       const bool from_first = start == StartAt::First && role != Role::Publisher;
       p.messages.store(0);
       p.lost.store(from_first ? oldest : 0);

@@ -35,22 +35,13 @@ Result<std::optional<gid_t>> sharing_group(const TopicOptions& options) {
 Result<ShmFile> TopicSegment::build(const OpenRequest& request, const std::string& what) {
   auto group = sharing_group(request.options);
   if (!group) return Status(group.status()).about(Subject::option("group"));
-  auto created = ShmFile::create_unnamed(*group ? 0660 : 0600, what);
+  const LayoutPlan plan = plan_layout(request.options.depth.value_or(kDefaultDepth), request.options.max_payload);
+  auto created = ShmFile::create({.mode = mode_t(*group ? 0660 : 0600), .group = *group, .size = plan.total_bytes,
+                                  .committed = plan.header_bytes},
+                                 what);
   if (!created) return created.status();
   ShmFile file = std::move(*created);
   const int fd = file.fd();
-  if (*group && ::fchown(fd, static_cast<uid_t>(-1), **group) != 0) {
-    if (errno == EPERM) {
-      return Status(ErrorCode::PermissionDenied, what + ": cannot share it with group '" + request.options.group +
-                                                     "': this process is not a member of it");
-    }
-    return system_error(what + ": cannot share it with group '" + request.options.group + "'", errno);
-  }
-  const LayoutPlan plan = plan_layout(request.options.depth.value_or(kDefaultDepth), request.options.max_payload);
-  if (::ftruncate(fd, static_cast<off_t>(plan.total_bytes)) != 0) {
-    return system_error(what + ": cannot size the segment", errno);
-  }
-  if (Status st = reserve(fd, 0, plan.header_bytes, what + ": cannot create its segment"); !st.ok()) return st;
   auto header = MappedRegion::map(fd, 0, plan.header_bytes, true, what);
   if (!header) return header.status();
   // Writing every page of the header is what tells a later opener it may map them (fully_written).
@@ -59,6 +50,7 @@ Result<ShmFile> TopicSegment::build(const OpenRequest& request, const std::strin
   *reinterpret_cast<Config*>(base) = make_config(plan, request.options.max_payload, request.topic);
   auto* ctl = new (base + kControlOffset) Control();
   ctl->mode.store(static_cast<std::uint32_t>(request.options.mode.value_or(Mode::Lockstep)));
+  ctl->depth.store(plan.depth);
   ctl->initialized.store(1, std::memory_order_release);
   return file;
 }
@@ -108,6 +100,12 @@ Result<std::shared_ptr<TopicSegment>> TopicSegment::from_file(ShmFile file, cons
       initialized != 1 || !fully_written(fd, cfg.header_bytes)) {
     return Status(ErrorCode::Corrupted, what + ": the segment's header was never completely written (damaged)");
   }
+  std::uint32_t depth = 0;
+  if (!read_unmapped(fd, &depth, sizeof depth, kControlOffset + offsetof(Control, depth)) || depth == 0 ||
+      depth > cfg.depth) {
+    return Status(ErrorCode::Corrupted, what + ": its depth (" + std::to_string(depth) + ") is outside the ring's room of " +
+                                            std::to_string(cfg.depth) + " messages (damaged)");
+  }
 
   auto mapping = std::make_unique<Mapping>();
   auto header = MappedRegion::map(fd, 0, cfg.header_bytes, request.access != Access::Inspect, what);
@@ -129,7 +127,8 @@ Result<std::shared_ptr<TopicSegment>> TopicSegment::from_file(ShmFile file, cons
   seg->log_ = reinterpret_cast<LogEntry*>(base + cfg.log_offset);
   seg->slots_ = reinterpret_cast<SlotControl*>(base + cfg.slots_offset);
   // Copies of the validated sizes: the bounds every shared index is checked against.
-  seg->depth_ = cfg.depth;
+  seg->depth_ = depth;
+  seg->ring_ = cfg.depth;
   seg->slot_count_ = cfg.slot_count;
   seg->hot_slots_ = cfg.hot_slots;
   seg->max_payload_ = cfg.max_payload;

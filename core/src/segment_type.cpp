@@ -56,6 +56,14 @@ Status TopicSegment::declare_type(const TopicType& type) {
   if (!current) return current.status();
   if (*current) {
     if (**current == type) return Status::success();
+    // "carries json, schema Imu (...), not json" would read as a contradiction: where only the
+    // schema differs, it is the schema that is named.
+    if ((*current)->message_encoding == type.message_encoding) {
+      return Status(ErrorCode::Incompatible,
+                    what + " carries " + type.message_encoding + " with " + describe((*current)->schema) + ", not with " +
+                        describe(type.schema),
+                    Subject::topic(topic_));
+    }
     return Status(ErrorCode::Incompatible, what + " carries " + describe(**current) + ", not " + describe(type),
                   Subject::topic(topic_));
   }

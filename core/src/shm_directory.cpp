@@ -58,9 +58,8 @@ std::vector<ShmEntry> list_objects(const ShmKind& kind, std::string_view prefix,
 
 Status replace_small_object(const ShmKind& kind, const std::string& name, std::string_view bytes, mode_t mode,
                             const std::string& what, std::string_view directory) {
-  auto file = ShmFile::create_unnamed(mode, what, directory);
+  auto file = ShmFile::create({.mode = mode, .group = std::nullopt, .size = bytes.size(), .committed = bytes.size()}, what, directory);
   if (!file) return file.status();
-  if (Status st = reserve(file->fd(), 0, bytes.size(), what); !st.ok()) return st;
   for (std::size_t done = 0; done < bytes.size();) {
     const ssize_t n = ::pwrite(file->fd(), bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
     if (n < 0 && errno == EINTR) continue;
@@ -114,6 +113,16 @@ Status write_process_file(const ShmKind& kind, const std::string& path, std::str
   const std::filesystem::path where(path);
   return replace_small_object(kind, where.filename().string(), text, 0600, std::string(kind.noun) + " " + path,
                               where.parent_path().string());
+}
+
+Status new_failure(const Status& written, std::string& last_failure) {
+  if (written.ok()) {
+    last_failure.clear();
+    return {};
+  }
+  if (written.message() == last_failure) return {};
+  last_failure = written.message();
+  return written;
 }
 
 Result<std::string> read_process_file(const ShmKind& kind, const std::string& path) {

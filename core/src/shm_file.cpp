@@ -98,6 +98,24 @@ Result<ShmFile> ShmFile::create_unnamed(mode_t mode, const std::string& what, st
   return file;
 }
 
+Result<ShmFile> ShmFile::create(const NewObject& object, const std::string& what, std::string_view directory) {
+  auto created = create_unnamed(object.mode, what, directory);
+  if (!created) return created.status();
+  const int fd = created->fd();
+  if (object.group && ::fchown(fd, static_cast<uid_t>(-1), *object.group) != 0) {
+    const int err = errno;
+    const std::string group = "'" + group_name(*object.group) + "'";
+    if (err == EPERM) {
+      return Status(ErrorCode::PermissionDenied,
+                    what + ": cannot share it with group " + group + ": this process is not a member of it");
+    }
+    return system_error(what + ": cannot share it with group " + group, err);
+  }
+  if (::ftruncate(fd, static_cast<off_t>(object.size)) != 0) return system_error(what + ": cannot size it", errno);
+  if (Status st = reserve(fd, 0, object.committed, what); !st.ok()) return st;
+  return created;
+}
+
 Result<bool> ShmFile::publish_as(const std::string& name, const std::string& what, std::string_view directory) const {
   char self[64];
   std::snprintf(self, sizeof self, "/proc/self/fd/%d", fd_);

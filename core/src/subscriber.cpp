@@ -52,7 +52,8 @@ CERULION_HOT_PATH SubscriberImpl::Take SubscriberImpl::take(Sample& out, Status&
       }
       // Overwritten before we got to it (free run, or a tap): skip to the oldest still kept.
       const std::uint64_t published = segment_->control().published.load(std::memory_order_acquire);
-      const std::uint64_t oldest = published > segment_->depth() ? published - segment_->depth() : 0;
+      const std::uint64_t depth = segment_->current_depth();
+      const std::uint64_t oldest = published > depth ? published - depth : 0;
       const std::uint64_t next = std::max(oldest, cursor_ + 1);
       note_lost(me, next - cursor_);
       move_cursor(next);

@@ -149,13 +149,15 @@ Status check_payload(const TopicType& type, std::span<const std::byte> payload) 
   return invalid("not JSON");
 }
 
+std::string describe(const Schema& schema) {
+  if (schema.empty()) return "no schema";
+  return "schema " + schema.name + " (" + schema.encoding + ", " + std::to_string(schema.data.size()) + " B)";
+}
+
 std::string describe(const TopicType& type) {
   if (type.raw()) return "raw bytes";
   std::string out = type.message_encoding;
-  if (!type.schema.empty()) {
-    out += ", schema " + type.schema.name + " (" + type.schema.encoding + ", " + std::to_string(type.schema.data.size()) +
-           " B)";
-  }
+  if (!type.schema.empty()) out += ", " + describe(type.schema);
   return out;
 }
 

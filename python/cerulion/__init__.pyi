@@ -118,7 +118,7 @@ class Loan(_Buffer):
     def done(self) -> bool: ...
 
 class Publisher:
-    """A publisher on one topic (cerulion::Publisher)."""
+    """A publisher on one topic (cerulion::Publisher); threads may share it (their calls take turns)."""
     def __init__(self, topic: str, *, mode: Union[Mode, str, None] = None, depth: Optional[int] = None,
                  group: str = "", encoding: Optional[str] = None, schema: _SchemaArg = None,
                  max_payload: int = 1 << 30, wait: Union[WaitStrategy, str] = "adaptive",
@@ -176,7 +176,8 @@ class Sample(_Buffer):
     def released(self) -> bool: ...
 
 class Subscriber:
-    """A subscriber or tap on one topic (cerulion::Subscriber); `for sample in sub:` iterates."""
+    """A subscriber or tap on one topic (cerulion::Subscriber); `for sample in sub:` iterates. Threads may
+    share it: their calls take turns, each message going to one of them."""
     def __init__(self, topic: str, *, wait: Union[WaitStrategy, str] = "adaptive", tap: bool = False,
                  start: Union[StartAt, str] = "next", domain: Optional[str] = None,
                  mode: Union[Mode, str, None] = None, depth: Optional[int] = None, group: str = "") -> None: ...
@@ -209,7 +210,7 @@ class Subscriber:
     def type(self) -> TopicType: ...
 
 class WaitSetReady:
-    """What WaitSet.wait() found ready; keys are what add() and add_timer() returned."""
+    """What WaitSet.wait() found ready; keys are what add() and add_timer() returned (one count for both)."""
     def message(self, key: int) -> bool: ...
     def timer(self, key: int) -> bool: ...
     @property
@@ -380,6 +381,6 @@ class DumpSummary:
     @property
     def topics(self) -> List[DumpedTopic]: ...
 
-def flashback_dump(path: str = ".", *, name: str = "default", domain: Optional[str] = None, last: float = 0.0,
+def flashback_dump(path: Optional[str] = None, *, name: str = "default", domain: Optional[str] = None, last: float = 0.0,
                    note: str = "", from_topics: bool = True) -> DumpSummary:
     """Dumps the flashback store of keeper `name` into an MCAP file (a directory: a default-named file in it)."""

@@ -51,10 +51,11 @@ StartAt start_argument(py::handle value) {
 std::optional<std::uint32_t> depth_argument(py::handle value) {
   if (value.is_none()) return std::nullopt;
   if (!py::isinstance<py::int_>(value) || py::isinstance<py::bool_>(value)) bad_argument("depth", "expected an int");
-  const long long depth = value.cast<long long>();
-  // Core says what depths a topic takes; only what an unsigned 32-bit number cannot carry stops here.
-  if (depth < 0 || depth > UINT32_MAX) bad_argument("depth", std::to_string(depth) + " is out of range");
-  return static_cast<std::uint32_t>(depth);
+  // Core says what depths a topic takes, in its words ("depth must be 1..4096"); what an unsigned
+  // 32-bit number cannot carry is given to it as 0, which it refuses the same way.
+  const auto number = py::reinterpret_borrow<py::int_>(value);
+  if (number < py::int_(0) || number > py::int_(UINT32_MAX)) return 0;
+  return number.cast<std::uint32_t>();
 }
 
 Timeout timeout_argument(py::handle value) {

@@ -10,8 +10,10 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -44,6 +46,18 @@ T take(Result<T>&& result) {
   if (!result.ok()) raise(result.status());
   return std::move(result).value();
 }
+
+/// A LoanLimit said as Python code gets out of it (`fix`: what gives a slot back); any other
+/// status as it is.
+inline Status with_advice(Status status, const char* fix) {
+  if (status.code() != ErrorCode::LoanLimit) return status;
+  Subject subject = status.subject();
+  return Status(ErrorCode::LoanLimit, status.message() + ": " + fix, std::move(subject));
+}
+inline constexpr const char* kReleaseSample =
+    "release one first (sample.release(), or take it in a with block: `with sub.receive() as sample:`)";
+inline constexpr const char* kEndLoan =
+    "publish() or discard() one first (or loan in a with block: `with pub.loan(n) as buf:`)";
 
 /// Sets the Python error for `error` (for code that cannot throw: buffer protocol slots).
 void set_python_error(const StatusError& error);
@@ -109,11 +123,52 @@ class ContiguousBuffer {
   Py_buffer view_{};
 };
 
+/// An object's turn among the Python threads that share it. Core objects are not thread safe, and
+/// a call into one runs with the GIL released, so the Python objects over them serialize their
+/// calls: a thread whose call finds another thread's under way waits for it to end (the GIL
+/// released, Ctrl-C seen), within the call's own timeout. held() is read and the holder written
+/// with the GIL held.
+class Turn {
+ public:
+  /// Takes the turn, waiting for it until `deadline`: false when it passed first. A thread that
+  /// holds the turn already (a signal handler calling the object from inside a wait on it) is an
+  /// error rather than a wait for itself. Called with the GIL held.
+  bool take(const Deadline& deadline, const char* what) {
+    if (holder_ == std::this_thread::get_id()) {
+      raise(Status(ErrorCode::InvalidArgument, std::string("this ") + what +
+                                                   " was used again from within a call on it in the same thread "
+                                                   "(a signal handler?)"));
+    }
+    if (!mutex_.try_lock()) {
+      py::gil_scoped_release unlocked;
+      for (;;) {
+        Timeout slice = kSignalCheckInterval;
+        if (Timeout left = deadline.left(); left && *left < *slice) slice = left;
+        if (mutex_.try_lock_for(*slice)) break;
+        if (deadline.passed()) return false;
+        py::gil_scoped_acquire locked;
+        if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+      }
+    }
+    holder_ = std::this_thread::get_id();
+    return true;
+  }
+  void give() {
+    holder_ = std::thread::id();
+    mutex_.unlock();
+  }
+  /// True while a thread holds the turn (and may be in a call with the GIL released).
+  bool held() const { return holder_ != std::thread::id(); }
+
+ private:
+  std::timed_mutex mutex_;
+  std::thread::id holder_;
+};
+
 /// A core Publisher or Subscriber, shared by its Python object and the loans or samples it lent
-/// (which need it alive). The GIL guards all of it but the core object's calls made with the GIL
-/// released. Core endpoints are not thread safe, so while one thread is in such a call (`busy`),
-/// a loan or sample another thread drops is parked here and given back by the busy thread once it
-/// holds the GIL again.
+/// (which need it alive). The GIL guards all of it but the core object's calls, which a thread
+/// makes holding the endpoint's turn. While a thread holds it, a loan or sample another thread
+/// drops is parked here and given back by that thread before it gives the turn up.
 template <typename CoreType, typename HeldType>
 struct Endpoint {
   using Core = CoreType;
@@ -122,11 +177,11 @@ struct Endpoint {
   std::atomic<bool> cancel{false};
   std::optional<Core> core;
   std::string domain;
-  bool busy = false;
+  Turn turn;
   std::vector<Held> parked;  // after `core`: destroyed (given back) before it
 
   void give_back(Held&& held) {
-    if (busy) {
+    if (turn.held()) {
       parked.push_back(std::move(held));
     } else {
       Held dropped = std::move(held);
@@ -134,22 +189,28 @@ struct Endpoint {
   }
 };
 
-/// Marks an endpoint busy for a call made with the GIL released, and gives back what was parked
-/// meanwhile when it ends. One such call at a time: a second thread is told so.
+/// A thread's turn on an endpoint for one call: taken (waiting for another thread's call to end,
+/// until `deadline`: Timeout after it), and given up with what was parked meanwhile given back.
+/// An endpoint closed while the call waited for its turn is cerulion.Closed.
 template <typename E>
 class BusyScope {
  public:
-  BusyScope(E& endpoint, const char* what) : endpoint_(endpoint) {
-    if (endpoint_.busy) {
-      raise(Status(ErrorCode::InvalidArgument,
-                   std::string("another thread is waiting on this ") + what + "; use one per thread",
-                   Subject::topic(endpoint_.core->topic())));
+  BusyScope(E& endpoint, const char* what, const Deadline& deadline) : endpoint_(endpoint) {
+    const std::string& topic = endpoint_.core->topic();
+    if (!endpoint_.turn.take(deadline, what)) {
+      raise(Status(ErrorCode::Timeout, "topic '" + topic + "': another thread's call on this " + what +
+                                           " did not end within the timeout",
+                   Subject::topic(topic)));
     }
-    endpoint_.busy = true;
+    if (endpoint_.cancel.load()) {
+      endpoint_.turn.give();
+      raise_closed(std::string("the ") + what + " of '" + topic + "' was closed while this call waited for its turn",
+                   Subject::topic(topic));
+    }
   }
   ~BusyScope() {
-    endpoint_.busy = false;
     endpoint_.parked.clear();
+    endpoint_.turn.give();
   }
   BusyScope(const BusyScope&) = delete;
   BusyScope& operator=(const BusyScope&) = delete;

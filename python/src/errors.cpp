@@ -55,7 +55,12 @@ void set_python_error(const StatusError& error) {
     type = it->second;
   }
   try {
-    py::object exc = type(error.status.message());
+    // A message may quote bytes that are not UTF-8 (a payload that is not JSON): shown escaped.
+    const std::string& message = error.status.message();
+    auto text = py::reinterpret_steal<py::object>(
+        PyUnicode_DecodeUTF8(message.data(), static_cast<Py_ssize_t>(message.size()), "backslashreplace"));
+    if (!text) throw py::error_already_set();
+    py::object exc = type(text);
     exc.attr("code") = py::cast(error.status.code());
     exc.attr("subject") = error.status.subject().empty() ? py::none() : py::cast(error.status.subject());
     PyErr_SetObject(type.ptr(), exc.ptr());

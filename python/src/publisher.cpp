@@ -10,6 +10,7 @@
 #include "binding.hpp"
 #include "fast_method.hpp"
 #include "cerulion/core/publisher.hpp"
+#include "cerulion/core/topic_type.hpp"
 
 namespace cerulion::python {
 namespace {
@@ -42,11 +43,12 @@ class PyLoan : public LentSlot<PublisherEndpoint> {
       discard();
       raise_closed("the publisher of '" + topic_ + "' was closed; the loan was discarded", Subject::topic(topic_));
     }
-    BusyScope busy(*owner_, "publisher");
+    const Deadline deadline(timeout);
+    BusyScope busy(*owner_, "publisher", deadline);
     finished_ = true;
     Result<std::uint64_t> seq = [&] {
       py::gil_scoped_release unlocked;
-      return owner_->core->publish(std::move(held_), timeout);
+      return owner_->core->publish(std::move(held_), deadline.left());
     }();
     seq_ = take(std::move(seq));
     return *seq_;
@@ -123,18 +125,22 @@ class PyPublisher : public EndpointHandle<PublisherEndpoint> {
  public:
   PyPublisher(const std::string& topic, py::object mode, py::object depth, const std::string& group,
               py::object encoding, py::object schema, std::uint64_t max_payload, py::object wait, py::object domain)
-      : EndpointHandle(topic, options_of(mode, depth, group, encoding, schema, max_payload, wait, domain)) {}
+      : EndpointHandle(topic, options_of(mode, depth, group, encoding, schema, max_payload, wait, domain)) {
+    // What the topic carries when this publisher joined: its messages are checked as `cerulion pub`
+    // checks them (a json topic's must be JSON).
+    if (auto type = core("type").type(); type.ok()) type_ = std::move(*type);
+  }
 
   PyLoan loan(std::int64_t size, py::object timeout_seconds) {
     std::shared_ptr<PublisherEndpoint> endpoint = open("loan()");
     if (size < 0) raise(Status(ErrorCode::InvalidArgument, "loan(): a size ≥ 0 is needed", Subject::option("nbytes")));
-    const Timeout timeout = timeout_argument(timeout_seconds);
-    BusyScope busy(*endpoint, "publisher");
+    const Deadline deadline(timeout_argument(timeout_seconds));
+    BusyScope busy(*endpoint, "publisher", deadline);
     // A slot free now is taken with the GIL held (a loan waits only for room in lockstep).
     Result<Loan> now = endpoint->core->loan(static_cast<std::size_t>(size), std::chrono::nanoseconds(0));
     if (now.ok()) return PyLoan(endpoint, std::move(now).value());
-    if (now.code() != ErrorCode::Timeout) raise(now.status());
-    Loan loan = take(wait_in_slices(Deadline(timeout), [&](Timeout slice) {
+    if (now.code() != ErrorCode::Timeout) raise(with_advice(now.status(), kEndLoan));
+    Loan loan = take(wait_in_slices(deadline, [&](Timeout slice) {
       return endpoint->core->loan(static_cast<std::size_t>(size), slice);
     }));
     return PyLoan(endpoint, std::move(loan));
@@ -143,8 +149,18 @@ class PyPublisher : public EndpointHandle<PublisherEndpoint> {
   std::uint64_t publish(py::object data, py::object timeout_seconds) {
     std::shared_ptr<PublisherEndpoint> endpoint = open("publish()");
     const ContiguousBuffer buffer(data, "publish()");
+    if (!type_.raw()) {
+      const std::span<const std::byte> bytes(static_cast<const std::byte*>(buffer.data()), buffer.size());
+      if (Status valid = check_payload(type_, bytes); !valid.ok()) {
+        const std::string& name = endpoint->core->topic();
+        raise(Status(ErrorCode::InvalidArgument,
+                     "publish() on '" + name + "': " + valid.message() + " (the topic carries " + describe(type_) +
+                         "); nothing published",
+                     Subject::topic(name)));
+      }
+    }
     const Deadline deadline(timeout_argument(timeout_seconds));
-    BusyScope busy(*endpoint, "publisher");
+    BusyScope busy(*endpoint, "publisher", deadline);
     Loan loan = take(wait_in_slices(deadline, [&](Timeout slice) { return endpoint->core->loan(buffer.size(), slice); }));
     Result<std::uint64_t> seq = [&] {
       py::gil_scoped_release unlocked;
@@ -162,9 +178,9 @@ class PyPublisher : public EndpointHandle<PublisherEndpoint> {
 
   void wait_for_subscribers(std::uint32_t count, py::object timeout_seconds) {
     std::shared_ptr<PublisherEndpoint> endpoint = open("wait_for_subscribers()");
-    const Timeout timeout = timeout_argument(timeout_seconds);
-    BusyScope busy(*endpoint, "publisher");
-    Status waited = wait_in_slices(Deadline(timeout), [&](Timeout slice) {
+    const Deadline deadline(timeout_argument(timeout_seconds));
+    BusyScope busy(*endpoint, "publisher", deadline);
+    Status waited = wait_in_slices(deadline, [&](Timeout slice) {
       return endpoint->core->wait_for_subscribers(count, slice);
     });
     if (waited.code() == ErrorCode::Timeout) {
@@ -188,6 +204,9 @@ class PyPublisher : public EndpointHandle<PublisherEndpoint> {
     options.wait.strategy = wait_argument(wait);
     return options;
   }
+
+ private:
+  TopicType type_;
 };
 
 
@@ -257,7 +276,8 @@ void register_publisher(py::module_& m) {
 
   auto publisher = py::class_<PyPublisher>(m, "Publisher",
                           "A publisher on one topic, as cerulion::Publisher: opens or creates the topic and joins it. "
-                          "One thread at a time may use it. A context manager: closes at the end.")
+                          "Safe to share between threads: their calls on it take turns (a call waits for another "
+                          "thread's to end, within its own timeout). A context manager: closes at the end.")
       .def(py::init<const std::string&, py::object, py::object, const std::string&, py::object, py::object,
                     std::uint64_t, py::object, py::object>(),
            py::arg("topic"), py::kw_only(), py::arg("mode") = py::none(), py::arg("depth") = py::none(),
@@ -271,8 +291,9 @@ void register_publisher(py::module_& m) {
            "Incompatible, InvalidArgument... as the C++ API.")
       .def("publish", &PyPublisher::publish, py::arg("data"), py::arg("timeout") = py::none(),
            "Publishes a copy of any C-contiguous buffer (bytes, bytearray, memoryview, numpy array): one copy, "
-           "into the slot. Returns the sequence number. Raises InvalidArgument for a non-contiguous buffer, "
-           "PayloadTooLarge, Timeout, Closed.")
+           "into the slot. Returns the sequence number. On a json topic the bytes must be one JSON value, as "
+           "`cerulion pub` checks them. Raises InvalidArgument for a non-contiguous buffer or a message the "
+           "topic's encoding refuses, PayloadTooLarge, Timeout, Closed.")
       .def("publish_json", &PyPublisher::publish_json, py::arg("value"), py::arg("timeout") = py::none(),
            "Publishes json.dumps(value) (compact, UTF-8).")
       .def("wait_for_subscribers", &PyPublisher::wait_for_subscribers, py::arg("count") = 1,

@@ -8,6 +8,7 @@
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -19,6 +20,7 @@
 #include "message_values.hpp"
 #include "cerulion/recorder/profile.hpp"
 #include "cerulion/recorder/reader.hpp"
+#include "cerulion/recording/topic_selection.hpp"
 
 namespace cerulion::python {
 namespace {
@@ -39,7 +41,10 @@ struct PyChannel {
 };
 
 PyChannel channel_of(const recorder::Channel& channel, const recorder::Schema* schema) {
-  PyChannel out{channel.id, channel.topic, channel.message_encoding, std::nullopt, {channel.metadata.begin(), channel.metadata.end()}, nullptr};
+  // The encoding as the topic had it: '' for raw bytes, which a channel carries as
+  // "x-cerulion-bytes" (the profile owns that mapping).
+  PyChannel out{channel.id, channel.topic, recorder::profile::topic_type(channel, schema).message_encoding, std::nullopt,
+                {channel.metadata.begin(), channel.metadata.end()}, nullptr};
   if (schema != nullptr && schema->id != 0) {
     out.schema = Schema{schema->name, schema->encoding,
                         std::string(reinterpret_cast<const char*>(schema->data.data()), schema->data.size())};
@@ -203,10 +208,25 @@ class PyRecording {
                               const std::string& order) const {
     recorder::ReadMessagesOptions options;
     if (!topics.is_none()) {
+      // Named as the commands take them ("imu" is "/imu"); a name no channel has is an error, as
+      // `cerulion play --topics` says, rather than an iteration over nothing.
       if (py::isinstance<py::str>(topics)) topics = py::make_tuple(topics);
-      std::set<std::string> wanted;
-      for (py::handle topic : topics) wanted.insert(topic.cast<std::string>());
-      options.channel_filter = [wanted = std::move(wanted)](const recorder::Channel& c) { return wanted.count(c.topic) > 0; };
+      std::vector<std::string> wanted;
+      for (py::handle topic : topics) wanted.push_back(topic.cast<std::string>());
+      auto matcher = recording::TopicMatcher::compile({.topics = wanted});
+      if (!matcher) raise(Status(matcher.status()).about(Subject::option("topics")));
+      for (const auto& topic : wanted) {
+        auto one = recording::TopicMatcher::compile({.topics = {topic}});
+        const bool found = std::any_of(channels_.begin(), channels_.end(), [&](const PyChannel& c) { return one->matches(c.topic); });
+        if (!found) {
+          std::string names;
+          for (const auto& c : channels_) names += (names.empty() ? "" : ", ") + c.topic;
+          raise(Status(ErrorCode::NotFound,
+                       path_ + " has no topic '" + topic + "' (" + (names.empty() ? "it has none" : "its topics: " + names) + ")",
+                       Subject::topic(topic)));
+        }
+      }
+      options.channel_filter = [matcher = std::move(*matcher)](const recorder::Channel& c) { return matcher.matches(c.topic); };
     }
     options.start_time = start_ns;
     if (end_ns) options.end_time = *end_ns;
@@ -289,7 +309,8 @@ void register_recording_reader(py::module_& m) {
       .def("messages", &PyRecording::messages, py::kw_only(), py::arg("topics") = py::none(), py::arg("start_ns") = 0,
            py::arg("end_ns") = py::none(), py::arg("order") = "file", py::return_value_policy::take_ownership,
            "An iterator over the messages, read as it goes (a few in memory at a time). topics: a topic or a list "
-           "of topics (None: all). start_ns, end_ns: an inclusive log-time range. order: 'file' (as they lie, the "
+           "of topics, named as the commands take them ('imu' is '/imu'; None: all); one the recording lacks raises "
+           "NotFound naming its topics. start_ns, end_ns: an inclusive log-time range. order: 'file' (as they lie, the "
            "default) or 'log_time' (merged by log time, as players read). Waiting for the next one releases the GIL.")
       .def("__iter__", [](const PyRecording& r) { return r.messages(py::none(), 0, std::nullopt, "file"); },
            py::return_value_policy::take_ownership)

@@ -12,6 +12,7 @@
 
 #include "arguments.hpp"
 #include "binding.hpp"
+#include "cerulion/recorder/profile.hpp"
 #include "cerulion/flashback/dump.hpp"
 #include "cerulion/recorder/writer.hpp"
 
@@ -61,7 +62,8 @@ class PyRecordingWriter {
       }
       schema_id = it->second;
     }
-    const std::string message_encoding = type ? type->message_encoding : std::string();
+    // As every cerulion recording carries a type (raw bytes as "x-cerulion-bytes"): the profile's mapping.
+    const std::string message_encoding = recorder::profile::channel_type(type.value_or(TopicType{})).message_encoding;
     const std::uint16_t id = take(writer.add_channel(topic, message_encoding, schema_id, {metadata.begin(), metadata.end()}));
     next_sequence_[id] = 0;
     return id;
@@ -118,9 +120,11 @@ class PyRecordingWriter {
 };
 
 /// Dumps the store of keeper `name` in `domain` into `path` (a directory: a file named as the
-/// keeper names its own dumps, in it).
-flashback::DumpSummary flashback_dump(const std::string& path, const std::string& name, py::object domain_object,
+/// keeper names its own dumps, in it; None: the keeper's own dump directory, else the current one,
+/// as `cerulion flashback dump` does).
+flashback::DumpSummary flashback_dump(py::object path_object, const std::string& name, py::object domain_object,
                                       double last_s, const std::string& note, bool from_topics) {
+  const std::string path = path_object.is_none() ? std::string() : py::str(path_object).cast<std::string>();
   const std::string domain = domain_argument(domain_object);
   flashback::DumpOptions options;
   if (!(last_s >= 0)) raise(Status(ErrorCode::InvalidArgument, "last: expected seconds ≥ 0", Subject::option("last")));
@@ -133,9 +137,11 @@ flashback::DumpSummary flashback_dump(const std::string& path, const std::string
     auto store = flashback::Store::open(domain, name);
     if (!store.ok()) return store.status();
     std::string file = path;
+    if (file.empty()) file = store->status().keeper.dump_dir;
+    if (file.empty()) file = ".";
     std::error_code error;
-    if (std::filesystem::is_directory(path, error)) {
-      file = (std::filesystem::path(path) / flashback::default_dump_file_name(domain, name, realtime_now_ns())).string();
+    if (std::filesystem::is_directory(file, error)) {
+      file = (std::filesystem::path(file) / flashback::default_dump_file_name(domain, name, realtime_now_ns())).string();
     }
     return flashback::dump_to_file(*store, file, options);
   }();
@@ -198,12 +204,12 @@ void register_recording_writer(py::module_& m) {
       .def_readonly("skipped", &flashback::DumpSummary::skipped, "What a damaged store made it leave out, one line each.")
       .def_readonly("topics", &flashback::DumpSummary::topics, "Per topic (DumpedTopic).");
 
-  m.def("flashback_dump", &flashback_dump, py::arg("path") = ".", py::kw_only(), py::arg("name") = "default",
+  m.def("flashback_dump", &flashback_dump, py::arg("path") = py::none(), py::kw_only(), py::arg("name") = "default",
         py::arg("domain") = py::none(), py::arg("last") = 0.0, py::arg("note") = "", py::arg("from_topics") = true,
         "Dumps what the flashback store of keeper `name` holds into an MCAP file, as `cerulion flashback dump` does "
         "(flashback::dump_to_file): while its keeper runs, after it was killed, after the publishers died. path: "
-        "the file (never replaced), or a directory (default: the current one) for a file named as the keeper names "
-        "its dumps. last: only the last this many seconds (0: all held). note: said in the dump's metadata. "
+        "the file (never replaced), or a directory for a file named as the keeper names its dumps (None, the "
+        "default: the keeper's own dump directory, as `cerulion flashback dump`; the current one when it has none). last: only the last this many seconds (0: all held). note: said in the dump's metadata. "
         "from_topics: also take from the kept topics' rings what the store does not hold yet. Returns a "
         "DumpSummary. Raises NotFound (no such store), InvalidArgument (the file exists)... The GIL is released "
         "while it dumps.");

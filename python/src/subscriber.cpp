@@ -182,8 +182,9 @@ PyMethodDef subscriber_receive_method{
     METH_FASTCALL | METH_KEYWORDS,
     "receive($self, /, timeout=None)\n--\n\n"
     "The next message as a Sample, waiting up to `timeout` seconds (None: for ever). The GIL is released "
-    "while waiting and Ctrl-C raises KeyboardInterrupt. Raises Timeout, LoanLimit (two samples held "
-    "already), Closed."};
+    "while waiting and Ctrl-C raises KeyboardInterrupt. A subscriber holds at most two samples at once: a third "
+    "receive raises LoanLimit until one is released (release(), or the end of `with sub.receive() as sample:`). "
+    "Raises Timeout, LoanLimit, Closed."};
 
 }  // namespace
 
@@ -229,7 +230,9 @@ void register_subscriber(py::module_& m) {
   auto subscriber = py::class_<PySubscriber>(m, "Subscriber",
                            "A subscriber (or tap) on one topic, as cerulion::Subscriber. It receives the messages "
                            "published after it attached (start='first': from the oldest the ring still holds). "
-                           "One thread at a time may wait on it. A context manager: closes at the end.")
+                           "Safe to share between threads: their calls on it take turns (a receive() waits for another "
+                           "thread's to end, within its own timeout), each message going to one of them. A context "
+                           "manager: closes at the end.")
       .def(py::init<const std::string&, py::object, bool, py::object, py::object, py::object, py::object,
                     const std::string&>(),
            py::arg("topic"), py::kw_only(), py::arg("wait") = "adaptive", py::arg("tap") = false,
@@ -240,7 +243,8 @@ void register_subscriber(py::module_& m) {
            "lockstep publisher back; may lose messages). start: StartAt or 'next' (default), 'first'. domain: "
            "default $CERULION_DOMAIN or 'default'. mode, depth, group: used only if this subscriber creates the "
            "topic. Raises InvalidTopicName, PermissionDenied, Incompatible... as the C++ API.")
-      .def("try_receive", &PySubscriber::try_receive, "The next message if one is ready now, else None.")
+      .def("try_receive", &PySubscriber::try_receive, "The next message if one is ready now, else None (None too while another thread's call on "
+           "this subscriber is under way).")
       .def("close", &PySubscriber::close,
            "Leaves the topic (once samples it lent are released). Idempotent; a wait in another thread ends "
            "with Closed.")

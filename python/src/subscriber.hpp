@@ -69,15 +69,15 @@ class PySubscriber : public EndpointHandle<SubscriberEndpoint> {
 
   PySample receive(py::object timeout_seconds) {
     std::shared_ptr<SubscriberEndpoint> endpoint = open("receive()");
-    const Timeout timeout = timeout_argument(timeout_seconds);
-    BusyScope busy(*endpoint, "subscriber");
+    const Deadline deadline(timeout_argument(timeout_seconds));
+    BusyScope busy(*endpoint, "subscriber", deadline);
     // A message ready now is taken with the GIL held: nothing waits, and releasing and retaking the
     // GIL is a good part of a receive's time in a process whose caches went cold between messages.
     // Anything else (nothing ready, an error) goes to the wait, which reports errors as receive() does.
     if (Result<std::optional<Sample>> ready = endpoint->core->try_receive(); ready.ok() && *ready) {
       return PySample(endpoint, std::move(**ready));
     }
-    Result<Sample> sample = wait_in_slices(Deadline(timeout), [&](Timeout slice) { return endpoint->core->receive(slice); });
+    Result<Sample> sample = wait_in_slices(deadline, [&](Timeout slice) { return endpoint->core->receive(slice); });
     if (sample.ok()) return PySample(endpoint, std::move(sample).value());
     const std::string& topic = endpoint->core->topic();
     if (sample.code() == ErrorCode::Interrupted && endpoint->cancel.load()) {
@@ -86,13 +86,18 @@ class PySubscriber : public EndpointHandle<SubscriberEndpoint> {
     if (sample.code() == ErrorCode::Timeout) {
       raise(Status(ErrorCode::Timeout, "topic '" + topic + "': no message within the timeout", Subject::topic(topic)));
     }
-    raise(sample.status());
+    raise(with_advice(sample.status(), kReleaseSample));
   }
 
+  /// A message ready now, or None; None too while another thread's call on this subscriber is
+  /// under way (a receive() there takes the next message anyway).
   std::optional<PySample> try_receive() {
     std::shared_ptr<SubscriberEndpoint> endpoint = open("try_receive()");
-    BusyScope busy(*endpoint, "subscriber");
-    std::optional<Sample> sample = take(endpoint->core->try_receive());
+    if (endpoint->turn.held()) return std::nullopt;
+    BusyScope busy(*endpoint, "subscriber", Deadline(std::nullopt));
+    auto ready = endpoint->core->try_receive();
+    if (!ready) raise(with_advice(ready.status(), kReleaseSample));
+    std::optional<Sample> sample = std::move(*ready);
     if (!sample) return std::nullopt;
     return PySample(endpoint, std::move(*sample));
   }

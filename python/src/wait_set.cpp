@@ -3,6 +3,7 @@
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <vector>
@@ -25,6 +26,16 @@ std::chrono::nanoseconds period_argument(py::handle value) {
   return std::chrono::nanoseconds(std::max<std::int64_t>(1, std::llround(seconds * 1e9)));
 }
 
+/// What WaitSet.wait() found ready, asked about by the set's Python keys.
+struct PyWaitSetReady {
+  WaitSetReady ready;
+  std::vector<std::size_t> message_keys;  // Python keys of the members with a message
+  std::vector<std::size_t> timer_keys;    // Python keys of the timers due
+
+  bool message(std::size_t key) const { return std::find(message_keys.begin(), message_keys.end(), key) != message_keys.end(); }
+  bool timer(std::size_t key) const { return std::find(timer_keys.begin(), timer_keys.end(), key) != timer_keys.end(); }
+};
+
 /// What WaitSet.receive() returned: a message taken from one member (with the Subscriber it came
 /// from), or a timer that came due.
 struct PyWaitSetEvent {
@@ -34,9 +45,10 @@ struct PyWaitSetEvent {
   py::object subscriber;  // the member's cerulion.Subscriber, or None for a timer
 };
 
-/// A Python WaitSet. Its members' endpoints are kept alive by the set (a member closed meanwhile
-/// leaves it at the next wait), and each is marked busy while the set waits, since the set's wait
-/// reads them with the GIL released: a second thread then waiting on one of them is told so.
+/// A Python WaitSet. Its keys are its own, one count for members and timers together (the core
+/// set counts them apart: a timer's key could equal a member's). Its members' endpoints are kept
+/// alive by the set (a member closed meanwhile leaves it at the next wait). A wait holds the set's turn and each member's, since it reads them
+/// with the GIL released: another thread's call on the set or on one of its members waits for it.
 class PyWaitSet {
  public:
   explicit PyWaitSet(py::object wait) {
@@ -54,22 +66,18 @@ class PyWaitSet {
     }
     PySubscriber& handle = subscriber.cast<PySubscriber&>();
     std::shared_ptr<SubscriberEndpoint> endpoint = handle.open("WaitSet.add()");
-    if (endpoint->busy) {
-      raise(Status(ErrorCode::InvalidArgument, "another thread is waiting on this subscriber; add it once it is done",
-                   Subject::topic(endpoint->core->topic())));
-    }
-    const std::size_t key = take(set_->add(*endpoint->core));
-    members_.push_back(Member{key, std::move(endpoint), std::move(subscriber)});
-    return key;
+    SetTurn turn(*this, "add()");
+    BusyScope member(*endpoint, "subscriber", Deadline(std::nullopt));
+    const std::size_t core_key = take(set_->add(*endpoint->core));
+    members_.push_back(Member{next_key_, core_key, std::move(endpoint), std::move(subscriber)});
+    return next_key_++;
   }
 
   void remove(py::object subscriber) {
-    open("remove()");
+    SetTurn turn(*this, "remove()");
     for (auto it = members_.begin(); it != members_.end(); ++it) {
       if (it->subscriber.is(subscriber)) {
-        if (it->endpoint->busy) {
-          raise(Status(ErrorCode::InvalidArgument, "another thread is waiting on this wait set; use one per thread", {}));
-        }
+        BusyScope member(*it->endpoint, "subscriber", Deadline(std::nullopt));
         set_->remove(*it->endpoint->core);
         members_.erase(it);
         return;
@@ -78,31 +86,42 @@ class PyWaitSet {
   }
 
   std::size_t add_timer(py::handle period) {
-    open("add_timer()");
-    return take(set_->add_timer(period_argument(period)));
+    const auto every = period_argument(period);
+    SetTurn turn(*this, "add_timer()");
+    timers_.push_back(Timer{next_key_, take(set_->add_timer(every))});
+    return next_key_++;
   }
 
-  WaitSetReady wait(py::object timeout_seconds) {
-    const Timeout timeout = timeout_argument(timeout_seconds);
-    Waiting waiting(*this, "wait()");
-    Result<WaitSetReady> ready = wait_in_slices(Deadline(timeout), [&](Timeout slice) { return set_->wait(slice); });
-    return take(ended(std::move(ready)));
+  PyWaitSetReady wait(py::object timeout_seconds) {
+    const Deadline deadline(timeout_argument(timeout_seconds));
+    Waiting waiting(*this, "wait()", deadline);
+    Result<WaitSetReady> ready = wait_in_slices(deadline, [&](Timeout slice) { return set_->wait(slice); });
+    PyWaitSetReady out{take(ended(std::move(ready))), {}, {}};
+    for (const Member& member : members_) {
+      if (out.ready.message(member.core_key)) out.message_keys.push_back(member.key);
+    }
+    for (const Timer& timer : timers_) {
+      if (out.ready.timer(timer.core_key)) out.timer_keys.push_back(timer.key);
+    }
+    return out;
   }
 
   PyWaitSetEvent receive(py::object timeout_seconds) {
-    const Timeout timeout = timeout_argument(timeout_seconds);
-    Waiting waiting(*this, "receive()");
-    Result<WaitSetEvent> event = wait_in_slices(Deadline(timeout), [&](Timeout slice) { return set_->receive(slice); });
+    const Deadline deadline(timeout_argument(timeout_seconds));
+    Waiting waiting(*this, "receive()", deadline);
+    Result<WaitSetEvent> event = wait_in_slices(deadline, [&](Timeout slice) { return set_->receive(slice); });
     WaitSetEvent taken = take(ended(std::move(event)));
     PyWaitSetEvent out;
-    out.key = taken.key();
     out.timer = taken.is_timer();
     out.sample = py::none();
     out.subscriber = py::none();
     if (taken.is_message()) {
       const Member& member = member_of(taken.key());
+      out.key = member.key;
       out.sample = adopt(PySample(member.endpoint, std::move(taken.sample())));
       out.subscriber = member.subscriber;
+    } else {
+      out.key = timer_of(taken.key());
     }
     return out;
   }
@@ -111,7 +130,7 @@ class PyWaitSet {
   void close() {
     if (!set_) return;
     cancel_->store(true);
-    if (busy_) return;  // the waiting thread finishes the close when its wait ends
+    if (turn_.held()) return;  // the thread holding the turn finishes the close when its call ends
     set_.reset();
     members_.clear();
   }
@@ -120,33 +139,58 @@ class PyWaitSet {
 
  private:
   struct Member {
-    std::size_t key;
+    std::size_t key;       // the set's own
+    std::size_t core_key;  // the core set's
     std::shared_ptr<SubscriberEndpoint> endpoint;
     py::object subscriber;
   };
+  struct Timer {
+    std::size_t key;
+    std::size_t core_key;
+  };
 
-  /// One wait: the set and every member busy; members closed since the last wait leave first.
+  /// A thread's turn on the set for one call (waiting for another thread's call to end, until
+  /// `deadline`); the set closed meanwhile is cerulion.Closed. A close() while the turn was held
+  /// is finished when it is given up.
+  class SetTurn {
+   public:
+    SetTurn(PyWaitSet& set, const char* use, const Deadline& deadline = Deadline(std::nullopt)) : set_(set) {
+      set_.open(use);
+      if (!set_.turn_.take(deadline, "wait set")) {
+        raise(Status(ErrorCode::Timeout, "wait set: another thread's call on it did not end within the timeout", {}));
+      }
+      if (set_.closed()) {
+        give();
+        set_.open(use);
+      }
+    }
+    ~SetTurn() { give(); }
+    SetTurn(const SetTurn&) = delete;
+    SetTurn& operator=(const SetTurn&) = delete;
+
+   private:
+    void give() {
+      if (set_.cancel_->load() && set_.set_) set_.close_now();
+      set_.turn_.give();
+    }
+    PyWaitSet& set_;
+  };
+
+  /// One wait: the set's turn and every member's; members closed since the last wait leave first.
   class Waiting {
    public:
-    Waiting(PyWaitSet& set, const char* use) : set_(set) {
-      set_.open(use);
-      if (set_.busy_) raise(Status(ErrorCode::InvalidArgument, "another thread is waiting on this wait set; use one per thread", {}));
+    Waiting(PyWaitSet& set, const char* use, const Deadline& deadline) : set_(set), turn_(set, use, deadline) {
       set_.drop_closed_members();
       for (Member& member : set_.members_) {
-        scopes_.push_back(std::make_unique<BusyScope<SubscriberEndpoint>>(*member.endpoint, "subscriber"));
+        scopes_.push_back(std::make_unique<BusyScope<SubscriberEndpoint>>(*member.endpoint, "subscriber", deadline));
       }
-      set_.busy_ = true;
-    }
-    ~Waiting() {
-      set_.busy_ = false;
-      scopes_.clear();
-      if (set_.cancel_->load()) set_.close_now();
     }
     Waiting(const Waiting&) = delete;
     Waiting& operator=(const Waiting&) = delete;
 
    private:
     PyWaitSet& set_;
+    SetTurn turn_;  // given up after the members' turns
     std::vector<std::unique_ptr<BusyScope<SubscriberEndpoint>>> scopes_;
   };
 
@@ -167,11 +211,17 @@ class PyWaitSet {
       }
     }
   }
-  const Member& member_of(std::size_t key) const {
+  const Member& member_of(std::size_t core_key) const {
     for (const Member& member : members_) {
-      if (member.key == key) return member;
+      if (member.core_key == core_key) return member;
     }
     raise(Status(ErrorCode::InvalidArgument, "wait set: a message from a member it no longer holds", {}));
+  }
+  std::size_t timer_of(std::size_t core_key) const {
+    for (const Timer& timer : timers_) {
+      if (timer.core_key == core_key) return timer.key;
+    }
+    raise(Status(ErrorCode::InvalidArgument, "wait set: a timer it does not hold", {}));
   }
   /// Timeout and a cancel by close() as the Subscriber says them; anything else as it is.
   template <typename T>
@@ -182,25 +232,28 @@ class PyWaitSet {
     if (result.code() == ErrorCode::Timeout) {
       raise(Status(ErrorCode::Timeout, "wait set: no message and no timer within the timeout", {}));
     }
+    if (!result) raise(with_advice(result.status(), kReleaseSample));
     return std::move(result);
   }
 
   // The cancel flag outlives the core set, which is destroyed before the members it watches.
   std::unique_ptr<std::atomic<bool>> cancel_ = std::make_unique<std::atomic<bool>>(false);
   std::vector<Member> members_;
+  std::vector<Timer> timers_;
+  std::size_t next_key_ = 0;
   std::optional<WaitSet> set_;
-  bool busy_ = false;
+  Turn turn_;
 };
 
 }  // namespace
 
 void register_wait_set(py::module_& m) {
-  py::class_<WaitSetReady>(m, "WaitSetReady", "What WaitSet.wait() found ready; keys are what add() and add_timer() returned.")
-      .def("message", &WaitSetReady::message, py::arg("key"),
+  py::class_<PyWaitSetReady>(m, "WaitSetReady", "What WaitSet.wait() found ready; keys are what add() and add_timer() returned.")
+      .def("message", &PyWaitSetReady::message, py::arg("key"),
            "True when the subscriber of `key` has a message: its try_receive() returns it.")
-      .def("timer", &WaitSetReady::timer, py::arg("key"), "True when the timer of `key` came due.")
-      .def_property_readonly("any_message", &WaitSetReady::any_message)
-      .def_property_readonly("any_timer", &WaitSetReady::any_timer);
+      .def("timer", &PyWaitSetReady::timer, py::arg("key"), "True when the timer of `key` came due.")
+      .def_property_readonly("any_message", [](const PyWaitSetReady& r) { return r.ready.any_message(); })
+      .def_property_readonly("any_timer", [](const PyWaitSetReady& r) { return r.ready.any_timer(); });
 
   py::class_<PyWaitSetEvent>(m, "WaitSetEvent",
                              "What WaitSet.receive() returned: one message taken from a member, or one timer.")
@@ -225,8 +278,9 @@ void register_wait_set(py::module_& m) {
                         "        if event.is_timer: ...\n"
                         "        elif event.key == imu: use(event.sample)\n\n"
                         "Waits release the GIL and Ctrl-C raises KeyboardInterrupt. A subscriber is in one set at a "
-                        "time; while the set waits no other thread may wait on its members. A member closed leaves the "
-                        "set at its next wait. A context manager: closes at the end.")
+                        "time. Safe to share between threads: calls on the set, and on its members while the set waits, "
+                        "take turns (each waits for the other's end, within its own timeout). A member closed leaves "
+                        "the set at its next wait. A context manager: closes at the end.")
       .def(py::init<py::object>(), py::kw_only(), py::arg("wait") = "adaptive",
            "wait: how the set waits, WaitStrategy or 'adaptive' (default), 'spin', 'block'.")
       .def("add", &PyWaitSet::add, py::arg("subscriber"),
@@ -234,8 +288,8 @@ void register_wait_set(py::module_& m) {
            "it is in another set.")
       .def("remove", &PyWaitSet::remove, py::arg("subscriber"), "Stops watching `subscriber` (its key is not reused).")
       .def("add_timer", &PyWaitSet::add_timer, py::arg("period"),
-           "A periodic timer of `period` seconds, first due one period from now; returns its key (keys of timers "
-           "and of subscribers are counted apart). A timer late by several periods fires once.")
+           "A periodic timer of `period` seconds, first due one period from now; returns its key (one count for "
+           "subscribers and timers: a timer's key is never a subscriber's). A timer late by several periods fires once.")
       .def("wait", &PyWaitSet::wait, py::arg("timeout") = py::none(),
            "Waits until a member has a message or a timer is due (WaitSetReady), taking nothing: the members' "
            "try_receive() take. Raises Timeout, Closed.")

@@ -348,3 +348,17 @@ TEST_CASE("The payload chart has titled log axes, marks points of a lower rate a
   // The machine table has no empty header row.
   CHECK(html.find("<th></th>") == std::string::npos);
 }
+
+TEST_CASE("The reports count in words that fit one repetition, one cell and a bare host name", "[bench][report]") {
+  auto r = sample_result();
+  r.settings.repetitions = 1;
+  r.interrupted = true;
+  r.cells.resize(1);
+  auto m = kMachine;
+  m.hostname = "vm";
+  const auto text = text_report(r, m, kBuild);
+  CHECK(text.find("median of one repetition") != std::string::npos);
+  CHECK(text.find("1 repetition medians") == std::string::npos);
+  CHECK(text.find("only the cell finished before is shown") != std::string::npos);
+  CHECK(html_report(r, m, kBuild).find("round-trip latency on host vm") != std::string::npos);
+}

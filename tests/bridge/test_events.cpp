@@ -10,6 +10,7 @@
 #include "bridge_helpers.hpp"
 #include "cerulion/core/names.hpp"
 #include "cerulion/recording/events.hpp"
+#include "temp_dir.hpp"
 
 using namespace cerulion;
 using namespace cerulion::test;
@@ -82,4 +83,34 @@ TEST_CASE("A bridge says once, as a problem, what it cannot read, and keeps it i
   CHECK(status.problems == problems);
   // The tap set's own news of a topic read is left to the exporter's: one line per topic.
   CHECK(count(said, EventKind::Info, "/later") == 1);
+}
+
+TEST_CASE("A bridge that cannot keep its status file says so once, as a warning, and goes on", "[bridge][events]") {
+  recording::EventQueue events;
+  bridge::BridgeOptions o;
+  o.domain = unique_domain("bra");
+  o.dds_domain = test_dds_domain();
+  o.direction = bridge::Direction::Export;
+  o.selection = all_topics();
+  o.events = &events;
+  o.status_directory = fresh_temp_path("no-such-directory");
+  auto bridge = start_bridge(o);
+  std::vector<recording::Event> said;
+  const auto warnings = [&] {
+    for (auto& e : events.drain()) said.push_back(std::move(e));
+    return std::count_if(said.begin(), said.end(), [](const auto& e) { return e.kind == EventKind::Warning; });
+  };
+  REQUIRE(eventually([&] { return warnings() >= 1; }));
+  // Two more status periods, each failing the same way: nothing more is said.
+  for (int period = 0; period < 2; ++period) {
+    const auto updated = bridge.status().updated_realtime_ns;
+    REQUIRE(eventually([&] { return bridge.status().updated_realtime_ns > updated; }));
+  }
+  bridge.stop();
+  CHECK(warnings() == 1);
+  const auto warning = std::find_if(said.begin(), said.end(), [](const auto& e) { return e.kind == EventKind::Warning; });
+  INFO(warning->message);
+  CHECK(warning->message.find("cannot keep the status file (`cerulion bridge status` will not see this bridge)") !=
+        std::string::npos);
+  CHECK(warning->message.find(o.status_directory) != std::string::npos);
 }

@@ -165,3 +165,30 @@ TEST_CASE("Clean removes the bell of a killed wait set and says so in one line",
   auto again = run_cerulion(in_domain(domain, {"clean"}));
   CHECK(again.out == "nothing to clean in domain '" + domain + "'\n");
 }
+
+TEST_CASE("Clean --all-domains finds what dead processes left in every domain, a killed verify's private one too",
+          "[cli][clean]") {
+  // A dry run only: a real one would clean what other tests running beside this one left on purpose.
+  const std::string verify_like = "verify-" + unique_domain("alldomains");
+  const std::string other = unique_domain("alldomains");
+  const std::string topic = unique_topic("left");
+  leave_abandoned_topic(verify_like, topic);
+  leave_abandoned_topic(other, topic);
+  auto dry = run_cerulion({"clean", "--all-domains", "--dry-run", "--json"});
+  INFO(dry.out << dry.err);
+  CHECK(dry.exit_code == 0);
+  const auto report = json::parse(dry.out);
+  std::map<std::string, json> by_domain;
+  for (const auto& d : report["domains"]) by_domain[d["domain"].get<std::string>()] = d;
+  for (const auto& domain : {verify_like, other}) {
+    INFO(domain);
+    REQUIRE(by_domain.count(domain) == 1);
+    REQUIRE(by_domain[domain]["segments"].size() == 1);
+    CHECK(by_domain[domain]["segments"][0]["topic"] == topic);
+    CHECK(by_domain[domain]["segments"][0]["removed"] == false);
+  }
+  auto text = run_cerulion({"clean", "--all-domains", "--dry-run"});
+  CHECK(text.out.find("would remove " + topic + " (/cerulion." + other + ":") != std::string::npos);
+  CHECK(run_cerulion({"clean", "--all-domains", "--force", topic}).exit_code == 2);
+  for (const auto& domain : {verify_like, other}) CHECK(run_cerulion(in_domain(domain, {"clean"})).exit_code == 0);
+}

@@ -131,11 +131,23 @@ TEST_CASE("Bash completion offers the shells after completion and command names 
     INFO(name);
     CHECK(offers(commands, name));
   }
-  CHECK_FALSE(offers(commands, "completion"));  // hidden
+  CHECK(offers(commands, "completion"));
   CHECK(bash_complete({"cerulion", "help", "topic", ""}) == std::vector<std::string>{"hz", "info", "list"});
   CHECK(bash_complete({"cerulion", "help", "flashback", "d"}) == std::vector<std::string>{"dump"});
-  // The top level offers commands, not the hidden one.
-  CHECK_FALSE(offers(bash_complete({"cerulion", ""}), "completion"));
+  CHECK(offers(bash_complete({"cerulion", ""}), "completion"));
+  // `cerulion --help` lists it with the other commands.
+  CHECK(run_cerulion({"--help"}).out.find("completion") != std::string::npos);
+}
+
+TEST_CASE("Bash completion offers bench's lanes and the domain's flashback keepers", "[completion]") {
+  auto lanes = bash_complete({"cerulion", "bench", "--lanes", ""});
+  CHECK(offers(lanes, "native-multi"));
+  const std::string domain = unique_domain("complete_keepers");
+  const std::string store = "/dev/shm/cerulion-flashback." + domain + ".nightly";
+  { std::ofstream(store) << ""; }  // a store's name is all the completion reads
+  CHECK(bash_complete({"cerulion", "--domain", domain, "flashback", "status", "--name", ""}) ==
+        std::vector<std::string>{"nightly"});
+  std::filesystem::remove(store);
 }
 
 TEST_CASE("Bash completion offers the topics recorded in play's file, whatever its name", "[completion]") {

@@ -373,3 +373,58 @@ TEST_CASE("Mode is fixed by the first publisher", "[ring]") {
   PublisherOptions other_depth = publisher_options(Mode::FreeRun, 64);
   CHECK(Publisher::create(topic, other_depth).code() == ErrorCode::Incompatible);
 }
+
+TEST_CASE("A topic a subscriber created takes the depth its first publisher asks for", "[ring]") {
+  const std::string topic = unique_topic("provisional_depth");
+  auto sub = Subscriber::create(topic, subscriber_options());
+  REQUIRE(sub.ok());
+  auto before = inspect_topic(topic);
+  REQUIRE(before.ok());
+  CHECK(before->depth == kDefaultDepth);
+  CHECK_FALSE(before->mode_fixed);
+
+  auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep, 4));
+  REQUIRE(pub.ok());
+  CHECK(pub->depth() == 4);
+  auto after = inspect_topic(topic);
+  REQUIRE(after.ok());
+  CHECK(after->depth == 4);
+  CHECK(after->mode_fixed);
+  // Lockstep with depth 4: four messages ahead of the subscriber, and no fifth.
+  for (int i = 0; i < 4; ++i) REQUIRE(pub->publish_copy(bytes_of(std::to_string(i)), 0ms).ok());
+  CHECK(pub->publish_copy(bytes_of("4"), 0ms).code() == ErrorCode::Timeout);
+  for (int i = 0; i < 4; ++i) {
+    auto s = sub->receive(1s);
+    REQUIRE(s.ok());
+    CHECK(text_of(*s) == std::to_string(i));
+  }
+  CHECK(pub->publish_copy(bytes_of("4"), 1s).ok());
+  auto fifth = sub->receive(1s);
+  REQUIRE(fifth.ok());
+  CHECK(text_of(*fifth) == "4");
+
+  // Fixed now: another depth is refused, saying which to ask for; none takes the topic's.
+  auto other = Publisher::create(topic, publisher_options(Mode::Lockstep, 8));
+  CHECK(other.code() == ErrorCode::Incompatible);
+  CHECK_THAT(other.message(), Catch::Contains("exists with depth 4, not 8") && Catch::Contains("ask for depth 4"));
+  auto any = Publisher::create(topic, publisher_options(Mode::Lockstep, std::nullopt));
+  REQUIRE(any.ok());
+  CHECK(any->depth() == 4);
+}
+
+TEST_CASE("A publisher asking more depth than a subscriber created its topic with is told who created it and how to fix it",
+          "[ring]") {
+  const std::string topic = unique_topic("provisional_room");
+  auto sub = Subscriber::create(topic, subscriber_options());
+  REQUIRE(sub.ok());
+  auto pub = Publisher::create(topic, publisher_options(Mode::Lockstep, 64));
+  CHECK(pub.code() == ErrorCode::Incompatible);
+  CHECK(pub.subject() == Subject::topic(topic));
+  CHECK_THAT(pub.message(), Catch::Contains("created by a subscriber (pid " + std::to_string(::getpid())) &&
+                                Catch::Contains("room for 16 messages") && Catch::Contains("start the publisher first"));
+  // Nothing was fixed by the refused publisher: a fitting one still sets the depth.
+  auto fitting = Publisher::create(topic, publisher_options(Mode::FreeRun, 2));
+  REQUIRE(fitting.ok());
+  CHECK(fitting->depth() == 2);
+  CHECK(sub->mode() == Mode::FreeRun);
+}

@@ -251,3 +251,27 @@ TEST_CASE("Topic info measures the rate over the messages the ring keeps and for
   CHECK(info->rate_hz == 0);
   CHECK(info->last_publish_realtime_ns >= before);
 }
+
+TEST_CASE("A new object is made by one call: unnamed, sized, its first bytes committed, and named only when asked",
+          "[segments]") {
+  using detail::NewObject;
+  using detail::ShmFile;
+  const std::string name = "cerulion-test-create." + std::to_string(::getpid());
+  auto made = ShmFile::create(NewObject{.mode = 0600, .group = std::nullopt, .size = 3 * 4096, .committed = 4096}, "a test object");
+  REQUIRE(made.ok());
+  struct stat st {};
+  REQUIRE(::fstat(made->fd(), &st) == 0);
+  CHECK(st.st_size == 3 * 4096);
+  CHECK((st.st_mode & 07777) == 0600);
+  CHECK(static_cast<std::uint64_t>(st.st_blocks) * 512 >= 4096);  // committed: writing it cannot fault
+  CHECK(static_cast<std::uint64_t>(st.st_blocks) * 512 < 3 * 4096);  // the rest is not
+  CHECK(count_shm_entries(name) == 0);                               // nobody can open it yet
+  auto named = made->publish_as(name, "a test object");
+  REQUIRE(named.ok());
+  CHECK(*named);
+  CHECK(count_shm_entries(name) == 1);
+  auto again = made->publish_as(name, "a test object");
+  REQUIRE(again.ok());
+  CHECK_FALSE(*again);  // never replaces what has the name
+  ::unlink(detail::shm_path(name).c_str());
+}

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "helpers.hpp"
+#include "child.hpp"
 #include "process.hpp"
 
 using namespace cerulion;
@@ -120,4 +121,25 @@ TEST_CASE("A setting out of range is an error about that setting, not the topic"
   auto pub = Publisher::create(unique_topic("status_depth"), options);
   CHECK(pub.code() == ErrorCode::InvalidArgument);
   CHECK(pub.subject() == Subject::option("depth"));
+}
+
+TEST_CASE("A Result holding an error used as its value ends the process with the error's own message", "[status]") {
+  int err[2];
+  REQUIRE(::pipe(err) == 0);
+  Child child([&](Child&) {
+    ::dup2(err[1], STDERR_FILENO);
+    std::signal(SIGABRT, SIG_DFL);  // the abort itself, not Catch2's report of it
+    Result<std::string> missing(ErrorCode::NotFound, "topic '/nobody': no message within 1 s",
+                                Subject::topic("/nobody"));
+    return static_cast<int>(missing->size());
+  });
+  ::close(err[1]);
+  const int code = child.join();
+  std::string said;
+  char buffer[512];
+  for (ssize_t n; (n = ::read(err[0], buffer, sizeof buffer)) > 0;) said.append(buffer, static_cast<std::size_t>(n));
+  ::close(err[0]);
+  CHECK(code == 128 + SIGABRT);
+  CHECK_THAT(said, Catch::Contains("topic '/nobody': no message within 1 s"));
+  CHECK_THAT(said, Catch::Contains("used as its value"));
 }

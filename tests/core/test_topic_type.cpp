@@ -141,6 +141,11 @@ TEST_CASE("Declaring another type than the topic's is refused and nothing joins"
     TopicType changed = json_imu();
     changed.schema.data = R"({"type":"object"})";
     CHECK(Publisher::create(topic, declaring(changed)).code() == ErrorCode::Incompatible);
+    // The same encoding without a schema: the schema is what is named, not "json, not json".
+    auto bare = Publisher::create(topic, declaring(TopicType{"json", {}}));
+    REQUIRE(bare.code() == ErrorCode::Incompatible);
+    CHECK(bare.message() == "topic '" + topic + "' carries json with schema Imu (jsonschema, " +
+                                std::to_string(kImuSchema.size()) + " B), not with no schema");
   }
   SECTION("raw bytes declared explicitly") {
     CHECK(Publisher::create(topic, declaring(TopicType{})).code() == ErrorCode::Incompatible);

@@ -45,3 +45,18 @@ def ctrl_c_ends_wait(setup, wait, *args):
         child.kill()
     assert child.returncode == 3, err
     assert out == "interrupted\n"
+
+
+def until_another_thread_holds(call, attempts=600):
+    """Calls `call` (a call with a short timeout on an object another thread is about to wait on)
+    until it times out for want of its turn rather than of a message: the other thread waits."""
+    import cerulion
+
+    for _ in range(attempts):
+        try:
+            call()
+        except cerulion.Timeout as error:
+            if "another thread's call" in str(error):
+                return
+        time.sleep(0.05)
+    raise AssertionError("the other thread never held its turn")

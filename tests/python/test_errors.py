@@ -92,3 +92,21 @@ def test_an_exception_in_a_loan_block_discards_the_loan(topic):
             raise KeyError("camera failed")
     pub.publish(b"sent")
     assert sub.receive(timeout=30).data == b"sent"
+
+
+def test_every_depth_a_topic_cannot_take_is_said_in_one_wording(topic):
+    for depth in (0, -1, 5000, 2**40):
+        with pytest.raises(cerulion.InvalidArgument, match=r"depth must be 1\.\.4096"):
+            cerulion.Publisher(topic, depth=depth)
+
+
+def test_a_json_topic_refuses_what_is_not_json_as_pub_does(topic):
+    pub = cerulion.Publisher(topic, encoding="json")
+    sub = cerulion.Subscriber(topic)
+    with pytest.raises(cerulion.InvalidArgument, match="not JSON.*the topic carries json.*nothing published"):
+        pub.publish(b"{not json")
+    pub.publish(b'{"a": 1}')
+    assert sub.receive(timeout=30).json() == {"a": 1}
+    # Another publisher joining the topic checks what it carries, declared or not by itself.
+    with pytest.raises(cerulion.InvalidArgument):
+        cerulion.Publisher(topic).publish(b"\xff")

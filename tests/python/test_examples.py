@@ -30,6 +30,16 @@ def test_listener_prints_what_talker_publishes_and_both_stop_on_ctrl_c():
     assert talker.returncode == 0, talker_err
 
 
+def test_talker_and_listener_take_seconds_and_stop_on_sigterm():
+    listener = run_example("listener", "--seconds", "60")
+    talker = run_example("talker", "--seconds", "3")
+    talker_out = finish(talker)
+    listener.send_signal(signal.SIGTERM)
+    out = finish(listener)
+    assert talker_out == ""
+    assert "hello world" in out, out
+
+
 def run_example(name, *args):
     return subprocess.Popen([sys.executable, EXAMPLES / f"{name}.py", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)

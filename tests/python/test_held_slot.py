@@ -51,6 +51,9 @@ def test_a_subscriber_holds_at_most_two_samples(topic):
     with pytest.raises(cerulion.LoanLimit) as raised:
         sub.receive(timeout=30)
     assert raised.value.code == cerulion.ErrorCode.LoanLimit
+    assert "release one first (sample.release(), or take it in a with block" in str(raised.value)
+    with pytest.raises(cerulion.LoanLimit, match="release one first"):
+        sub.try_receive()
     first.release()
     assert sub.receive(timeout=30).data == bytes([2])
     del second

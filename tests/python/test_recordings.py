@@ -57,7 +57,9 @@ def test_messages_are_filtered_by_topic_and_log_time_and_merged_in_log_time_orde
     rec = cerulion.Recording(str(path))
     assert {m.topic for m in rec.messages(topics=["/raw"])} == {"/raw"}
     assert len(list(rec.messages(topics="/battery"))) == 10
-    assert list(rec.messages(topics=["/nowhere"])) == []
+    assert len(list(rec.messages(topics="battery"))) == 10  # named as the commands take it
+    with pytest.raises(cerulion.NotFound, match="has no topic '/nowhere' \\(its topics: "):
+        rec.messages(topics=["/raw", "/nowhere"])
     window = list(rec.messages(start_ns=1010, end_ns=1030))
     assert sorted(m.log_time_ns for m in window) == [1010, 1015, 1020, 1025, 1030]
     in_order = [m.log_time_ns for m in rec.messages(order="log_time")]
@@ -132,6 +134,9 @@ def test_a_flashback_dump_from_python_holds_what_was_published(topic, tmp_path, 
             cerulion.flashback_dump(dumped.path, name="pytest")  # never replaced
         into_directory = cerulion.flashback_dump(str(tmp_path), name="pytest", last=60)
         assert into_directory.path.startswith(str(tmp_path) + "/flashback-") and into_directory.messages == 5
+        # Without a path, where `cerulion flashback dump` writes: the keeper's own directory (--dir).
+        into_keepers = cerulion.flashback_dump(name="pytest", last=60)
+        assert into_keepers.path.startswith(str(tmp_path) + "/flashback-") and into_keepers.messages == 5
     finally:
         keeper.terminate()
         keeper.communicate(timeout=60)
@@ -143,3 +148,14 @@ def test_a_flashback_dump_of_no_store_raises_not_found(tmp_path):
         cerulion.flashback_dump(str(tmp_path / "none.mcap"), name="no-such-keeper")
     with pytest.raises(cerulion.InvalidArgument):
         cerulion.flashback_dump(str(tmp_path / "none.mcap"), name="bad name!")
+
+
+def test_a_raw_channel_is_written_as_cerulion_recordings_carry_it_and_read_back_as_raw(tmp_path, cerulion_bin):
+    path = tmp_path / "raw.mcap"
+    write_two_topics(path)
+    info = json.loads(subprocess.run([cerulion_bin, "info", str(path), "--json"], check=True,
+                                     capture_output=True, text=True).stdout)
+    encodings = {c["topic"]: c["message_encoding"] for c in info["channels"]}
+    assert encodings["/raw"] == "x-cerulion-bytes" and encodings["/battery"] == "json"
+    channels = {c.topic: c for c in cerulion.Recording(str(path)).channels}
+    assert channels["/raw"].encoding == ""

@@ -63,6 +63,6 @@ def test_a_loan_of_a_closed_publisher_is_discarded_not_published(topic):
     sub = cerulion.Subscriber(topic)
     with cerulion.Publisher(topic) as pub:
         loan = pub.loan(4)
-    with pytest.raises(cerulion.Closed):
+    with pytest.raises(cerulion.Closed, match="the publisher of '.*' was closed; the loan was discarded"):
         loan.publish()
     assert sub.try_receive() is None

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import cerulion
-from support import ctrl_c_ends_wait
+from support import ctrl_c_ends_wait, until_another_thread_holds
 
 
 def test_receive_takes_each_member_message_and_says_which_subscriber_it_came_from(topic):
@@ -53,6 +53,20 @@ def test_a_timer_fires_with_its_key_while_no_message_comes(topic):
     tick = ws.add_timer(0.02)
     events = [ws.receive(timeout=30) for _ in range(3)]
     assert all(e.is_timer and e.key == tick and e.sample is None and e.subscriber is None for e in events)
+
+
+def test_a_timer_and_a_subscriber_never_share_a_key(topic):
+    pub = cerulion.Publisher(topic)
+    ws = cerulion.WaitSet()
+    member = ws.add(cerulion.Subscriber(topic))  # the first member and the first timer
+    tick = ws.add_timer(3600)
+    assert member != tick
+    pub.publish(b"a message, not a tick")
+    event = ws.receive(timeout=30)
+    assert event.is_message and event.key == member and event.key != tick
+    pub.publish(b"ready")
+    ready = ws.wait(timeout=30)
+    assert ready.message(member) and not ready.timer(member) and not ready.message(tick)
 
 
 def test_wait_says_which_members_are_ready_and_leaves_the_taking_to_them(topic):
@@ -124,9 +138,9 @@ def test_other_threads_run_while_a_wait_set_waits(topic):
     # Were the GIL held through receive(), this thread would not run before it timed out.
     time.sleep(0.3)
     assert got.get("entered") and "data" not in got
-    # The member is busy while the set waits on it: another thread is told, not let in.
-    with pytest.raises(cerulion.InvalidArgument, match="another thread"):
-        sub.receive(timeout=0.01)
+    # The set's wait holds its members' turns: a receive of another thread on one waits for it,
+    # here until its own timeout.
+    until_another_thread_holds(lambda: sub.receive(timeout=0.05))
     pub.publish(b"from another thread")
     thread.join(60)
     assert got.get("data") == b"from another thread"

@@ -69,6 +69,31 @@ TEST_CASE("verify --junit writes well-formed XML whether the outputs differ or t
   INFO(crash_xml);
   CHECK(xml_problem(crash_xml) == "");
   CHECK(crash_xml.find("SIGABRT") != std::string::npos);
+  // A run that could not judge the outputs is an error, not a failure; viewers split classnames
+  // at dots, so the recording's name has none.
+  CHECK(crash_xml.find("<error message=") != std::string::npos);
+  CHECK(crash_xml.find("errors=\"1\"") != std::string::npos);
+  CHECK(crash_xml.find("failures=\"0\"") != std::string::npos);
+  CHECK(crash_xml.find("classname=\"") != std::string::npos);
+  CHECK(crash_xml.find("golden.mcap\" name=") == std::string::npos);
+}
+
+TEST_CASE("verify says what --keep wrote, warns of a tolerance that matches no field, and keeps its own reading quiet",
+          "[verify][cli]") {
+  const std::string golden = record_golden(5);
+  auto tolerated = run_cerulion(verify_args(golden, {"--tolerance", "acel.*=1e-9", "--tolerance", "accel.*=1e-9"}));
+  INFO(tolerated.out << tolerated.err);
+  CHECK(tolerated.exit_code == 0);
+  CHECK(tolerated.err.find("warning: --tolerance 'acel.*' matches no number field") != std::string::npos);
+  CHECK(tolerated.err.find("'accel.*'") == std::string::npos);
+  // What the taps read is verify's own business, not a line of the user's log.
+  CHECK(tolerated.err.find("reading '") == std::string::npos);
+
+  const std::string kept = fresh_temp_path("kept.mcap");
+  auto keep = run_cerulion(verify_args(write_imu_inputs(4), {"--keep", kept, "--settle", "300ms"}));
+  INFO(keep.out << keep.err);
+  CHECK(keep.exit_code == 0);
+  CHECK(keep.err.find("wrote " + kept + ": run 1's 4 inputs and 4 outputs") != std::string::npos);
 }
 
 TEST_CASE("verify exits 1 and names the first differing message", "[verify][cli]") {
@@ -107,7 +132,7 @@ TEST_CASE("verify exits 4 for a recording without the input, a missing file and 
   CHECK(std::count(broken.err.begin(), broken.err.end(), '\n') == 1);
 }
 
-TEST_CASE("verify exits 1 naming the output the command never publishes and the input it came after, without hanging",
+TEST_CASE("verify exits 3 naming the output the command never publishes and the input it came after, without hanging",
           "[verify][cli]") {
   const std::string golden = golden_with_output_renamed(5, "/imu/smoothed");
   auto r = run_cerulion({"verify", golden, "--input", "/imu", "--output", "/imu/smoothed", "--output-timeout", "0.3", "--",
@@ -115,8 +140,30 @@ TEST_CASE("verify exits 1 naming the output the command never publishes and the 
                         {}, std::chrono::seconds(60));
   INFO(r.out << r.err);
   CHECK_FALSE(r.timed_out);
-  CHECK(r.exit_code == 1);
-  CHECK(r.out.find("no message on '/imu/smoothed' within 0.3 s after input /imu #0") != std::string::npos);
+  CHECK(r.exit_code == 3);
+  CHECK(r.err.find("no message on '/imu/smoothed' within 0.3 s after input /imu #0") != std::string::npos);
+}
+
+TEST_CASE("verify exits 3 for a command that hangs after an input, saying where with one count and how many inputs were not fed",
+          "[verify][cli]") {
+  const std::string golden = record_golden(8);
+  auto r = run_cerulion(verify_args(golden, {"--output-timeout", "0.5"}, {"--stall-after", "3"}), {},
+                        std::chrono::seconds(60));
+  INFO(r.out << r.err);
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.exit_code == 3);
+  CHECK(r.err.find("the command stopped answering: no message on '/imu/filtered' within 0.5 s after input /imu #3 "
+                   "(the recording has 4 by then, 3 came); 4 inputs not fed") != std::string::npos);
+  // One line, and the inputs never fed are not reported as missing outputs.
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(r.out.find("missing") == std::string::npos);
+  const std::string json_path = fresh_temp_path("hung.json");
+  auto j = run_cerulion(verify_args(golden, {"--output-timeout", "0.5", "--json", json_path}, {"--stall-after", "3"}), {},
+                        std::chrono::seconds(60));
+  CHECK(j.exit_code == 3);
+  const auto report = nlohmann::json::parse(read_whole(json_path));
+  CHECK(report["runs"][0]["outputs"] == 3);
+  CHECK(report["runs"][0]["inputs"] == 4);
 }
 
 TEST_CASE("verify --repeat 5 exits 1 for a node that reads the wall clock, saying which runs differ from the first",
@@ -133,7 +180,7 @@ TEST_CASE("verify --repeat 5 exits 1 for a node that reads the wall clock, sayin
 TEST_CASE("verify --clock publishes each input's log time before it, so a node stamped by it verifies against its golden file",
           "[verify][cli]") {
   const std::string golden = fresh_temp_path("golden-clocked.mcap");
-  auto kept = run_cerulion(verify_args(write_imu_inputs(5), {"--clock", "/clock", "--settle", "300", "--keep", golden},
+  auto kept = run_cerulion(verify_args(write_imu_inputs(5), {"--clock", "/clock", "--settle", "300ms", "--keep", golden},
                                        {"--clock", "/clock"}));
   INFO(kept.out << kept.err);
   REQUIRE(kept.exit_code == 0);
@@ -163,7 +210,7 @@ TEST_CASE("verify takes topics as a list after one flag, as repeated flags and a
   // to /tick and the run exits 3).
   const std::string inputs = write_imu_inputs_with_clock(4, "/tick");
   const std::string golden = fresh_temp_path("golden-clock.mcap");
-  auto listed = run_cerulion({"verify", inputs, "--input", "/imu", "/tick", "--output", "/imu/filtered", "--settle", "300",
+  auto listed = run_cerulion({"verify", inputs, "--input", "/imu", "/tick", "--output", "/imu/filtered", "--settle", "300ms",
                               "--keep", golden, "--", VERIFY_IMU_FILTER, "--clock", "/tick"});
   INFO(listed.out << listed.err);
   REQUIRE(listed.exit_code == 0);
@@ -192,7 +239,7 @@ TEST_CASE("Ctrl-C during a verify run stops the command, exits 130 and leaves no
   // The node answers on /imu/filtered, never on /never: the run waits at the first input.
   const std::string inputs = write_imu_inputs(5);
   BackgroundProcess verify({cerulion_binary(), "verify", inputs, "--input", "/imu", "--output", "/never",
-                            "--repeat", "2", "--output-timeout", "60", "--settle", "60000", "--", VERIFY_IMU_FILTER});
+                            "--repeat", "2", "--output-timeout", "60", "--settle", "60s", "--", VERIFY_IMU_FILTER});
   const std::string prefix = "cerulion.verify-" + std::to_string(verify.pid()) + "-";
   REQUIRE(eventually([&] { return count_shm_entries(prefix) >= 2; }));  // /never and the node's topics
   std::vector<pid_t> node;
@@ -223,7 +270,46 @@ TEST_CASE("diff exits 0 for a recording and itself, 1 naming the first differenc
   CHECK(tolerated.exit_code == 0);
   CHECK(nlohmann::json::parse(tolerated.out)["same"] == true);
 
-  auto missing = run_cerulion({"diff", golden, fresh_temp_path("absent.mcap")});
+  const std::string absent = fresh_temp_path("absent.mcap");
+  auto missing = run_cerulion({"diff", golden, absent});
   CHECK(missing.exit_code == 4);
-  CHECK(missing.err.find("absent.mcap") != std::string::npos);
+  // Named once.
+  const auto named = missing.err.find(absent);
+  CHECK(named != std::string::npos);
+  CHECK(missing.err.find(absent, named + 1) == std::string::npos);
+}
+
+TEST_CASE("diff exits 1 for the same messages under another encoding or schema, saying so per topic", "[verify][cli][diff]") {
+  auto write = [](const std::string& name, const std::string& encoding, bool schema) {
+    const std::string path = fresh_temp_path(name);
+    auto writer = recorder::Writer::create(path);
+    REQUIRE(writer.ok());
+    std::uint16_t schema_id = 0;
+    if (schema) {
+      const std::string text = R"({"type":"object"})";
+      auto id = writer->add_schema("Imu", "jsonschema", std::as_bytes(std::span(text)));
+      REQUIRE(id.ok());
+      schema_id = *id;
+    }
+    auto channel = writer->add_channel("/imu", encoding, schema_id);
+    REQUIRE(channel.ok());
+    const std::string payload = R"({"ax":1})";
+    REQUIRE(writer->write(*channel, 0, kVerifyFirstLogTime, kVerifyFirstLogTime, std::as_bytes(std::span(payload))).ok());
+    REQUIRE(writer->close().ok());
+    return path;
+  };
+  const std::string json = write("json.mcap", "json", true);
+  const std::string cbor = write("cbor.mcap", "cbor", false);
+  auto r = run_cerulion({"diff", json, cbor});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find("/imu: encoding: expected json, got cbor") != std::string::npos);
+  CHECK(r.out.find("/imu: schema: expected Imu (jsonschema, 17 bytes), got none") != std::string::npos);
+  CHECK(r.out.find("/imu: 1 expected, 1 got, its type differs") != std::string::npos);
+  auto as_json = run_cerulion({"diff", json, cbor, "--json"});
+  CHECK(as_json.exit_code == 1);
+  const auto j = nlohmann::json::parse(as_json.out);
+  CHECK(j["topics"][0]["type_differs"] == true);
+  CHECK(j["differences"][0]["kind"] == "type");
+  CHECK(j["differences"][0]["index"].is_null());
 }

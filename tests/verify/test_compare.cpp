@@ -8,6 +8,7 @@
 
 #include "bytes.hpp"
 #include "cerulion/verify/compare.hpp"
+#include "cerulion/verify/report.hpp"
 
 using namespace cerulion;
 using namespace cerulion::verify;
@@ -21,7 +22,7 @@ TopicMessages compare_test_topic(const std::string& topic, const std::string& en
   std::uint64_t n = 0;
   for (const auto& p : payloads) {
     const auto bytes = test::bytes_of(p);
-    t.messages.push_back({n * 1000, {bytes.begin(), bytes.end()}, input_label("/imu", n)});
+    t.messages.push_back({n * 1000, {bytes.begin(), bytes.end()}, input_label("/imu", n), n + 1});
     ++n;
   }
   return t;
@@ -41,8 +42,8 @@ TEST_CASE("Equal messages on every topic compare the same", "[verify][compare]")
 }
 
 TEST_CASE("A raw topic is compared byte by byte and names the first differing byte", "[verify][compare]") {
-  const MessageSet expected = {compare_test_topic("/raw", "", {"abcd", "wxyz"})};
-  const MessageSet got = {compare_test_topic("/raw", "", {"abcd", "wxQz"})};
+  const MessageSet expected = {compare_test_topic("/raw", "", {"abcd", "wxyz\x01"})};
+  const MessageSet got = {compare_test_topic("/raw", "", {"abcd", "wxQz\x01"})};
   const auto c = compare(expected, got);
   REQUIRE(c.total_differences == 1);
   const Difference& d = c.differences[0];
@@ -51,15 +52,70 @@ TEST_CASE("A raw topic is compared byte by byte and names the first differing by
   CHECK(d.index == 1);
   CHECK(d.after_input == "/imu #1");
   CHECK(d.field == "byte 2");
-  CHECK(d.expected == "79 7a");
-  CHECK(d.got == "51 7a");
+  CHECK(d.expected == "79 7a 01");
+  CHECK(d.got == "51 7a 01");
+}
+
+TEST_CASE("Messages that are printable text are shown as text, not hex", "[verify][compare]") {
+  auto c = compare({compare_test_topic("/raw", "", {"17"})}, {compare_test_topic("/raw", "", {"seventeen"})});
+  REQUIRE(c.differences.size() == 1);
+  CHECK(c.differences[0].field.empty());
+  CHECK(c.differences[0].expected == "\"17\"");
+  CHECK(c.differences[0].got == "\"seventeen\"");
+  CHECK(verify::describe(c.differences[0]) == "/raw #0 (after /imu #0): expected \"17\", got \"seventeen\"");
+
+  c = compare({compare_test_topic("/j", "json", {R"({"a":1})"})}, {compare_test_topic("/j", "json", {"{not json"})});
+  REQUIRE(c.differences.size() == 1);
+  CHECK(verify::describe(c.differences[0]) == "/j #0 (after /imu #0): the message is not json: expected json, got \"{not json\"");
+
+  // A long text is shown from its first difference on.
+  const std::string long_text(200, 'a');
+  c = compare({compare_test_topic("/raw", "", {long_text + "b"})}, {compare_test_topic("/raw", "", {long_text + "c"})});
+  REQUIRE(c.differences.size() == 1);
+  CHECK(c.differences[0].field == "byte 200");
+  CHECK(c.differences[0].expected == "...\"b\"");
+}
+
+TEST_CASE("An extra or a missing message after one input is that one difference, and later messages still compare by input",
+          "[verify][compare]") {
+  const MessageSet expected = {compare_test_topic("/out", "", {"a", "b", "c"})};
+  TopicMessages extra = compare_test_topic("/out", "", {"a", "b", "x", "c"});
+  extra.messages[2].after_input = input_label("/imu", 1);  // "x" came after input #1 too, beside "b"
+  extra.messages[2].inputs_before = 2;
+  extra.messages[3].after_input = input_label("/imu", 2);
+  extra.messages[3].inputs_before = 3;
+  auto c = compare(expected, {extra});
+  REQUIRE(c.total_differences == 1);
+  const Difference& d = c.differences[0];
+  CHECK(d.kind == DifferenceKind::Extra);
+  CHECK(d.index == 2);
+  CHECK(d.expected_count == 1);
+  CHECK(d.got_count == 2);
+  CHECK(verify::describe(d) == "after /imu #1: 2 messages on /out, 1 expected (extra: \"x\")");
+
+  TopicMessages missing = compare_test_topic("/out", "", {"a", "c"});
+  missing.messages[1].after_input = input_label("/imu", 2);
+  missing.messages[1].inputs_before = 3;
+  c = compare(expected, {missing});
+  REQUIRE(c.total_differences == 1);
+  CHECK(c.differences[0].kind == DifferenceKind::Missing);
+  CHECK(verify::describe(c.differences[0]) == "after /imu #1: 0 messages on /out, 1 expected (missing: \"b\")");
+
+  // A recording of a node that lagged its inputs shows every answer after the last input; a run
+  // answers each input at once: earlier, not extra.
+  TopicMessages lagging = compare_test_topic("/out", "", {"a", "b", "c"});
+  for (auto& m : lagging.messages) {
+    m.after_input = input_label("/imu", 2);
+    m.inputs_before = 3;
+  }
+  CHECK(compare({lagging}, expected).same());
 }
 
 TEST_CASE("A payload that is a prefix of the other differs in size", "[verify][compare]") {
-  const auto c = compare({compare_test_topic("/raw", "", {"abcd"})}, {compare_test_topic("/raw", "", {"ab"})});
+  const auto c = compare({compare_test_topic("/raw", "", {"abcd\x01"})}, {compare_test_topic("/raw", "", {"ab"})});
   REQUIRE(c.differences.size() == 1);
   CHECK(c.differences[0].field == "size");
-  CHECK(c.differences[0].expected == "4 bytes");
+  CHECK(c.differences[0].expected == "5 bytes");
   CHECK(c.differences[0].got == "2 bytes");
 }
 
@@ -151,5 +207,47 @@ TEST_CASE("A tolerance that is not FIELD=EPS with a non-negative number is refus
     const auto t = parse_tolerance(bad);
     CHECK(t.code() == ErrorCode::InvalidArgument);
     CHECK(t.message().find(bad) != std::string::npos);
+  }
+}
+
+TEST_CASE("A topic whose encoding, schema name or schema text changed differs even where its bytes agree",
+          "[verify][compare]") {
+  const std::string payload = R"({"x":1})";
+  TopicMessages json_imu = compare_test_topic("/imu", "json", {payload});
+  json_imu.type.schema = {"Imu", "jsonschema", R"({"type":"object"})"};
+
+  SECTION("json with a schema against cbor without one: the encoding and the schema") {
+    TopicMessages cbor = compare_test_topic("/imu", "cbor", {payload});
+    const auto c = compare({json_imu}, {cbor});
+    CHECK_FALSE(c.same());
+    REQUIRE(c.differences.size() == 2);
+    CHECK(c.differences[0].kind == DifferenceKind::Type);
+    CHECK(c.differences[0].field == "encoding");
+    CHECK(c.differences[0].expected == "json");
+    CHECK(c.differences[0].got == "cbor");
+    CHECK(c.differences[1].field == "schema");
+    CHECK(c.differences[1].expected == "Imu (jsonschema, 17 bytes)");
+    CHECK(c.differences[1].got == "none");
+    REQUIRE(c.topics.size() == 1);
+    CHECK(c.topics[0].differing == 0);
+    CHECK(c.topics[0].type_differs);
+    CHECK_FALSE(c.topics[0].same());
+  }
+  SECTION("json against raw bytes") {
+    const auto c = compare({json_imu}, {compare_test_topic("/imu", "", {payload})});
+    REQUIRE_FALSE(c.differences.empty());
+    CHECK(c.differences[0].field == "encoding");
+    CHECK(c.differences[0].got == "raw bytes");
+  }
+  SECTION("the same schema name with another text") {
+    TopicMessages other = json_imu;
+    other.type.schema.data = R"({"type":"array"})";
+    const auto c = compare({json_imu}, {other});
+    REQUIRE(c.differences.size() == 1);
+    CHECK(c.differences[0].field == "schema text");
+    CHECK_THAT(c.differences[0].got, Catch::Contains("differing from byte 9"));
+  }
+  SECTION("the same type compares the same") {
+    CHECK(compare({json_imu}, {json_imu}).same());
   }
 }

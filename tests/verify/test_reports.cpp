@@ -27,7 +27,9 @@ TopicMessages report_test_topic(const std::string& topic, const std::vector<std:
   TopicMessages t;
   t.topic = topic;
   t.type.message_encoding = "json";
-  for (std::size_t n = 0; n < payloads.size(); ++n) t.messages.push_back({n, report_test_bytes(payloads[n]), input_label("/in", n)});
+  for (std::size_t n = 0; n < payloads.size(); ++n) {
+    t.messages.push_back({n, report_test_bytes(payloads[n]), input_label("/in", n), n + 1});
+  }
   return t;
 }
 

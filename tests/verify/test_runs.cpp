@@ -156,8 +156,8 @@ TEST_CASE("An output the command never publishes times out after the input, nami
   o.run.outputs = {"/imu/smoothed"};
   o.run.output_timeout = std::chrono::milliseconds(300);
   const auto v = verify::verify(o);
-  CHECK(v.verdict == Verdict::Differ);
-  CHECK(v.problem.find("no message on '/imu/smoothed'") != std::string::npos);
+  CHECK(v.verdict == Verdict::CommandFailed);
+  CHECK(v.problem.find("stopped answering: no message on '/imu/smoothed'") != std::string::npos);
   CHECK(v.problem.find("after input /imu #0") != std::string::npos);
 }
 
@@ -168,7 +168,8 @@ TEST_CASE("The reports say the verdict: JSON with every difference, JUnit with a
   CHECK(json.find("\"verdict\":\"differ\"") != std::string::npos);
   CHECK(json.find("\"after_input\":\"/imu #0\"") != std::string::npos);
   const std::string junit = verify::junit_report(v, "golden.mcap");
-  CHECK(junit.find("<testsuite name=\"golden.mcap\" tests=\"1\" failures=\"1\"") != std::string::npos);
+  CHECK(junit.find("<testsuite name=\"golden.mcap\" tests=\"1\" failures=\"1\" errors=\"0\"") != std::string::npos);
+  CHECK(junit.find("classname=\"golden_mcap\"") != std::string::npos);
   CHECK(junit.find("<failure message=\"/imu/filtered: 5 expected, 5 got, 5 differ\">") != std::string::npos);
 }
 

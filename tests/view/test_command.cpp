@@ -4,6 +4,9 @@
 
 #include <csignal>
 #include <thread>
+#include <unistd.h>
+
+#include <fmt/core.h>
 
 #include "view_helpers.hpp"
 
@@ -25,12 +28,54 @@ TEST_CASE("view: an address that is none is a usage error, a port in use one lin
   CHECK(r.err.find("cannot listen on 127.0.0.1:" + std::to_string(live.port())) != std::string::npos);
 }
 
+TEST_CASE("view: a port another view server holds names that server and suggests --port 0", "[view][command]") {
+  LiveServer live;
+  const auto r = test::run_cerulion({"--domain", test::unique_domain("viewcmd"), "view", "--port", std::to_string(live.port())});
+  CHECK(r.exit_code == 1);
+  CHECK(r.err == fmt::format("cerulion: view: cannot listen on 127.0.0.1:{0}: the port is in use by view server {1} of "
+                             "domain '{2}' (ws://127.0.0.1:{0}); --port 0 takes a free one\n",
+                             live.port(), ::getpid(), live.domain));
+}
+
+TEST_CASE("view: a port below 1024 without privileges says it needs them", "[view][command]") {
+  std::vector<std::string> argv{test::cerulion_binary(), "--domain", test::unique_domain("viewcmd"), "view", "--port",
+                                "1", "--duration", "0.5"};
+  // Root binds any port: the command runs as nobody, without capabilities.
+  if (::geteuid() == 0) argv.insert(argv.begin(), {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"});
+  const auto r = test::run_process(argv);
+  if (r.exit_code == 0) {
+    WARN("this machine lets anyone bind port 1 (net.ipv4.ip_unprivileged_port_start): nothing to check");
+    return;
+  }
+  CHECK(r.exit_code == 1);
+  CHECK(r.err == "cerulion: view: cannot listen on 127.0.0.1:1: ports below 1024 need privileges (root, or "
+                 "CAP_NET_BIND_SERVICE); --port 0 takes a free one\n");
+}
+
+TEST_CASE("view: a topic nothing was ever published on is warned of, as echo does", "[view][command]") {
+  const auto r = test::run_cerulion(
+      {"--domain", test::unique_domain("viewcmd"), "view", "/nonexistent", "--port", "0", "--duration", "0.5"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.find("cerulion: warning: topic '/nonexistent' does not exist yet; view waits for it to be published "
+                   "(Ctrl-C stops)\n") != std::string::npos);
+}
+
 TEST_CASE("view: another address than loopback comes with a warning that nothing is authenticated", "[view][command]") {
   const auto on_any = test::run_cerulion(
       {"--domain", test::unique_domain("viewcmd"), "view", "--address", "0.0.0.0", "--port", "0", "--duration", "0.5"});
   CHECK(on_any.exit_code == 0);
   CHECK(on_any.err.find("warning: listening on 0.0.0.0: the Foxglove WebSocket protocol has no authentication") !=
         std::string::npos);
+  // The URL is the one another machine reaches: this machine's name, not 0.0.0.0.
+  char host[256] = {};
+  REQUIRE(::gethostname(host, sizeof host - 1) == 0);
+  CHECK(on_any.err.find(fmt::format("on ws://{}:", host)) != std::string::npos);
+  CHECK(on_any.err.find("ws://0.0.0.0") == std::string::npos);
+  const auto on_localhost = test::run_cerulion(
+      {"--domain", test::unique_domain("viewcmd"), "view", "--address", "localhost", "--port", "0", "--duration", "0.5"});
+  CHECK(on_localhost.exit_code == 0);
+  CHECK(on_localhost.err.find("on ws://localhost:") != std::string::npos);
+  CHECK(on_localhost.err.find("warning") == std::string::npos);
   const auto on_loopback =
       test::run_cerulion({"--domain", test::unique_domain("viewcmd"), "view", "--port", "0", "--duration", "0.5"});
   CHECK(on_loopback.exit_code == 0);

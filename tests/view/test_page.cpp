@@ -71,3 +71,52 @@ TEST_CASE("The page lists the topic and shows its field's value advancing", "[vi
   REQUIRE(b);
   CHECK(*b > *a);
 }
+
+TEST_CASE("The page says what it can do, and that a ?topic= naming nothing is followed once published",
+          "[view][page]") {
+  if (std::system("command -v chromium > /dev/null 2>&1") != 0) {
+    WARN("skipped: chromium not installed");
+    return;
+  }
+  LiveServer live;
+  const std::string dom = dumped_dom("http://127.0.0.1:" + std::to_string(live.port()) + "/?topic=/nothing", 3000);
+  INFO(dom);
+  CHECK(dom.find("Click a topic to follow it") != std::string::npos);
+  CHECK(dom.find("ws://127.0.0.1:" + std::to_string(live.port()) + "</code>") != std::string::npos);
+  CHECK(dom.find("?topic=/nothing names no topic served now: it is followed when it is published") !=
+        std::string::npos);
+}
+
+TEST_CASE("The page counts a raw topic it follows without the server sending it the messages", "[view][page]") {
+  if (std::system("command -v chromium > /dev/null 2>&1") != 0) {
+    WARN("skipped: chromium not installed");
+    return;
+  }
+  LiveServer live;
+  const std::string topic = test::unique_topic("raw");
+  auto pub = live.publisher(topic);
+  std::atomic<bool> stop{false};
+  std::thread publishing([&] {
+    while (!stop.load()) {
+      (void)pub.publish_text("frame");
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
+  struct Join {
+    std::atomic<bool>& stop;
+    std::thread& thread;
+    ~Join() {
+      stop = true;
+      thread.join();
+    }
+  } join{stop, publishing};
+  REQUIRE(tap_has_read(topic, live.domain, 1));
+  const std::string dom =
+      dumped_dom("http://127.0.0.1:" + std::to_string(live.port()) + "/?topic=" + topic, 5000);
+  INFO(dom);
+  // The DOM holds the script's text too: these are what only the page's rendering writes.
+  CHECK(dom.find(topic + " (x-cerulion-bytes: counted here, not shown") != std::string::npos);
+  CHECK(dom.find("<div id=\"note\"></div>") != std::string::npos);
+  CHECK(live.server->counts().connections >= 1);
+  CHECK(live.server->counts().messages_sent == 0);
+}

@@ -24,16 +24,17 @@ bool OutputCollector::on_sample(const recording::TappedSample& sample) {
     auto it = by_tap_index_.find(sample.topic_index);
     if (it == by_tap_index_.end()) return false;
     outputs_[it->second].messages.push_back(
-        {realtime_ns(), std::vector<std::byte>(sample.data.begin(), sample.data.end()), input_});
+        {realtime_ns(), std::vector<std::byte>(sample.data.begin(), sample.data.end()), input_, inputs_before_});
     last_activity_ = Clock::now();
   }
   changed_.notify_all();
   return true;
 }
 
-void OutputCollector::set_input(std::string input) {
+void OutputCollector::set_input(std::string input, std::uint64_t inputs_before) {
   std::lock_guard lock(mutex_);
   input_ = std::move(input);
+  inputs_before_ = inputs_before;
   last_activity_ = Clock::now();
 }
 

@@ -26,8 +26,9 @@ class OutputCollector final : public recording::SampleSink {
   void on_topic(const recording::TopicDescription& topic) override;
   bool on_sample(const recording::TappedSample& sample) override;
 
-  /// Labels what comes from now on with `input` ("/imu #3"); now counts as activity for wait_quiet.
-  void set_input(std::string input);
+  /// Labels what comes from now on with `input` ("/imu #3"), the `inputs_before`-th input of the
+  /// run; now counts as activity for wait_quiet.
+  void set_input(std::string input, std::uint64_t inputs_before);
   /// Waits until output o has at least counts[o] messages, for every o, or `deadline`: nullopt
   /// when they have, else the first output short of its count.
   std::optional<std::size_t> wait_for_counts(const std::vector<std::uint64_t>& counts, Clock::time_point deadline);
@@ -45,6 +46,7 @@ class OutputCollector final : public recording::SampleSink {
   MessageSet outputs_;
   std::map<std::size_t, std::size_t> by_tap_index_;  // TopicDescription::index -> outputs_ index
   std::string input_;
+  std::uint64_t inputs_before_ = 0;
   Clock::time_point last_activity_ = Clock::now();
 };
 

@@ -42,13 +42,17 @@ Result<MessageSet> read_topics(recorder::Reader& reader, const recording::TopicS
   MessageSet set;
   std::map<std::string, std::uint64_t> input_counts;
   std::string last_input;
+  std::uint64_t inputs_seen = 0;
   recorder::ReadMessagesOptions read;
   read.order = recorder::ReadOrder::LogTime;
   read.channel_filter = [&](const recorder::Channel& ch) { return taken->matches(ch.topic) || input->matches(ch.topic); };
   const auto& schemas = reader.summary().schemas;
   Status st = reader.read_messages(read, [&](const recorder::MessageView& m) {
     const std::string& topic = m.channel.topic;
-    if (input->matches(topic)) last_input = input_label(topic, input_counts[topic]++);
+    if (input->matches(topic)) {
+      last_input = input_label(topic, input_counts[topic]++);
+      ++inputs_seen;
+    }
     if (!taken->matches(topic)) return true;
     TopicMessages* t = find_topic(set, topic);
     if (t == nullptr) {
@@ -59,7 +63,11 @@ Result<MessageSet> read_topics(recorder::Reader& reader, const recording::TopicS
     }
     // An input that is also compared (diff of everything) did not precede itself.
     const bool self = input->matches(topic);
-    t->messages.push_back({m.message.log_time, m.message.data, self ? std::string() : last_input});
+    if (self) {
+      t->messages.push_back({m.message.log_time, m.message.data, std::string(), 0});
+    } else {
+      t->messages.push_back({m.message.log_time, m.message.data, last_input, inputs_seen});
+    }
     return true;
   });
   if (!st) return st;

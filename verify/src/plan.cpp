@@ -143,14 +143,17 @@ Result<RunPlan> RunPlan::read(const std::string& recording, std::vector<std::str
   plan.expected_before.assign(plan.input_count, std::vector<std::uint64_t>(plan.outputs.size(), 0));
   std::vector<std::uint64_t> counts(plan.outputs.size(), 0);
   std::string last_input;
+  std::uint64_t inputs_before = 0;
   for (auto& p : messages) {
     if (p.input) {
       plan.expected_before[p.index] = counts;
       last_input = p.label;
+      ++inputs_before;
       continue;
     }
     ++counts[p.index];
     p.output.after_input = last_input;
+    p.output.inputs_before = inputs_before;
     find_topic(plan.expected, plan.outputs[p.index])->messages.push_back(std::move(p.output));
   }
   // Inputs are published in log-time order: what one waits for, every later one waits for too.

@@ -16,8 +16,9 @@ std::string report_plural(std::size_t n, const char* one, const char* many) {
 }
 
 std::string topic_line(const TopicComparison& t) {
-  return t.topic + ": " + std::to_string(t.expected) + " expected, " + std::to_string(t.got) + " got, " +
-         (t.differing == 0 ? std::string("same") : report_plural(t.differing, "differs", "differ"));
+  std::string verdict = t.differing == 0 ? std::string(t.type_differs ? "" : "same") : report_plural(t.differing, "differs", "differ");
+  if (t.type_differs) verdict += std::string(verdict.empty() ? "" : ", ") + "its type differs";
+  return t.topic + ": " + std::to_string(t.expected) + " expected, " + std::to_string(t.got) + " got, " + verdict;
 }
 
 // "" is "not there": null (docs/json.md).
@@ -25,12 +26,14 @@ OrderedJson text_or_null(const std::string& text) { return text.empty() ? Ordere
 
 OrderedJson difference_json(const Difference& d) {
   return {{"topic", d.topic},
-          {"index", d.index},
+          {"index", d.kind == DifferenceKind::Type ? OrderedJson(nullptr) : OrderedJson(d.index)},
           {"after_input", text_or_null(d.after_input)},
           {"kind", to_string(d.kind)},
           {"field", text_or_null(d.field)},
           {"expected", d.expected},
-          {"got", d.got}};
+          {"got", d.got},
+          {"expected_count", d.kind == DifferenceKind::Missing || d.kind == DifferenceKind::Extra ? OrderedJson(d.expected_count) : OrderedJson(nullptr)},
+          {"got_count", d.kind == DifferenceKind::Missing || d.kind == DifferenceKind::Extra ? OrderedJson(d.got_count) : OrderedJson(nullptr)}};
 }
 
 OrderedJson comparison_json(const Comparison& c) {
@@ -39,7 +42,11 @@ OrderedJson comparison_json(const Comparison& c) {
   j["total_differences"] = c.total_differences;
   auto topics = OrderedJson::array();
   for (const auto& t : c.topics) {
-    topics.push_back({{"topic", t.topic}, {"expected", t.expected}, {"got", t.got}, {"differing", t.differing}});
+    topics.push_back({{"topic", t.topic},
+                      {"expected", t.expected},
+                      {"got", t.got},
+                      {"differing", t.differing},
+                      {"type_differs", t.type_differs}});
   }
   j["topics"] = topics;
   auto differences = OrderedJson::array();
@@ -60,14 +67,27 @@ std::string valid_utf8(std::string_view text) {
 // Escaped for XML after the bytes that are not UTF-8 are replaced: a JUnit file stays well-formed.
 std::string xml_escaped(std::string_view text) { return markup_escaped(valid_utf8(text)); }
 
-// One <testcase>: failed when `failure` is not empty.
+// One <testcase>: failed when `failure` is not empty, as an <error> when `error` (the run could
+// not judge the outputs) rather than a <failure> (it judged them wrong).
 std::string junit_case(std::string_view classname, std::string_view name, double seconds, const std::string& failure,
-                       const std::string& details) {
+                       const std::string& details, bool error = false) {
   std::string out = "  <testcase classname=\"" + xml_escaped(classname) + "\" name=\"" + xml_escaped(name) +
                     "\" time=\"" + std::to_string(seconds) + "\"";
   if (failure.empty()) return out + "/>\n";
-  out += ">\n    <failure message=\"" + xml_escaped(failure) + "\">" + xml_escaped(details) + "</failure>\n";
+  const char* element = error ? "error" : "failure";
+  out += ">\n    <" + std::string(element) + " message=\"" + xml_escaped(failure) + "\">" + xml_escaped(details) + "</" +
+         element + ">\n";
   return out + "  </testcase>\n";
+}
+
+// A JUnit classname for a recording's path: viewers split classnames at dots into packages, so
+// "golden.mcap" would show as class "mcap" of package "golden".
+std::string junit_classname(std::string_view recording) {
+  std::string name(recording);
+  for (char& c : name) {
+    if (c == '.') c = '_';
+  }
+  return name;
 }
 
 // The differences of one topic, as the text of a JUnit failure.
@@ -104,16 +124,19 @@ std::string damage_line(const Verification& v) {
 }  // namespace
 
 std::string describe(const Difference& d) {
+  if (d.kind == DifferenceKind::Type) return d.topic + ": " + d.field + ": expected " + d.expected + ", got " + d.got;
+  if (d.kind == DifferenceKind::Missing || d.kind == DifferenceKind::Extra) {
+    // "after /in #1: 2 messages on /out, 1 expected (extra: ...)": counted after the one input.
+    const bool missing = d.kind == DifferenceKind::Missing;
+    return (d.after_input.empty() ? std::string() : "after " + d.after_input + ": ") +
+           report_plural(d.got_count, "message", "messages") + " on " + d.topic + ", " +
+           std::to_string(d.expected_count) + " expected (" + (missing ? "missing: " + d.expected : "extra: " + d.got) + ")";
+  }
   std::string out = d.topic + " #" + std::to_string(d.index);
   if (!d.after_input.empty()) out += " (after " + d.after_input + ")";
-  switch (d.kind) {
-    case DifferenceKind::Missing: return out + ": missing: expected " + d.expected;
-    case DifferenceKind::Extra: return out + ": extra message: " + d.got;
-    case DifferenceKind::Undecodable:
-      return out + ": " + (d.in_expected ? "the expected message" : "the message") + " is not json: expected " +
-             d.expected + ", got " + d.got;
-    case DifferenceKind::Bytes:
-    case DifferenceKind::Field: break;
+  if (d.kind == DifferenceKind::Undecodable) {
+    return out + ": " + (d.in_expected ? "the expected message" : "the message") + " is not json: expected " +
+           d.expected + ", got " + d.got;
   }
   if (!d.field.empty()) out += ": " + std::string(d.kind == DifferenceKind::Field ? "field " : "") + d.field;
   return out + ": expected " + d.expected + ", got " + d.got;
@@ -195,15 +218,18 @@ std::string json_report(const Verification& v) {
 
 std::string junit_report(const Verification& v, std::string_view suite) {
   std::string cases;
-  std::size_t tests = 0, failures = 0;
+  std::size_t tests = 0, failures = 0, errors = 0;
   const double seconds = v.runs.empty() ? 0.0 : static_cast<double>(v.runs[0].elapsed_ns) / 1e9;
-  auto add = [&](std::string_view name, double s, const std::string& failure, const std::string& details) {
+  const std::string classname = junit_classname(suite);
+  auto add = [&](std::string_view name, double s, const std::string& failure, const std::string& details, bool error = false) {
     ++tests;
-    failures += failure.empty() ? 0 : 1;
-    cases += junit_case(suite, name, s, failure, details);
+    if (!failure.empty()) ++(error ? errors : failures);
+    cases += junit_case(classname, name, s, failure, details, error);
   };
   if (!v.problem.empty() || v.runs.empty()) {
-    add("run", seconds, v.problem.empty() ? to_string(v.verdict) : v.problem, v.problem);
+    // The command failed, or the recording could not serve: nothing was judged.
+    const bool error = v.verdict != Verdict::Differ && v.verdict != Verdict::Same;
+    add("run", seconds, v.problem.empty() ? to_string(v.verdict) : v.problem, v.problem, error);
   }
   if (const auto damage = damage_line(v); !damage.empty() && v.verdict != Verdict::RecordingUnusable) {
     // Passed or failed as its outputs say; what was left out is on record as a skipped case.
@@ -213,19 +239,20 @@ std::string junit_report(const Verification& v, std::string_view suite) {
   }
   if (v.compared_with_recording) {
     for (const auto& t : v.against_recording.topics) {
-      add(t.topic, seconds, t.differing == 0 ? "" : topic_line(t), topic_details(v.against_recording, t.topic, 20));
+      add(t.topic, seconds, t.same() ? "" : topic_line(t), topic_details(v.against_recording, t.topic, 20));
     }
   }
   for (std::size_t i = 0; i < v.between_runs.size(); ++i) {
     const auto& c = v.between_runs[i];
     const double s = i + 1 < v.runs.size() ? static_cast<double>(v.runs[i + 1].elapsed_ns) / 1e9 : 0.0;
     std::string details;
-    for (const auto& t : c.topics) details += t.differing ? topic_details(c, t.topic, 20) : "";
+    for (const auto& t : c.topics) details += t.same() ? "" : topic_details(c, t.topic, 20);
     add("run " + std::to_string(i + 2) + " is run 1", s,
         c.same() ? "" : "run " + std::to_string(i + 2) + " differs from run 1 (non-determinism)", details);
   }
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"" + xml_escaped(suite) + "\" tests=\"" +
-         std::to_string(tests) + "\" failures=\"" + std::to_string(failures) + "\" errors=\"0\">\n" + cases +
+         std::to_string(tests) + "\" failures=\"" + std::to_string(failures) + "\" errors=\"" + std::to_string(errors) +
+         "\">\n" + cases +
          "</testsuite>\n";
 }
 

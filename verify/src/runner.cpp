@@ -82,6 +82,14 @@ class Run {
   Status wait_until_quiet();
   Status before_input(const recorder::MessageView& m, Publisher& publisher);
   void finish();
+  std::string stalled_problem() const;
+
+  /// Where the command stopped answering: the output short of its count, that count, and when.
+  struct Stall {
+    std::size_t output = 0;
+    std::uint64_t expected = 0;
+    std::string when;
+  };
 
   const RunPlan& plan_;
   const RunOptions& options_;
@@ -96,6 +104,7 @@ class Run {
   std::uint64_t next_input_ = 0;
   Clock::time_point startup_deadline_;
   RunResult result_;
+  Stall stall_;
   bool finished_ = false;
 };
 
@@ -135,11 +144,9 @@ Status Run::wait_for_outputs(const std::vector<std::uint64_t>& counts, const std
     const std::string when = after.empty() ? "before the first input" : "after input " + after;
     if (Status st = still_running(when + ", before its outputs came"); !st) return st;
     if (Clock::now() >= deadline) {
-      const std::size_t o = *short_of;
-      return stop_run(RunEnd::OutputTimeout, "no message on '" + plan_.outputs[o] + "' within " +
-                                            seconds_text(options_.output_timeout) + " " + when + " (the recording has " +
-                                            std::to_string(counts[o]) + " by then, " +
-                                            std::to_string(collector_.count(o)) + " came)");
+      // Worded once the run is over (stalled_problem), from the outputs the run reports.
+      stall_ = Stall{*short_of, counts[*short_of], when};
+      return stop_run(RunEnd::OutputTimeout, {});
     }
   }
 }
@@ -181,8 +188,8 @@ Status Run::before_input(const recorder::MessageView& m, Publisher& publisher) {
     }
   }
   last_input_ = input_label(topic, input_counts_[topic]++);
-  collector_.set_input(last_input_);
   ++next_input_;
+  collector_.set_input(last_input_, next_input_);
   ++result_.inputs_published;
   return {};
 }
@@ -281,6 +288,9 @@ RunResult Run::execute() {
 void Run::finish() {
   if (finished_) return;
   finished_ = true;
+  // A command that stopped answering may still answer as it is stopped: that is no answer to the
+  // input it was given, so what it says then is not collected.
+  if (result_.end == RunEnd::OutputTimeout && taps_) taps_->stop();
   if (child_) {
     const bool ran = child_->running();
     const auto e = child_->stop();
@@ -291,10 +301,26 @@ void Run::finish() {
   }
   if (taps_) taps_->stop();
   result_.outputs = collector_.take();
+  if (result_.end == RunEnd::OutputTimeout) result_.problem = stalled_problem();
   taps_.reset();
   clock_.reset();
   // Whatever the command left (killed, it cannot remove its own segments).
   (void)clean_domain(domain_, false);
+}
+
+std::string Run::stalled_problem() const {
+  const std::string& topic = plan_.outputs[stall_.output];
+  const TopicMessages* collected = find_topic(result_.outputs, topic);
+  const std::uint64_t came = collected ? collected->messages.size() : 0;
+  // Counted from what the run reports, so the line agrees with its counts: an output that came
+  // after the wait gave up is said to be late rather than missing.
+  std::string counts = "the recording has " + std::to_string(stall_.expected) + " by then, " + std::to_string(came) + " came";
+  if (came >= stall_.expected) counts += ", the last after the wait";
+  std::string out = "the command stopped answering: no message on '" + topic + "' within " +
+                    seconds_text(options_.output_timeout) + " " + stall_.when + " (" + counts + ")";
+  const std::uint64_t not_fed = plan_.input_count - std::min(plan_.input_count, result_.inputs_published);
+  if (not_fed > 0) out += "; " + std::to_string(not_fed) + (not_fed == 1 ? " input" : " inputs") + " not fed";
+  return out;
 }
 
 }  // namespace

@@ -31,10 +31,12 @@ std::uint64_t cut_to_intact_part(MessageSet& outputs, const MessageSet& expected
 
 Verdict verdict_of(RunEnd end) {
   switch (end) {
-    case RunEnd::Finished:
-    case RunEnd::OutputTimeout: return Verdict::Differ;  // an output that never came is a difference
+    case RunEnd::Finished: return Verdict::Differ;
     case RunEnd::Interrupted: return Verdict::Interrupted;
     case RunEnd::Failed: return Verdict::RecordingUnusable;  // an input the topic's type refuses
+    // An output that never came stops the run: what the command would have said to the inputs
+    // never fed is unknown, not a difference.
+    case RunEnd::OutputTimeout:
     case RunEnd::CommandExited:
     case RunEnd::NotTaking:
     case RunEnd::NeverSubscribed:
@@ -102,13 +104,10 @@ Verification verify(const VerifyOptions& options) {
       return v;
     }
     v.runs.push_back(summary_of(*run));
-    if (run->end != RunEnd::Finished && run->end != RunEnd::OutputTimeout) {
+    if (run->end != RunEnd::Finished) {
       v.verdict = verdict_of(run->end);
       v.problem = (options.repeat > 1 ? "run " + std::to_string(i + 1) + ": " : std::string()) + run->problem;
       return v;
-    }
-    if (run->end == RunEnd::OutputTimeout && v.problem.empty()) {
-      v.problem = (options.repeat > 1 ? "run " + std::to_string(i + 1) + ": " : std::string()) + run->problem;
     }
     if (v.intact_part_only) {
       const std::uint64_t cut = cut_to_intact_part(run->outputs, plan->expected);
@@ -135,7 +134,11 @@ Verification verify(const VerifyOptions& options) {
       v.between_runs.push_back(compare(*first, run->outputs, options.compare));
     }
   }
-  bool differ = !v.problem.empty() || (v.compared_with_recording && !v.against_recording.same());
+  std::vector<const Comparison*> comparisons;
+  if (v.compared_with_recording) comparisons.push_back(&v.against_recording);
+  for (const auto& c : v.between_runs) comparisons.push_back(&c);
+  v.unmatched_tolerances = unmatched_tolerances(options.compare, comparisons);
+  bool differ = v.compared_with_recording && !v.against_recording.same();
   for (const auto& c : v.between_runs) differ = differ || !c.same();
   v.verdict = differ ? Verdict::Differ : Verdict::Same;
   return v;

@@ -6,9 +6,9 @@
 #include <unordered_set>
 
 #include <fmt/core.h>
-#include <nlohmann/json.hpp>
 
 #include "cerulion/core/discovery.hpp"
+#include "cerulion/view/status.hpp"
 
 namespace cerulion::view::detail {
 namespace {
@@ -154,8 +154,6 @@ void Hub::handle(ClientSlot& client, std::string_view text) {
 
 void Hub::tick() {
   const auto now = std::chrono::steady_clock::now();
-  const double elapsed = std::chrono::duration<double>(now - last_tick_).count();
-  last_tick_ = now;
   // Which topics have a live publisher; a listing that fails changes nothing.
   auto listing = list_topics(options_.taps.domain);
   std::unordered_set<std::string> published;
@@ -168,14 +166,13 @@ void Hub::tick() {
         if (t.count(Role::Publisher) == 0 || t.foreign || !t.damage.empty() || !matcher_.matches(t.name)) continue;
         published.insert(t.name);
         TopicChannel& channel = channel_locked(t.name);
+        channel.rate_hz = t.rate_hz;  // the topic's own recent rate, as `cerulion topic` gives it
         if (channel.advertised) continue;
         if (t.type_declared) channel.type = t.type;
         advertise_locked(channel);
       }
     }
     for (auto& [topic, c] : channels_) {
-      if (elapsed > 0) c->rate_hz = static_cast<double>(c->messages - c->messages_at_tick) / elapsed;
-      c->messages_at_tick = c->messages;
       if (listing.ok() && c->advertised && !published.count(c->topic)) {
         c->advertised = false;
         c->rate_hz = 0;
@@ -238,13 +235,6 @@ ViewCounts Hub::counts() const {
   return counts;
 }
 
-std::string Hub::channels_json() const {
-  nlohmann::json list = nlohmann::json::array();
-  for (const auto& c : counts().channels) {
-    list.push_back({{"id", c.id}, {"topic", c.topic}, {"encoding", c.encoding}, {"messages", c.messages},
-                    {"bytes", c.bytes}, {"size", c.last_size}, {"rate_hz", c.rate_hz}});
-  }
-  return list.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+std::string Hub::channels_json() const { return to_json(counts().channels); }
 
 }  // namespace cerulion::view::detail

@@ -38,7 +38,7 @@ class Hub final : public recording::SampleSink {
   void handle(ClientSlot& client, std::string_view text);
   /// Once a second: advertises topics with a live publisher that the taps have not read from yet
   /// (a topic that existed before the server is read from its next message, which may be long in
-  /// coming), unadvertises topics without one, reports drops and losses, updates rates.
+  /// coming), unadvertises topics without one, reports drops and losses, takes each topic's rate from its listing.
   void tick();
   /// Bytes of a frame the I/O side wrote to a client.
   void note_sent(std::size_t bytes, bool message);
@@ -57,7 +57,6 @@ class Hub final : public recording::SampleSink {
     std::uint64_t messages = 0;
     std::uint64_t bytes = 0;
     std::uint64_t last_size = 0;
-    std::uint64_t messages_at_tick = 0;
     double rate_hz = 0;
     std::uint64_t lost = 0;  ///< TappedSample::lost_before, summed
   };
@@ -83,7 +82,6 @@ class Hub final : public recording::SampleSink {
   std::vector<std::shared_ptr<ClientSlot>> clients_;
   std::uint64_t next_client_ = 1;
 
-  std::chrono::steady_clock::time_point last_tick_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_drop_report_ = std::chrono::steady_clock::now();
   std::atomic<std::uint64_t> messages_sent_{0}, bytes_sent_{0}, connections_{0}, refused_{0}, dropped_gone_{0}, lost_{0};
 };

@@ -66,19 +66,20 @@ bool binary_schema_encoding(std::string_view schema_encoding) {
 }
 
 Channel channel_for(std::uint32_t id, std::string_view topic, const TopicType& type) {
+  // As a recording's channel carries the type (the profile owns the mapping); the protocol only
+  // carries a binary schema as base64.
+  auto carried = recorder::profile::channel_type(type);
   Channel c;
   c.id = id;
   c.topic = std::string(topic);
-  if (type.raw()) {
-    c.encoding = std::string(recorder::profile::kMessageEncoding);
-    return c;
-  }
-  c.encoding = type.message_encoding.empty() ? std::string(recorder::profile::kMessageEncoding) : type.message_encoding;
-  c.schema_name = type.schema.name;
-  c.schema_encoding = type.schema.encoding;
-  c.schema = binary_schema_encoding(type.schema.encoding)
-                 ? base64_encode(std::as_bytes(std::span(type.schema.data.data(), type.schema.data.size())))
-                 : type.schema.data;
+  c.encoding = std::move(carried.message_encoding);
+  if (!carried.schema) return c;
+  const auto& schema = *carried.schema;
+  c.schema_name = schema.name;
+  c.schema_encoding = schema.encoding;
+  c.schema = binary_schema_encoding(schema.encoding)
+                 ? base64_encode(std::span<const std::byte>(schema.data.data(), schema.data.size()))
+                 : std::string(reinterpret_cast<const char*>(schema.data.data()), schema.data.size());
   return c;
 }
 

@@ -21,6 +21,7 @@
 #include <boost/beast/websocket.hpp>
 #include <fmt/core.h>
 
+#include "cerulion/core/detail/shm_directory.hpp"
 #include "cerulion/core/options.hpp"
 #include "cerulion/view/page.hpp"
 #include "cerulion/view/status.hpp"
@@ -287,6 +288,19 @@ class ViewServerImpl {
     if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
     if (!ec) acceptor_.bind(endpoint, ec);
     if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+    if (ec == asio::error::address_in_use) {
+      const auto other = find_server_on_port(options_.status_directory, options_.port);
+      return Status(ErrorCode::SystemError,
+                    fmt::format("cannot listen on {}: the port is in use{}", where,
+                                other ? fmt::format(" by view server {} of domain '{}' ({})", other->pid, other->domain, other->url)
+                                      : std::string(" by another program")),
+                    Subject::option("port"));
+    }
+    if (ec == asio::error::access_denied && options_.port < 1024) {
+      return Status(ErrorCode::PermissionDenied,
+                    fmt::format("cannot listen on {}: ports below 1024 need privileges (root, or CAP_NET_BIND_SERVICE)", where),
+                    Subject::option("port"));
+    }
     if (ec) return Status(ErrorCode::SystemError, fmt::format("cannot listen on {}: {}", where, ec.message()));
     port_ = acceptor_.local_endpoint().port();
     return {};
@@ -380,13 +394,11 @@ class ViewServerImpl {
     s.started_realtime_ns = started_realtime_ns_;
     s.updated_realtime_ns = realtime_ns();
     s.counts = hub_.counts();
-    const Status written = write_status_file(status_path_, s);
-    if (!written.ok() && written.message() != status_problem_) {
+    if (Status failed = cerulion::detail::new_failure(write_status_file(status_path_, s), status_problem_); !failed) {
       recording::report(options_.events, recording::EventKind::Warning, "",
                         "cannot keep the status file (`cerulion view status` will not see this server): " +
-                            written.message());
+                            failed.message());
     }
-    status_problem_ = written.ok() ? std::string() : written.message();
   }
 
   ViewOptions options_;

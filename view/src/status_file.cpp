@@ -4,6 +4,9 @@
 
 #include "cerulion/view/status.hpp"
 
+#include <cerrno>
+#include <csignal>
+
 #include <nlohmann/json.hpp>
 
 #include "cerulion/core/detail/shm_directory.hpp"
@@ -16,21 +19,30 @@ namespace {
 
 constexpr const cerulion::detail::ShmKind& kStatusFile = cerulion::detail::kViewStatusFile;
 
+json channels_array(const std::vector<ChannelCounts>& channels) {
+  json list = json::array();
+  for (const auto& ch : channels) {
+    list.push_back({{"id", ch.id},
+                    {"topic", ch.topic},
+                    {"encoding", ch.encoding},
+                    {"messages", ch.messages},
+                    {"bytes", ch.bytes},
+                    {"last_size_bytes", ch.last_size},
+                    {"rate_hz", ch.rate_hz},
+                    {"lost", ch.lost}});
+  }
+  return list;
+}
+
+// A topic name is bytes: one that is not UTF-8 is written with U+FFFD, never an exception.
+std::string text_of(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
 }  // namespace
+
+std::string to_json(const std::vector<ChannelCounts>& channels) { return text_of(channels_array(channels)); }
 
 std::string to_json(const ViewStatus& s) {
   const ViewCounts& c = s.counts;
-  json channels = json::array();
-  for (const auto& ch : c.channels) {
-    channels.push_back({{"id", ch.id},
-                        {"topic", ch.topic},
-                        {"encoding", ch.encoding},
-                        {"messages", ch.messages},
-                        {"bytes", ch.bytes},
-                        {"last_size_bytes", ch.last_size},
-                        {"rate_hz", ch.rate_hz},
-                        {"lost", ch.lost}});
-  }
   const json j = {{"pid", s.pid},
                   {"domain", s.domain},
                   {"url", s.url},
@@ -47,9 +59,8 @@ std::string to_json(const ViewStatus& s) {
                   {"dropped", c.dropped},
                   {"lost", c.lost},
                   {"queued_bytes", c.queued_bytes},
-                  {"channels", channels}};
-  // A topic name is bytes: one that is not UTF-8 is written with U+FFFD, never an exception.
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+                  {"channels", channels_array(c.channels)}};
+  return text_of(j);
 }
 
 Result<ViewStatus> status_from_json(std::string_view text) {
@@ -101,6 +112,17 @@ Result<ViewListing> read_status_files(std::string_view directory, std::string_vi
   auto found = cerulion::detail::read_process_statuses<ViewStatus>(kStatusFile, domain, directory, status_from_json);
   if (!found) return found.status();
   return ViewListing{std::move(found->statuses), std::move(found->problems)};
+}
+
+std::optional<ViewStatus> find_server_on_port(std::string_view directory, std::uint16_t port) {
+  for (const auto& entry : cerulion::detail::list_objects(kStatusFile, {}, directory)) {
+    if (!entry.problem.empty() || !entry.name.ends_with(".json")) continue;
+    auto status = read_status_file(entry.path);
+    if (!status || status->port != port) continue;
+    if (::kill(static_cast<pid_t>(status->pid), 0) != 0 && errno == ESRCH) continue;  // killed with -9
+    return std::move(*status);
+  }
+  return std::nullopt;
 }
 
 }  // namespace cerulion::view

@@ -31,6 +31,7 @@
 
 #include "cerulion/core/discovery.hpp"
 #include "cerulion/core/publisher.hpp"
+#include "cerulion/measurement/child_process.hpp"
 #include "cerulion/view/server.hpp"
 #include "ws_client.hpp"
 
@@ -337,9 +338,16 @@ std::vector<double> ping_samples(const std::string& cerulion, const std::string&
   const std::string file = "/tmp/view-figures-" + std::to_string(getpid()) + ".u64";
   // A long warm-up: the clients subscribe to the ping topics when the view advertises them,
   // within its first tick, before the measured round trips start.
-  const std::string command = cerulion + " --domain " + domain + " ping -s " + size + " -c " + std::to_string(count) +
-                              " --warmup 300 --json --samples-out " + file + " >/dev/null 2>&1";
-  if (std::system(command.c_str()) != 0) fail("'" + command + "' failed");
+  measurement::ChildOptions ping;
+  ping.argv = {cerulion, "--domain", domain, "ping", "-s", size, "-c", std::to_string(count), "--warmup", "300", "--json",
+               "--samples-out", file};
+  ping.out = measurement::Stream::Null;
+  ping.err = measurement::Stream::Null;
+  auto started = measurement::ChildProcess::start(ping);
+  if (!started) fail(started.message());
+  if (const auto ended = started->wait(); ended.exit_code != 0) {
+    fail("cerulion ping -s " + size + " failed (exit " + std::to_string(ended.exit_code) + ")");
+  }
   std::vector<double> samples;
   if (FILE* in = std::fopen(file.c_str(), "rb")) {
     std::uint64_t ns = 0;
@@ -347,7 +355,7 @@ std::vector<double> ping_samples(const std::string& cerulion, const std::string&
     std::fclose(in);
   }
   std::remove(file.c_str());
-  if (samples.empty()) fail("'" + command + "' wrote no round trips");
+  if (samples.empty()) fail("cerulion ping -s " + size + " wrote no round trips");
   return samples;
 }
 

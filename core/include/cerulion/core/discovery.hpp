@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <sys/types.h>
 #include <vector>
 
@@ -41,7 +42,9 @@ struct TopicInfo {
   std::string domain;
   std::string segment;           ///< shared-memory object name, e.g. "/cerulion.default:robot:camera"
   Mode mode = Mode::Lockstep;
-  bool mode_fixed = false;       ///< false while only subscribers have set it (provisional).
+  /// false while only subscribers have joined: mode and depth are provisional, and the first
+  /// publisher may set them.
+  bool mode_fixed = false;
   std::uint32_t depth = 0;
   std::uint32_t slot_count = 0;
   TopicType type;                ///< what its messages are (raw bytes until declared)
@@ -85,8 +88,23 @@ struct TopicListing {
 };
 Result<TopicListing> list_topics(std::string_view domain = default_domain());
 
+/// The domains that have a topic segment in /dev/shm, sorted (what `clean --all-domains` walks:
+/// the private domains a `verify` killed with -9 left behind are among them).
+std::vector<std::string> list_domains();
+
 /// One topic; NotFound if it does not exist.
 Result<TopicInfo> inspect_topic(std::string_view topic, std::string_view domain = default_domain());
+
+/// How much of a topic to_json writes.
+enum class TopicDetail : std::uint8_t {
+  Summary,  ///< what `cerulion topic list --json` gives per topic
+  Full,     ///< and its creator, memory, permissions, participants and deaths (`topic info --json`)
+};
+/// A topic as one JSON object, its keys in docs/json.md; what is not there (no schema, no group)
+/// is null.
+std::string to_json(const TopicInfo& info, TopicDetail detail = TopicDetail::Full);
+/// A listing as one JSON object: {domain, topics (each a Summary), problems}.
+std::string to_json(const TopicListing& listing, std::string_view domain);
 
 /// Notices topics appearing in a domain as they appear (inotify on the shared-memory directory),
 /// so that a recorder joins a new topic before its first messages have left the ring, where

@@ -68,14 +68,16 @@ inline constexpr std::uint32_t kMaxParticipants = 32;
 /// Samples one participant may hold at once (loans for a publisher, received samples otherwise).
 inline constexpr std::uint32_t kMaxHeldPerParticipant = 2;
 
-/// Settings of a topic, fixed by whoever creates its segment. A publisher may also set `mode` on a
-/// topic created by a subscriber (whose mode stays provisional until a publisher fixes it).
+/// Settings of a topic, fixed by whoever creates its segment. A publisher may also set `mode` and
+/// `depth` on a topic created by a subscriber: its mode and depth stay provisional until a
+/// publisher joins and fixes them (a depth up to the one the subscriber created it with).
 struct TopicOptions {
   /// Domain of the topic; default: $CERULION_DOMAIN or "default".
   std::string domain = default_domain();
   /// Lockstep or free run; nullopt = the topic's current mode (lockstep for a new topic).
   std::optional<Mode> mode;
   /// Ring depth in messages; nullopt = the topic's current depth (kDefaultDepth for a new topic).
+  /// A subscriber creating the topic gives the room a publisher's depth may then take.
   std::optional<std::uint32_t> depth;
   /// Payload ceiling in bytes for a new topic (default 1 GiB). Ignored when the topic exists.
   std::uint64_t max_payload = kDefaultMaxPayload;

@@ -6,6 +6,8 @@
 // about (its Subject: that topic), so a caller words or sorts errors without reading the message.
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <utility>
@@ -129,6 +131,16 @@ class [[nodiscard]] Status {
   ErrorPtr error_;
 };
 
+namespace detail {
+/// Ends the process for a Result holding `error` that was used as a value: says so on stderr with
+/// the error's message, then aborts. Inline: the header-only users of Status (the recorder) link
+/// no core library.
+[[noreturn, gnu::cold, gnu::noinline]] inline void used_as_value(const Status& error) noexcept {
+  std::fprintf(stderr, "cerulion: a Result holding an error was used as its value: %s\n", error.message().c_str());
+  std::abort();
+}
+}  // namespace detail
+
 /// A value or the Status explaining why there is none (an `expected`-like type for C++20).
 template <typename T>
 class [[nodiscard]] Result {
@@ -151,11 +163,13 @@ class [[nodiscard]] Result {
   bool ok() const noexcept { return std::holds_alternative<T>(storage_); }
   explicit operator bool() const noexcept { return ok(); }
 
-  T& value() & { return std::get<T>(storage_); }
-  const T& value() const& { return std::get<T>(storage_); }
-  T&& value() && { return std::get<T>(std::move(storage_)); }
-  T* operator->() { return &std::get<T>(storage_); }
-  const T* operator->() const { return &std::get<T>(storage_); }
+  /// The value. On an error (a missing `if (!result)`), the process ends with the error's own
+  /// message on stderr (abort), rather than a bad_variant_access that says nothing of it.
+  T& value() & { return *get(); }
+  const T& value() const& { return *get(); }
+  T&& value() && { return std::move(*get()); }
+  T* operator->() { return get(); }
+  const T* operator->() const { return get(); }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
   T&& operator*() && { return std::move(*this).value(); }
@@ -170,6 +184,12 @@ class [[nodiscard]] Result {
   const Subject& subject() const { return status().subject(); }
 
  private:
+  T* get() {
+    if (!ok()) [[unlikely]] detail::used_as_value(std::get<Status>(storage_));
+    return std::get_if<T>(&storage_);
+  }
+  const T* get() const { return const_cast<Result*>(this)->get(); }
+
   std::variant<T, Status> storage_;
 };
 

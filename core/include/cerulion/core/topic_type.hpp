@@ -63,5 +63,7 @@ std::vector<std::string_view> schema_encodings_for(std::string_view message_enco
 
 /// One line for listings: "raw bytes", "json", "json, schema Imu (jsonschema, 312 B)".
 std::string describe(const TopicType& type);
+/// "schema Imu (jsonschema, 312 B)", or "no schema".
+std::string describe(const Schema& schema);
 
 }  // namespace cerulion

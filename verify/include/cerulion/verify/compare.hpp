@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The one comparison of `cerulion verify` and `cerulion diff`: two sets of messages, topic by
-// topic, message by message. Bytes must be equal, except on json topics and ROS 2 topics (cdr with
+// topic, message by message. A topic's type (message encoding, schema name and text) must be
+// the same on both sides; bytes must be equal, except on json topics and ROS 2 topics (cdr with
 // a ros2msg schema, decoded with it), which are compared field by field: a number may differ by a
 // tolerance given for its field's path.
 //
@@ -49,21 +50,26 @@ enum class DifferenceKind : std::uint8_t {
   Missing,  ///< expected, but the other side has no message at this index
   Extra,    ///< the other side has a message more than expected
   Undecodable,  ///< a message of a json topic that does not parse, of a ROS 2 topic that does not decode
+  Type,     ///< the topic's message encoding or schema differs (field: "encoding", "schema", "schema text")
 };
-/// "bytes", "field", "missing", "extra", "undecodable".
+/// "bytes", "field", "missing", "extra", "undecodable", "type".
 const char* to_string(DifferenceKind kind) noexcept;
 
 /// One difference, as a person reads it.
 struct Difference {
   DifferenceKind kind = DifferenceKind::Bytes;
   std::string topic;
-  std::size_t index = 0;    ///< of the message in its topic (0 = the first)
+  std::size_t index = 0;    ///< of the message in its topic (0 = the first); 0 for a Type difference
   std::string after_input;  ///< the input that preceded it ("/imu #12"), "" when not known
   std::string field;        ///< json path, "byte 12", "size"; "" for a whole message
   std::string expected;     ///< short renderings; "(none)" for an absent message or field
   std::string got;
   /// For Undecodable: true when the expected side (the recording) does not decode.
   bool in_expected = false;
+  /// For Missing and Extra: the topic's messages after that input (of all, without inputs), on
+  /// each side.
+  std::size_t expected_count = 0;
+  std::size_t got_count = 0;
 };
 
 /// Counts of one topic.
@@ -72,6 +78,9 @@ struct TopicComparison {
   std::size_t expected = 0;   ///< messages on the expected side
   std::size_t got = 0;        ///< on the other side
   std::size_t differing = 0;  ///< indexes at which they differ (missing and extra included)
+  bool type_differs = false;  ///< the encoding or schema differs (each aspect is a Type difference)
+
+  bool same() const noexcept { return differing == 0 && !type_differs; }
 };
 
 /// What a comparison found.
@@ -82,13 +91,22 @@ struct Comparison {
   std::vector<Difference> differences;
   /// Differences found, kept or not.
   std::size_t total_differences = 0;
+  /// tolerance_matched[t]: whether CompareOptions::tolerances[t] matched a number field of a json
+  /// message compared (one that matches none is likely mistyped).
+  std::vector<bool> tolerance_matched;
 
   bool same() const noexcept { return total_differences == 0; }
   /// Whether a message of the expected side does not decode (the recording cannot serve).
   bool expected_undecodable() const noexcept;
 };
 
-/// Compares `got` with `expected`.
+/// The globs of the tolerances of `options` that matched no number field in any of `comparisons`
+/// (each made with those options): likely mistyped, since they tolerate nothing.
+std::vector<std::string> unmatched_tolerances(const CompareOptions& options, const std::vector<const Comparison*>& comparisons);
+
+/// Compares `got` with `expected`. Messages are compared input by input: those that followed the
+/// same input (ObservedMessage::inputs_before) in order, so that an extra or a missing message
+/// after one input is that one difference, not a shift of every later comparison.
 Comparison compare(const MessageSet& expected, const MessageSet& got, const CompareOptions& options = {});
 
 }  // namespace cerulion::verify

@@ -28,6 +28,9 @@ struct ObservedMessage {
   /// The input published just before it, as "/imu #12" (that topic's 13th message); "" when none
   /// came before it or inputs are not known (a diff without inputs).
   std::string after_input;
+  /// How many inputs (of every input topic) came before it: 0 with after_input "". Orders the
+  /// inputs of several topics, so that outputs are compared input by input.
+  std::uint64_t inputs_before = 0;
 };
 
 /// One topic's messages, in order, and what they are ("json" is compared field by field).

@@ -96,7 +96,7 @@ struct RunPlan {
 /// How a run ended.
 enum class RunEnd : std::uint8_t {
   Finished,        ///< every input published, outputs collected, the command stopped by us
-  OutputTimeout,   ///< an output the recording shows did not come within output_timeout
+  OutputTimeout,   ///< an output the recording shows did not come within output_timeout: the command stopped answering
   CommandExited,   ///< the command ended (crashed, exited) before the run was over
   NotTaking,       ///< the command stopped taking inputs (an input found no room within output_timeout)
   NeverSubscribed, ///< an input got no subscriber within startup_timeout

@@ -81,6 +81,9 @@ struct Verification {
   std::uint64_t inputs_verified = 0;
   std::uint64_t recorded_inputs = 0;
   std::uint64_t outputs_beyond = 0;
+  /// The globs of the tolerances that matched no number field of any output compared (a run
+  /// that compared nothing matched none): likely mistyped.
+  std::vector<std::string> unmatched_tolerances;
 };
 
 /// Runs it. Never fails as a call: what goes wrong is the verdict and its problem line.

@@ -16,7 +16,7 @@ struct ChannelCounts {
   std::uint64_t messages = 0; ///< read from the topic
   std::uint64_t bytes = 0;    ///< payload bytes read from the topic
   std::uint64_t last_size = 0;
-  double rate_hz = 0;         ///< messages per second read over the last second or so
+  double rate_hz = 0;         ///< the topic's recent publish rate (core's TopicInfo::rate_hz), updated once a second
   /// Messages published on the topic that the view never read: its tap fell a whole ring behind
   /// (a busy machine), and the publisher overwrote them first.
   std::uint64_t lost = 0;

@@ -6,6 +6,7 @@
 // cerulion domain and process id, and removes it when it stops. Only its user reads it.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,9 @@ struct ViewStatus {
 
 /// The status as one JSON object (what the status file holds and `--json` prints).
 std::string to_json(const ViewStatus& status);
+/// The channels as a JSON array, as the status's "channels" (what a server's page reads from
+/// /channels.json): id, topic, encoding, messages, bytes, last_size_bytes, rate_hz.
+std::string to_json(const std::vector<ChannelCounts>& channels);
 /// Reads to_json's output; InvalidArgument if it is not one.
 Result<ViewStatus> status_from_json(std::string_view text);
 
@@ -50,5 +54,9 @@ struct ViewListing {
 /// Every view server of `domain` whose process is alive. Files of dead processes (a server killed
 /// with -9) are removed on the way. No views when none runs.
 Result<ViewListing> read_status_files(std::string_view directory, std::string_view domain);
+
+/// The running view server of any domain whose status file says it serves on `port`, if there is
+/// one: a port in use is named by who uses it.
+std::optional<ViewStatus> find_server_on_port(std::string_view directory, std::uint16_t port);
 
 }  // namespace cerulion::view

@@ -50,6 +50,10 @@ std::string process_file_path(const ShmKind& kind, std::string_view directory, s
 /// Replaces a status file with `text`, complete before visible (replace_small_object), readable by
 /// its user only (mode 0600), like every other object in /dev/shm.
 [[nodiscard]] Status write_process_file(const ShmKind& kind, const std::string& path, std::string_view text);
+/// `written` when it is a failure other than `last_failure`, else a success; `last_failure` becomes
+/// its message ("" after a success). A process that replaces its status file once a second thus
+/// says a lasting failure once, and again only after the file was written meanwhile.
+Status new_failure(const Status& written, std::string& last_failure);
 /// The text of a status file: NotFound, PermissionDenied (another user's), Corrupted (not a regular
 /// file, or far larger than a status). Messages begin "<noun> <path>".
 Result<std::string> read_process_file(const ShmKind& kind, const std::string& path);

@@ -12,6 +12,7 @@
 // checksum (shm_header.hpp); listing is shm_directory.hpp.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <sys/stat.h>
@@ -44,6 +45,18 @@ std::string shm_path(std::string_view name, std::string_view directory = kShmDir
 /// it (joining a topic, ringing a bell, reading a store or a status file) follows may_join().
 enum class ShmUse : std::uint8_t { Look, Join };
 
+/// What a new object is made with (ShmFile::create).
+struct NewObject {
+  /// 0600, or 0660 when shared with `group`.
+  mode_t mode = 0600;
+  /// The group it is shared with (this process must be a member); none: its user's only.
+  std::optional<gid_t> group;
+  /// Its size in bytes (sparse: only what is written or committed takes memory).
+  std::uint64_t size = 0;
+  /// Bytes from its start committed now (reserve()), so that writing them cannot fault.
+  std::uint64_t committed = 0;
+};
+
 /// An open file descriptor, closed on destruction.
 class ShmFile {
  public:
@@ -67,6 +80,13 @@ class ShmFile {
   /// before publish_as() names it, and it vanishes if its creator dies first.
   static Result<ShmFile> create_unnamed(mode_t mode, const std::string& what,
                                         std::string_view directory = kShmDirectory);
+
+  /// The one way every kind of object is made: a new unnamed file (create_unnamed) given to its
+  /// group, sized and its first `committed` bytes reserved, ready to be written and then named
+  /// (publish_as). PermissionDenied naming the group when this process is not a member of it;
+  /// OutOfMemory when /dev/shm cannot hold what is committed.
+  static Result<ShmFile> create(const NewObject& object, const std::string& what,
+                                std::string_view directory = kShmDirectory);
 
   /// Gives an unnamed file its name, atomically and never replacing anything: true when named,
   /// false when something already has that name.

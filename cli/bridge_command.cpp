@@ -100,6 +100,8 @@ void run_bridge(const BridgeSettings& s) {
 }
 #endif
 
+}  // namespace
+
 void add_bridge_command(CLI::App& app) {
   auto s = std::make_shared<BridgeSettings>();
   auto* cmd =
@@ -140,7 +142,7 @@ void add_bridge_command(CLI::App& app) {
                 "messages");
   cmd->add_flag("--no-shared-memory", s->no_shared_memory,
                 "DDS over UDP only, even to peers on this machine (the path between two machines)");
-  cmd->add_option("--duration", s->duration_s, "Stop after SEC seconds")->check(positive_seconds());
+  cmd->add_option("--duration", s->duration_s, "Stop after SEC seconds")->transform(positive_duration());
   add_bridge_status_command(*cmd);
   cmd->callback([s, cmd] {
     if (!cmd->get_subcommands().empty()) return;  // `bridge status` ran
@@ -152,9 +154,5 @@ void add_bridge_command(CLI::App& app) {
 #endif
   });
 }
-
-}  // namespace
-
-static CommandRegistration bridge_registration(55, add_bridge_command);
 
 }  // namespace cerulion::cli
