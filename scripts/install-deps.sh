@@ -13,6 +13,9 @@ packages="$packages python3-dev pybind11-dev python3-numpy python3-pytest"
 # `cerulion view` (Boost.Beast and Boost.Asio, headers only). Without it the build still works,
 # without view.
 packages="$packages libboost-dev"
+# The Debian packages (scripts/package.sh: dpkg-shlibdeps computes their Depends, with file) and
+# their checks (scripts/test-package.sh: lintian, systemd-analyze for the flashback units).
+packages="$packages dpkg-dev file lintian systemd"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
