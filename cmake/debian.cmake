@@ -28,6 +28,9 @@ set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_VENDOR "cerulion maintainers")
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "cerulion maintainers <maintainers@users.noreply.a-seed-38f044f8.example>")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+# Installed with DESTDIR into CPack's staging directory: /etc/default's file is the one absolute
+# destination, and without DESTDIR it would land in the building machine's /etc.
+set(CPACK_SET_DESTDIR ON)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
@@ -78,6 +81,8 @@ if(TARGET cerulion_python)
       "python3 (>= ${CERULION_PYTHON_VERSION_MAJOR}.${CERULION_PYTHON_VERSION_MINOR}), python3 (<< ${CERULION_PYTHON_VERSION_MAJOR}.${cerulion_python_next})")
   # Sample.as_array() gives numpy arrays; the rest of the package does without numpy.
   set(CPACK_DEBIAN_PYTHON_PACKAGE_RECOMMENDS python3-numpy)
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_CONTROL_EXTRA
+      ${PROJECT_SOURCE_DIR}/packaging/debian/python3-cerulion/postinst ${PROJECT_SOURCE_DIR}/packaging/debian/python3-cerulion/prerm)
   set(CPACK_DEBIAN_PYTHON_DESCRIPTION "zero-copy shared-memory messaging for robot processes (Python 3)
 cerulion carries messages between processes on one machine through shared
 memory, without copying them, and records what they said into MCAP files.

@@ -41,7 +41,7 @@ for p in $packages; do [ -f "$(deb "$p")" ] || fail "no $(deb "$p")"; done
 # has PACKAGE PATH...: the package holds each PATH (as dpkg-deb --contents lists it, ./usr/...).
 has() {
   list="$tmp/$1.contents"
-  [ -f "$list" ] || dpkg-deb --contents "$(deb "$1")" | awk '{ print $6 }' >"$list"
+  [ -f "$list" ] || { dpkg-deb --contents "$(deb "$1")" >"$tmp/$1.listing" && awk '{ print $6 }' "$tmp/$1.listing" >"$list"; }
   p=$1
   shift
   for path in "$@"; do grep -qx -- "$path" "$list" || fail "$p has no $path"; done
@@ -63,7 +63,7 @@ has cerulion ./usr/bin/cerulion ./usr/lib/systemd/system/cerulion-flashback@.ser
 for page in man/cerulion-*.1; do
   command=$(basename "$page" .1)
   has cerulion "./usr/share/man/man1/$command.1.gz"
-  dpkg-deb --contents "$(deb cerulion)" | grep -q " \./usr/bin/$command -> cerulion\$" ||
+  grep -q " \./usr/bin/$command -> cerulion\$" "$tmp/cerulion.listing" ||
     fail "cerulion has no link ./usr/bin/$command -> cerulion"
 done
 if grep -q '^CERULION_PACKAGE_HAS_BRIDGE:.*=TRUE\|Fast DDS yes' "$tmp/package.log"; then
@@ -97,6 +97,10 @@ if [ -n "$python" ]; then
   printf '%s\n' "$depends" | grep -q "python3 (>= $py)" || fail "python3-cerulion's Depends has no python3 (>= $py): $depends"
   printf '%s\n' "$depends" | grep -q 'libc6 (>= ' || fail "python3-cerulion's Depends were not computed: $depends"
 fi
+if [ -n "$python" ]; then
+  # Python's bytecode beside the module goes with the package, or dpkg leaves its directory behind.
+  dpkg-deb --info "$(deb python3-cerulion)" prerm | grep -q py3clean || fail "python3-cerulion's prerm leaves __pycache__ behind"
+fi
 dpkg-deb --info "$(deb cerulion)" conffiles | grep -qx /etc/default/cerulion-flashback ||
   fail "/etc/default/cerulion-flashback is no conffile"
 for script in postinst prerm postrm; do
@@ -107,7 +111,7 @@ done
 if command -v lintian >/dev/null; then
   step "lintian: no errors"
   for p in $packages; do
-    lintian --no-tag-display-limit "$(deb "$p")" >"$tmp/lintian.out" 2>&1 || true
+    lintian --tag-display-limit 0 "$(deb "$p")" >"$tmp/lintian.out" 2>&1 || true
     sed 's/^/  /' "$tmp/lintian.out"
     if grep -q '^E: ' "$tmp/lintian.out"; then fail "lintian found errors in $p"; fi
   done
