@@ -102,4 +102,12 @@ foreach(component IN LISTS CERULION_DEBIAN_COMPONENTS)
           DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/${CPACK_DEBIAN_${upper}_PACKAGE_NAME} COMPONENT ${component})
 endforeach()
 
+# The static libraries lose their debug information, as dh_strip does for a Debian package's
+# archives (CPACK_STRIP_FILES strips programs and shared objects only): with it cerulion-dev
+# would take some 150 MiB.
+install(CODE "file(GLOB archives \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/libcerulion_*.a\")
+  foreach(archive IN LISTS archives)
+    execute_process(COMMAND ${CMAKE_STRIP} --strip-debug --enable-deterministic-archives \${archive} COMMAND_ERROR_IS_FATAL ANY)
+  endforeach()" COMPONENT dev)
+
 include(CPack)

@@ -76,5 +76,6 @@ function(cerulion_unit dir scope state wanted_by user_environment_file)
   install(FILES ${out} DESTINATION ${dir})
 endfunction()
 cerulion_unit(lib/systemd/system "" "/var/lib" multi-user.target "" ${cerulion_hardening} ${cerulion_system_hardening})
-cerulion_unit(lib/systemd/user "--user " "~/.local/state" default.target
+# %S of a user's manager: ~/.config in Debian 12's systemd 252, $XDG_STATE_HOME in later ones.
+cerulion_unit(lib/systemd/user "--user " "%S (~/.config with systemd 252)" default.target
               "EnvironmentFile=-%E/cerulion-flashback\n" ${cerulion_hardening})

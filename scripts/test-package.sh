@@ -153,17 +153,7 @@ fi
 
 step "a program of your own against the unpacked cerulion-dev: find_package(cerulion), pkg-config"
 mkdir "$tmp/program"
-cat >"$tmp/program/hello.cpp" <<'CPP'
-#include <cerulion/core.hpp>
-#include <cerulion/version.hpp>
-#include <cstdio>
-
-int main() {
-  auto pub = cerulion::Publisher::create("/hello");
-  if (!pub) return std::puts(pub.message().c_str()), 1;
-  std::printf("cerulion %s: published %d\n", CERULION_VERSION_STRING, pub->publish_text("hello").ok());
-}
-CPP
+cp scripts/consumer-hello.cpp "$tmp/program/hello.cpp"
 cat >"$tmp/program/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.25)
 project(hello LANGUAGES CXX)
