@@ -71,17 +71,7 @@ step "a core-only program needs none of the other components' dependencies"
 # find_package(cerulion) succeeds and the program links all the same. Each hiding is shown to
 # work: a program asking for a component that needs what is hidden is refused, naming it.
 mkdir "$tmp/consumer" "$tmp/consumer/no-pkg-config"
-cat >"$tmp/consumer/hello.cpp" <<'CPP'
-#include <cerulion/core.hpp>
-#include <cerulion/version.hpp>
-#include <cstdio>
-
-int main() {
-  auto pub = cerulion::Publisher::create("/hello");
-  if (!pub) return std::puts(pub.message().c_str()), 1;
-  std::printf("cerulion %s: published %d\n", CERULION_VERSION_STRING, pub->publish_text("hello").ok());
-}
-CPP
+cp "$root/scripts/consumer-hello.cpp" "$tmp/consumer/hello.cpp"
 # consumer NAME COMPONENTS [HIDDEN...]: configures hello.cpp as a project of its own, linking
 # cerulion::<each component>, in $tmp/consumer/NAME (log NAME.log), with each HIDDEN package (a
 # CMake package name, or pkg-config) out of reach. COMPONENTS "core" asks for none: the default.

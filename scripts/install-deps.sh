@@ -16,6 +16,9 @@ packages="$packages libboost-dev"
 # ROS 2 message types: SHA-256 for type hashes (nettle); the test_msgs .msg files and Cyclone DDS
 # (the middleware of rmw_cyclonedds) as a stand-in ROS 2 node in the bridge's tests.
 packages="$packages nettle-dev ros2-test-interface-files cyclonedds-dev cyclonedds-tools"
+# The Debian packages (scripts/package.sh: dpkg-shlibdeps computes their Depends, with file) and
+# their checks (scripts/test-package.sh: lintian, systemd-analyze for the flashback units).
+packages="$packages dpkg-dev file lintian systemd"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
