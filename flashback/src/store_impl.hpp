@@ -261,6 +261,8 @@ class StoreImpl {
   std::uint64_t committed_[kStagingBuffers] = {};
   ChunkScratch compressing_{recorder::Compression::Zstd};  // compress_mutex_
   ChunkScratch raw_{recorder::Compression::None};          // staging_mutex_
+  ChunkScratch rescue_{recorder::Compression::None};       // the one tap with rescuing_ set
+  bool rescuing_ = false;  // staging_mutex_: a tap is committing the sealed buffer uncompressed
   std::vector<std::byte> commit_bytes_;                     // staging_mutex_: commit_chunk's
   std::vector<std::byte> single_;
 };

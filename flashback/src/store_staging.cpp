@@ -135,9 +135,27 @@ Result<bool> StoreImpl::take(std::uint16_t channel_id, std::uint32_t sequence, s
       freed_cv_.wait(lock);
       continue;
     }
-    // Compression is behind: the sealed buffer is committed as it is, and frees its room.
-    if (auto st = store_raw_locked(other); !st && st.code() != ErrorCode::OutOfMemory) return st;
-    h.chunks_stored_raw.fetch_add(1, std::memory_order_relaxed);
+    // Compression is behind: the sealed buffer is committed as it is, and frees its room. Read
+    // without the lock (it does not change until committed), so that taps of other topics go on
+    // staging meanwhile; one tap does it, the others wait for the room.
+    if (rescuing_) {
+      freed_cv_.wait(lock);
+      continue;
+    }
+    rescuing_ = true;
+    const std::uint64_t committed = committed_[other];
+    lock.unlock();
+    StagedChunk chunk = encode_staged(other, rescue_);
+    lock.lock();
+    rescuing_ = false;
+    Status st;
+    // Committed meanwhile by the compressing thread after all: this copy, perhaps torn, is dropped.
+    if (committed_[other] == committed) {
+      st = publish_locked(other, std::move(chunk));
+      h.chunks_stored_raw.fetch_add(1, std::memory_order_relaxed);
+    }
+    freed_cv_.notify_all();
+    if (!st && st.code() != ErrorCode::OutOfMemory) return st;
   }
   in_order();
   const std::uint32_t a = h.active.load(std::memory_order_relaxed) % kStagingBuffers;
