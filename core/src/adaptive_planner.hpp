@@ -73,7 +73,7 @@ inline constexpr std::uint64_t kShortestPollNs = 20'000;
 inline constexpr std::uint32_t kMissWindow = 20;
 inline constexpr std::uint32_t kMissesToFallBack = 8;
 inline constexpr std::uint32_t kFallbackWaits = 50;
-inline constexpr std::uint32_t kFallbackWaitsMost = 1600;
+inline constexpr std::uint32_t kFallbackWaitsMost = 400;
 inline constexpr std::uint32_t kCalmWaits = 2000;
 }  // namespace adaptive
 
