@@ -58,7 +58,7 @@ def long_runs(binary, floor, a):
     count = a.count if a.count_given else 12000
     print(f"{'run':>3}  {'floor median':>12}  {'median':>9}  {'p99':>9}  {'p99<=floor':>10}  {'windows':>7}  "
           f"{'slow windows':>12}  {'slowest window':>14}  {'cpu ping/pong %':>15}  phases (round trips: median µs; "
-          f"misses pong/ping)")
+          f"misses pong/ping, of them fallen back)")
     runs_with_phases = hits = 0
     for run_no in range(1, a.long + 1):
         floor_med, _ = floor_median(floor, 2000)
@@ -73,7 +73,8 @@ def long_runs(binary, floor, a):
         slow_windows = sum((ph["end"] - ph["first"]) // phases["window"] for ph in found)
         slowest = max([ph["median_us"] for ph in found], default=None)
         text = "; ".join(f"{ph['first']}-{ph['end'] - 1}: {ph['median_us']:.1f} "
-                         f"({ph['pong']['missed']}/{ph['ping']['missed']}, pong {ph['pong']['cause']}, "
+                         f"({ph['pong']['missed']}/{ph['ping']['missed']}, fallen back {ph['pong']['fallen_back']}/"
+                         f"{ph['ping']['fallen_back']}, pong {ph['pong']['cause']}, "
                          f"ping {ph['ping']['cause']})" for ph in found) or "none"
         p99_text = f"{p99:.3f}" if p99 is not None else "-"
         slowest_text = f"{slowest:.3f}" if slowest is not None else "-"
