@@ -5,6 +5,7 @@
 
 #include "command.hpp"
 #include "cerulion/measurement/samples_file.hpp"
+#include "cerulion/measurement/slow_phases.hpp"
 #include "cerulion/measurement/statistics.hpp"
 #include "cpu_pinning.hpp"
 #include "ping_run.hpp"
@@ -111,6 +112,24 @@ void print_tail(const measurement::TailBreakdown& b) {
   }
   fmt::print("requests left after their slot by median/max = {:.3f}/{:.3f} µs\n", b.send_lateness_median_us,
              b.send_lateness_max_us);
+}
+
+/// The slow phases: windows whose median is far above the run's best (`--explain-tail`).
+void print_phases(const measurement::SlowPhases& p) {
+  fmt::print("--- slow phases: {} in {} windows of {} round trips (slow: median over {:g} µs and {:g}x the fastest "
+             "window's {:.3f} µs) ---\n",
+             p.phases.size(), p.windows, p.rule.window, p.rule.floor_us, p.rule.factor, p.fastest_window_us);
+  for (const auto& ph : p.phases) {
+    fmt::print("round trips {}-{}: median {:.3f} µs\n", ph.first, ph.end - 1, ph.median_us);
+    auto side = [](const char* name, const measurement::PhaseSide& d) {
+      fmt::print("  {} waits: {} of {} missed ({}; {} fell back to blocking), arrival - prediction {:.3f} µs, margin "
+                 "{:.3f} µs, poll window {:.3f} µs past it, oversleep {:.3f} µs (medians)\n",
+                 name, d.missed, d.waits, d.missed > 0 ? measurement::describe(d.cause) : "-", d.fallen_back,
+                 d.arrival_minus_predicted_us, d.margin_us, d.window_us, d.oversleep_us);
+    };
+    side("pong", ph.responder);
+    side("ping", ph.requester);
+  }
 }
 
 }  // namespace
@@ -220,7 +239,10 @@ void add_ping_command(CLI::App& app) {
     }
     if (a->json) fmt::print("{}\n", measurement::to_json(measurement::summary_of(report, figures, run.keeper)));
     else print_human(run, figures);
-    if (a->explain_tail && !a->json) print_tail(measurement::explain_tail(report.samples_ns, report.traces));
+    if (a->explain_tail && !a->json) {
+      print_tail(measurement::explain_tail(report.samples_ns, report.traces));
+      print_phases(measurement::find_slow_phases(report.samples_ns, report.traces));
+    }
     if (report.interrupted) throw Exit{stop_exit_code(), ""};
     if (report.lost > 0 || report.responder_gone) {
       throw Exit{kExitFailure, fmt::format("{} round trip(s) went missing{}", report.lost,

@@ -8,6 +8,12 @@
 #                           [--cpu-budget PCT] [--timers]
 # --cpu-budget runs the adaptive pings with that budget (ping --cpu-budget); --timers adds
 # bench/timer-lateness's table of timed wake-ups (about 10 s more).
+#   scripts/tail-figures.py --long RUNS [--count N] [--ping-args "ARGS"] [--build DIR]
+# --long: issue 55's slow phases instead: RUNS runs of `cerulion ping --explain-tail` (12,000
+# round trips each unless --count), each beside the futex floor's median, with its windows of
+# 250 round trips, the slow phases found (ping's own rule: a window's median over 50 µs and 5x the
+# fastest window's), the slowest window, p99 and CPU; --ping-args adds options to every ping
+# (e.g. "-s 1MiB", "-r 1000", "--process single", "--wait-set 4").
 # About 4 minutes with the defaults (5 x (2,000 floor + 2,100 ping round trips at 100 Hz), then
 # spin and block once each). Run it on a quiet machine: other work's wake-ups are in every figure.
 import argparse
@@ -36,8 +42,8 @@ def floor_median(floor, count):
     return float(fields["median_us"]), float(fields["p99_us"])
 
 
-def ping(binary, count, size, wait, explain, budget=None):
-    argv = [binary, "ping", "-c", str(count), "-s", str(size), "--wait", wait, "--json"]
+def ping(binary, count, size, wait, explain, budget=None, extra=()):
+    argv = [binary, "ping", "-c", str(count), "-s", str(size), "--wait", wait, "--json", *extra]
     if budget is not None:
         argv += ["--cpu-budget", str(budget)]
     if explain:
@@ -46,23 +52,64 @@ def ping(binary, count, size, wait, explain, budget=None):
     return json.loads(out.strip().splitlines()[-1])
 
 
+def long_runs(binary, floor, a):
+    """Issue 55's figures: slow phases per run, from ping's own --explain-tail report."""
+    extra = a.ping_args.split()
+    count = a.count if a.count_given else 12000
+    print(f"{'run':>3}  {'floor median':>12}  {'median':>9}  {'p99':>9}  {'p99<=floor':>10}  {'windows':>7}  "
+          f"{'slow windows':>12}  {'slowest window':>14}  {'cpu ping/pong %':>15}  phases (round trips: median µs; "
+          f"misses pong/ping, of them fallen back)")
+    runs_with_phases = hits = 0
+    for run_no in range(1, a.long + 1):
+        floor_med, _ = floor_median(floor, 2000)
+        s = ping(binary, count, a.size, "adaptive", True, a.cpu_budget, extra)
+        rtt = s["rtt_us"]
+        p99 = rtt["p99"]
+        ok = p99 is not None and p99 <= floor_med and s["lost"] == 0
+        hits += ok
+        phases = s.get("phases", {})
+        found = phases.get("found", [])
+        runs_with_phases += bool(found)
+        slow_windows = sum((ph["end"] - ph["first"]) // phases["window"] for ph in found)
+        slowest = max([ph["median_us"] for ph in found], default=None)
+        text = "; ".join(f"{ph['first']}-{ph['end'] - 1}: {ph['median_us']:.1f} "
+                         f"({ph['pong']['missed']}/{ph['ping']['missed']}, fallen back {ph['pong']['fallen_back']}/"
+                         f"{ph['ping']['fallen_back']}, pong {ph['pong']['cause']}, "
+                         f"ping {ph['ping']['cause']})" for ph in found) or "none"
+        p99_text = f"{p99:.3f}" if p99 is not None else "-"
+        slowest_text = f"{slowest:.3f}" if slowest is not None else "-"
+        print(f"{run_no:>3}  {floor_med:>12.3f}  {rtt['median']:>9.3f}  {p99_text:>9}  {'yes' if ok else 'no':>10}  "
+              f"{phases.get('windows', 0):>7}  {slow_windows:>12}  {slowest_text:>14}  "
+              f"{s['cpu_pct']['ping']:>7.2f}/{s['cpu_pct']['pong']:<7.2f}  {text}", flush=True)
+    print(f"runs with a slow phase: {runs_with_phases} of {a.long}; p99 <= the futex floor's median in {hits} of {a.long}")
+
+
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--build", default=os.path.join(root, "build"))
     p.add_argument("--reps", type=int, default=5)
-    p.add_argument("--count", type=int, default=2000)
+    p.add_argument("--count", type=int, default=None)
     p.add_argument("--size", type=int, default=64)
     p.add_argument("--no-spin-block", action="store_true", help="skip the spin and block runs")
     p.add_argument("--cpu-budget", type=float, help="the adaptive pings' --cpu-budget, in %%")
     p.add_argument("--timers", action="store_true", help="also run bench/timer-lateness")
+    p.add_argument("--long", type=int, default=0, metavar="RUNS", help="slow phases over RUNS long runs instead")
+    p.add_argument("--ping-args", default="", help="with --long: options added to every ping")
     a = p.parse_args()
+    a.count_given = a.count is not None
+    if a.count is None:
+        a.count = 2000
     binary = os.path.join(a.build, "cerulion")
     floor = os.path.join(a.build, "bench", "floor-pingpong")
     for path in (binary, floor):
         if not os.access(path, os.X_OK):
             sys.exit(f"tail-figures: build first ({path} is missing)")
     started = time.monotonic()
+    if a.long > 0:
+        long_runs(binary, floor, a)
+        print(f"took {time.monotonic() - started:.0f} s")
+        return
     print(f"{'rep':>3}  {'floor median':>12}  {'adaptive median':>15}  {'adaptive p99':>12}  "
           f"{'p99<=floor':>10}  {'late':>5}  {'cpu ping/pong %':>15}  most late round trips")
     hits = 0

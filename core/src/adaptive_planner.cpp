@@ -52,6 +52,9 @@ CERULION_HOT_PATH void AdaptivePlanner::record_arrival(std::uint64_t event_ns) {
     next_expected_ = static_cast<std::uint64_t>(static_cast<double>(next_expected_) + shift + period_);
     return;
   }
+  // Four late in a row are learnt as the new grid, even when they were late because our own poll
+  // held the CPU their publisher needed: the later grid polls longer and holds it longer. That
+  // phase of 0.6-1 ms round trips (issue 55) is not prevented here; note_wait()'s fallback ends it.
   if (++off_grid_ >= kOffGridToRelearn) {
     learn_again(event_ns, interval);
     return;
@@ -69,6 +72,39 @@ CERULION_HOT_PATH void AdaptivePlanner::record_arrival(std::uint64_t event_ns) {
 
 CERULION_HOT_PATH void AdaptivePlanner::note_oversleep(std::uint64_t late_ns) { oversleep_.note(late_ns); }
 
+CERULION_HOT_PATH void AdaptivePlanner::note_wait(bool caught) {
+  if (fallback_left_ > 0) [[unlikely]] {
+    if (--fallback_left_ == 0) {
+      // Learn from scratch: the grid and jitter learnt before were what kept missing, and the
+      // arrivals seen while blocking are the peer's own rhythm, not one our polls held up.
+      arrivals_ = 0;
+      off_grid_ = 0;
+      last_on_time_ = false;
+      last_arrival_ = 0;
+      next_expected_ = 0;
+      period_ = 0;
+      jitter_ = 0;
+      missed_ = 0;
+      waits_learning_ = 0;
+    }
+    return;
+  }
+  if (waits_learning_ < kCalmWaits) {
+    ++waits_learning_;
+  } else {
+    fallback_waits_ = kFallbackWaits;  // a calm stretch: the next fallback is short again
+  }
+  missed_ = ((missed_ << 1) | (caught ? 0u : 1u)) & ((1u << kMissWindow) - 1);
+  if (!caught && static_cast<std::uint32_t>(__builtin_popcount(missed_)) >= kMissesToFallBack) [[unlikely]] fall_back();
+}
+
+void AdaptivePlanner::fall_back() {
+  fallback_left_ = fallback_waits_;
+  // Falling back again soon after learning again: the cause has lasted, block for longer.
+  if (waits_learning_ < kCalmWaits) fallback_waits_ = std::min(fallback_waits_ * 2, kFallbackWaitsMost);
+  missed_ = 0;
+}
+
 double adaptive::budget_scale(double cpu_budget) {
   // NaN fails both comparisons of the clamp's inputs: it is the default's scale.
   return cpu_budget == cpu_budget ? std::clamp(cpu_budget / kDefaultWaitCpuBudget, kBudgetScaleMin, kBudgetScaleMax)
@@ -76,6 +112,7 @@ double adaptive::budget_scale(double cpu_budget) {
 }
 
 CERULION_HOT_PATH AdaptivePlanner::Plan AdaptivePlanner::plan(std::uint64_t now, double scale) const {
+  if (fallback_left_ > 0) [[unlikely]] return {0, 0, 0};
   const std::uint64_t predicted = predicted_next_ns();
   if (predicted == 0) return {0, now + kUnlearntPollNs};
   // Plain min and max of values, not std::clamp, whose operands are references the compiler keeps
@@ -85,7 +122,7 @@ CERULION_HOT_PATH AdaptivePlanner::Plan AdaptivePlanner::plan(std::uint64_t now,
   const auto poll_past = static_cast<std::uint64_t>(static_cast<std::int64_t>(
       std::min(std::max(period_ * kPollPastShare * scale, jitter_ * kPollPastJitters + kPollPastMinNs), poll_past_cap)));
   // Already due (a reply to a request just sent, or a late message): poll, then block.
-  if (predicted <= now) return {0, now + poll_past};
+  if (predicted <= now) return {0, now + poll_past, predicted};
   const double margin_cap = std::max(period_ * kMarginShare * scale, kMarginMinNs);
   const double margin = std::min(
       std::max(oversleep_.high(kAssumedOversleepNs, kOversleepSamplesToTrust) * kOversleepFactor + jitter_ * kMarginJitters +
@@ -94,7 +131,7 @@ CERULION_HOT_PATH AdaptivePlanner::Plan AdaptivePlanner::plan(std::uint64_t now,
       margin_cap);
   const auto margin_ns = static_cast<std::uint64_t>(static_cast<std::int64_t>(margin));
   const std::uint64_t wake_at = predicted > margin_ns ? predicted - margin_ns : 0;
-  return {wake_at, predicted + poll_past};
+  return {wake_at, predicted + poll_past, predicted};
 }
 
 }  // namespace cerulion::detail

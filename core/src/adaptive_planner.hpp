@@ -62,14 +62,29 @@ inline constexpr std::uint64_t kShortestSleepNs = 300'000;
 /// Polling before blocking lasts at least this long, even when the plan's window has passed: a
 /// message that is due is most likely about to come, and a poll costs less than a wake-up.
 inline constexpr std::uint64_t kShortestPollNs = 20'000;
+
+/// The safety net under every prediction: a wait whose poll did not see its message (a futex
+/// wake-up delivered it, from the timed sleep or from blocking) missed. kMissesToFallBack misses
+/// among the last kMissWindow waits, and the planner stops predicting: its waits block at once,
+/// as the block strategy does, for kFallbackWaits waits (doubled, up to kFallbackWaitsMost, when
+/// it falls back again within kCalmWaits waits of learning again), then it learns from scratch.
+/// A prediction that keeps missing can hold up the very message it waits for (polling holds a
+/// CPU the peer needs): this bounds how long that goes on, whatever the cause.
+inline constexpr std::uint32_t kMissWindow = 20;
+inline constexpr std::uint32_t kMissesToFallBack = 8;
+inline constexpr std::uint32_t kFallbackWaits = 50;
+inline constexpr std::uint32_t kFallbackWaitsMost = 400;
+inline constexpr std::uint32_t kCalmWaits = 2000;
 }  // namespace adaptive
 
 class AdaptivePlanner {
  public:
-  /// Where a wait sleeps until (0: do not sleep) and polls until before it blocks.
+  /// Where a wait sleeps until (0: do not sleep) and polls until before it blocks; a poll_until
+  /// of 0 blocks at once (fallen back). `predicted`: the arrival it planned for (0: none).
   struct Plan {
     std::uint64_t wake_at;
     std::uint64_t poll_until;
+    std::uint64_t predicted = 0;
   };
 
   /// An awaited message was published at `event_ns` (CLOCK_MONOTONIC). Publish times, not the
@@ -77,6 +92,11 @@ class AdaptivePlanner {
   void record_arrival(std::uint64_t event_ns);
   /// A timed sleep planned by plan() ended `late_ns` after its wake_at (the margins follow it).
   void note_oversleep(std::uint64_t late_ns);
+  /// A wait planned by plan() ended with its message: `caught` when its poll saw it, false when a
+  /// futex wake-up delivered it. Misses make the planner fall back to blocking (kMissesToFallBack).
+  void note_wait(bool caught);
+  /// Whether the planner has fallen back to blocking at once (adaptive::kMissesToFallBack).
+  [[nodiscard]] bool fallen_back() const { return fallback_left_ > 0; }
 
   /// The plan for a wait that starts at `now`, its margin and window scaled by `budget_scale`
   /// (adaptive::budget_scale of WaitOptions::cpu_budget; 1: the default budget's).
@@ -91,6 +111,7 @@ class AdaptivePlanner {
  private:
   bool learnt() const { return arrivals_ >= adaptive::kArrivalsToLearn && period_ > 0; }
   void learn_again(std::uint64_t event_ns, double interval);
+  void fall_back();
 
   // record_arrival() writes the first line; the oversleep ring is read only when planning a sleep.
   std::uint32_t arrivals_ = 0;
@@ -103,6 +124,10 @@ class AdaptivePlanner {
   /// Recent lateness of timed wake-ups: the margin uses a high quantile of it, since a wake-up
   /// later than the margin costs a futex wake-up.
   LatenessRing oversleep_;
+  std::uint32_t missed_ = 0;          ///< the last kMissWindow waits, a bit each: 1 for a miss
+  std::uint32_t fallback_left_ = 0;   ///< waits left to block at once
+  std::uint32_t fallback_waits_ = adaptive::kFallbackWaits;  ///< the next fallback's length
+  std::uint32_t waits_learning_ = 0;  ///< waits since the planner last learnt from scratch
 };
 
 }  // namespace cerulion::detail

@@ -132,14 +132,22 @@ class WaitLoop {
   }
 
   /// Adaptive: sleeps until shortly before the planned arrival (a publisher wakes it if the
-  /// message comes early), polls across the window where it is likely, then blocks. `learner`
-  /// (may be null) learns how late the timed sleep ended.
+  /// message comes early), polls across the window where it is likely, then blocks; a plan that
+  /// fell back (poll_until 0) blocks at once. `learner` (may be null) learns how late the timed
+  /// sleep ended and whether the poll caught the message; a wait planned with nothing learnt
+  /// (no prediction) is expected to miss and does not count.
   [[gnu::always_inline]] WaitOutcome adaptive(AdaptivePlanner::Plan plan, AdaptivePlanner* learner) {
     const std::uint64_t start = monotonic_ns();
+    if (plan.poll_until == 0) [[unlikely]] {
+      WaitOutcome blocked = block();
+      if (blocked.ready && learner != nullptr) learner->note_wait(false);
+      return traced(std::move(blocked), WaitPhase::Block, {.start_ns = start, .blocked_ns = start});
+    }
     const bool sleeps = plan.wake_at > start + adaptive::kShortestSleepNs;
-    WaitTrace seen{.start_ns = start, .wake_at_ns = sleeps ? plan.wake_at : 0};
+    WaitTrace seen{.start_ns = start, .wake_at_ns = sleeps ? plan.wake_at : 0, .predicted_ns = plan.predicted};
     if (sleeps) {
       WaitOutcome slept = block(plan.wake_at);
+      if (slept.ready && learner != nullptr && plan.predicted != 0) learner->note_wait(false);
       if (!slept.status.ok() || slept.ready) return traced(std::move(slept), WaitPhase::Sleep, seen);
       const std::uint64_t now = monotonic_ns();
       if (now >= limits_.return_at) return slept;
@@ -148,10 +156,15 @@ class WaitLoop {
     }
     seen.poll_until_ns = std::max(plan.poll_until, monotonic_ns() + adaptive::kShortestPollNs);
     WaitOutcome polled = poll_until(seen.poll_until_ns, sleeps);
-    if (polled.ready) return traced(std::move(polled), WaitPhase::Poll, seen);
+    if (polled.ready) {
+      if (learner != nullptr && plan.predicted != 0) learner->note_wait(true);
+      return traced(std::move(polled), WaitPhase::Poll, seen);
+    }
     if (!polled.status.ok() || monotonic_ns() >= limits_.return_at) return polled;
     if constexpr (kTraced) seen.blocked_ns = monotonic_ns();
-    return traced(block(), WaitPhase::Block, seen);
+    WaitOutcome blocked = block();
+    if (blocked.ready && learner != nullptr && plan.predicted != 0) learner->note_wait(false);
+    return traced(std::move(blocked), WaitPhase::Block, seen);
   }
 
   /// The block strategy: blocks, its trace saying so.

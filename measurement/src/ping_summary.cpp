@@ -77,7 +77,10 @@ PingSummary summary_of(const PingReport& r, const PingFigures& f, const std::opt
     out.alternate = PingSummary::Alternate{us(a->direct_us.median), us(a->wait_set_us.median), a->direct_us.count,
                                            a->wait_set_us.count, rounded(a->median_ratio, 3)};
   }
-  if (o.explain_tail) out.tail = explain_tail(r.samples_ns, r.traces);
+  if (o.explain_tail) {
+    out.tail = explain_tail(r.samples_ns, r.traces);
+    out.phases = find_slow_phases(r.samples_ns, r.traces);
+  }
   out.flashback = keeper.has_value();
   if (keeper) {
     out.keeper = *keeper;
@@ -138,6 +141,27 @@ std::string to_json(const PingSummary& s) {
                  {"rows", rows},
                  {"futex", {{"legs", t->futex_legs}, {"median_us", us(t->futex_median_us)}, {"p99_us", us(t->futex_p99_us)}, {"max_us", us(t->futex_max_us)}}},
                  {"send_lateness_us", {{"median", us(t->send_lateness_median_us)}, {"max", us(t->send_lateness_max_us)}}}};
+  }
+  if (const auto& p = s.phases) {
+    json phases = json::array();
+    auto side = [](const PhaseSide& d) {
+      return json{{"waits", d.waits},
+                  {"missed", d.missed},
+                  {"fallen_back", d.fallen_back},
+                  {"cause", to_string(d.cause)},
+                  {"arrival_minus_predicted_us", us(d.arrival_minus_predicted_us)},
+                  {"margin_us", us(d.margin_us)},
+                  {"window_us", us(d.window_us)},
+                  {"oversleep_us", us(d.oversleep_us)}};
+    };
+    for (const SlowPhase& ph : p->phases) {
+      phases.push_back({{"first", ph.first}, {"end", ph.end}, {"median_us", us(ph.median_us)},
+                        {"pong", side(ph.responder)}, {"ping", side(ph.requester)}});
+    }
+    j["phases"] = {{"window", p->rule.window},
+                   {"windows", p->windows},
+                   {"fastest_window_us", us(p->fastest_window_us)},
+                   {"found", phases}};
   }
   return j.dump();
 }
@@ -215,6 +239,30 @@ Result<PingSummary> ping_summary_from_json(std::string_view text) {
       b.send_lateness_median_us = t.at("send_lateness_us").at("median").get<double>();
       b.send_lateness_max_us = t.at("send_lateness_us").at("max").get<double>();
       s.tail = std::move(b);
+    }
+    if (j.contains("phases")) {
+      const json& p = j.at("phases");
+      SlowPhases phases;
+      phases.rule.window = p.at("window").get<std::size_t>();
+      phases.windows = p.at("windows").get<std::size_t>();
+      phases.fastest_window_us = p.at("fastest_window_us").get<double>();
+      auto side = [](const json& d) {
+        PhaseSide out;
+        out.waits = d.at("waits").get<std::size_t>();
+        out.missed = d.at("missed").get<std::size_t>();
+        out.fallen_back = d.at("fallen_back").get<std::size_t>();
+        out.cause = tail_cause_named(d.at("cause").get<std::string>());
+        out.arrival_minus_predicted_us = d.at("arrival_minus_predicted_us").get<double>();
+        out.margin_us = d.at("margin_us").get<double>();
+        out.window_us = d.at("window_us").get<double>();
+        out.oversleep_us = d.at("oversleep_us").get<double>();
+        return out;
+      };
+      for (const json& ph : p.at("found")) {
+        phases.phases.push_back({ph.at("first").get<std::size_t>(), ph.at("end").get<std::size_t>(),
+                                 ph.at("median_us").get<double>(), side(ph.at("pong")), side(ph.at("ping"))});
+      }
+      s.phases = std::move(phases);
     }
     return s;
   } catch (const json::exception& e) {

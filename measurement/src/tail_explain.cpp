@@ -2,6 +2,7 @@
 #include "cerulion/measurement/tail_explain.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <map>
 
@@ -11,10 +12,23 @@
 namespace cerulion::measurement {
 namespace {
 
-// Where the responder's trace lies in a reply (after the stamp and the request leg).
+// Where the responder's trace lies in a reply (after the stamp and the request leg): the request's
+// publish time, the wait's phase, then its times as signed 32-bit offsets from that publish time
+// (kNoTime: none), so that the prediction fits beside them in the 64 bytes of the smallest reply.
 constexpr std::size_t kTraceOffset = kRequestLegOffset + 8;
-enum TraceField : std::size_t { kPhase, kRequestPublish, kWakeAt, kWoke, kPollUntil, kBlocked, kTraceFields };
-static_assert(kTraceOffset + kTraceFields * 8 == kTraceReplyBytes);
+enum TraceTime : std::size_t { kWakeAt, kWoke, kPollUntil, kBlocked, kPredicted, kTraceTimes };
+constexpr std::size_t kTimesOffset = kTraceOffset + 8 + 4;
+static_assert(kTimesOffset + kTraceTimes * 4 <= kTraceReplyBytes);
+constexpr std::int32_t kNoTime = INT32_MIN;
+
+std::int32_t offset_of(std::uint64_t t, std::uint64_t from) noexcept {
+  if (t == 0) return kNoTime;
+  const std::int64_t d = static_cast<std::int64_t>(t) - static_cast<std::int64_t>(from);
+  return static_cast<std::int32_t>(std::clamp<std::int64_t>(d, INT32_MIN + 1, INT32_MAX));
+}
+std::uint64_t time_of(std::int32_t offset, std::uint64_t from) noexcept {
+  return offset == kNoTime ? 0 : static_cast<std::uint64_t>(static_cast<std::int64_t>(from) + offset);
+}
 
 std::uint64_t since(std::uint64_t later, std::uint64_t earlier) { return later > earlier ? later - earlier : 0; }
 double in_us(std::uint64_t ns) { return static_cast<double>(ns) / 1e3; }
@@ -23,26 +37,35 @@ double in_us(std::uint64_t ns) { return static_cast<double>(ns) / 1e3; }
 
 void encode_responder_trace(std::span<std::byte> reply, std::uint64_t request_publish_ns, const WaitTrace& wait) noexcept {
   if (reply.size() < kTraceReplyBytes) return;
-  const std::uint64_t fields[kTraceFields] = {static_cast<std::uint64_t>(wait.phase), request_publish_ns, wait.wake_at_ns,
-                                              wait.woke_ns, wait.poll_until_ns, wait.blocked_ns};
-  std::memcpy(reply.data() + kTraceOffset, fields, sizeof fields);
+  const auto phase = static_cast<std::uint32_t>(wait.phase);
+  const std::int32_t times[kTraceTimes] = {
+      offset_of(wait.wake_at_ns, request_publish_ns), offset_of(wait.woke_ns, request_publish_ns),
+      offset_of(wait.poll_until_ns, request_publish_ns), offset_of(wait.blocked_ns, request_publish_ns),
+      offset_of(wait.predicted_ns, request_publish_ns)};
+  std::memcpy(reply.data() + kTraceOffset, &request_publish_ns, 8);
+  std::memcpy(reply.data() + kTraceOffset + 8, &phase, 4);
+  std::memcpy(reply.data() + kTimesOffset, times, sizeof times);
 }
 
 bool decode_responder_trace(std::span<const std::byte> reply, TripTrace& trip) noexcept {
   if (reply.size() < kTraceReplyBytes) return false;
-  std::uint64_t fields[kTraceFields];
-  std::memcpy(fields, reply.data() + kTraceOffset, sizeof fields);
-  std::uint64_t leg = 0;
+  std::uint64_t publish = 0, leg = 0;
+  std::uint32_t phase = 0;
+  std::int32_t times[kTraceTimes];
+  std::memcpy(&publish, reply.data() + kTraceOffset, 8);
+  std::memcpy(&phase, reply.data() + kTraceOffset + 8, 4);
+  std::memcpy(times, reply.data() + kTimesOffset, sizeof times);
   std::memcpy(&leg, reply.data() + kRequestLegOffset, 8);
-  if (fields[kRequestPublish] == 0 || fields[kPhase] > static_cast<std::uint64_t>(WaitPhase::Block)) return false;
-  trip.request_publish_ns = fields[kRequestPublish];
-  trip.request_taken_ns = fields[kRequestPublish] + leg;
+  if (publish == 0 || phase > static_cast<std::uint32_t>(WaitPhase::Block)) return false;
+  trip.request_publish_ns = publish;
+  trip.request_taken_ns = publish + leg;
   trip.responder = {};
-  trip.responder.phase = static_cast<WaitPhase>(fields[kPhase]);
-  trip.responder.wake_at_ns = fields[kWakeAt];
-  trip.responder.woke_ns = fields[kWoke];
-  trip.responder.poll_until_ns = fields[kPollUntil];
-  trip.responder.blocked_ns = fields[kBlocked];
+  trip.responder.phase = static_cast<WaitPhase>(phase);
+  trip.responder.wake_at_ns = time_of(times[kWakeAt], publish);
+  trip.responder.woke_ns = time_of(times[kWoke], publish);
+  trip.responder.poll_until_ns = time_of(times[kPollUntil], publish);
+  trip.responder.blocked_ns = time_of(times[kBlocked], publish);
+  trip.responder.predicted_ns = time_of(times[kPredicted], publish);
   trip.responder.ready_ns = trip.request_taken_ns;
   return true;
 }

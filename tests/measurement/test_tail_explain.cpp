@@ -181,7 +181,8 @@ TEST_CASE("the responder's wait travels in reply bytes 16 to 63 and reads back a
   std::array<std::byte, kTraceReplyBytes> reply{};
   const std::uint64_t leg = 42 * kUs;
   std::memcpy(reply.data() + 8, &leg, 8);
-  const WaitTrace w = adaptive_wait(WaitPhase::Block, 0);
+  WaitTrace w = adaptive_wait(WaitPhase::Block, 0);
+  w.predicted_ns = kBase + 10'000 * kUs;
   encode_responder_trace(reply, kBase + 10'600 * kUs, w);
   TripTrace t;
   REQUIRE(decode_responder_trace(reply, t));
@@ -192,6 +193,7 @@ TEST_CASE("the responder's wait travels in reply bytes 16 to 63 and reads back a
   CHECK(t.responder.woke_ns == w.woke_ns);
   CHECK(t.responder.poll_until_ns == w.poll_until_ns);
   CHECK(t.responder.blocked_ns == w.blocked_ns);
+  CHECK(t.responder.predicted_ns == w.predicted_ns);
 
   SECTION("a reply too short, or one from a pong that traced nothing, carries none") {
     std::array<std::byte, kTraceReplyBytes - 1> short_reply{};
@@ -202,8 +204,8 @@ TEST_CASE("the responder's wait travels in reply bytes 16 to 63 and reads back a
   }
   SECTION("a phase out of range is not read as a trace") {
     std::array<std::byte, kTraceReplyBytes> bad = reply;
-    const std::uint64_t phase = 9;
-    std::memcpy(bad.data() + 16, &phase, 8);
+    const std::uint32_t phase = 9;  // after the request's publish time
+    std::memcpy(bad.data() + 24, &phase, 4);
     CHECK_FALSE(decode_responder_trace(bad, t));
   }
 }

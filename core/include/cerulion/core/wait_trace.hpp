@@ -30,6 +30,7 @@ struct WaitTrace {
   std::uint64_t poll_until_ns = 0;  ///< the planned end of the adaptive poll window; 0: none
   std::uint64_t blocked_ns = 0;     ///< went to block after polling; 0: it did not
   std::uint64_t ready_ns = 0;       ///< the message was seen
+  std::uint64_t predicted_ns = 0;   ///< the adaptive plan's predicted arrival; 0: none (or fallen back to blocking)
   WaitPhase phase = WaitPhase::None;
 };
 

@@ -12,6 +12,7 @@
 
 #include "cerulion/core/status.hpp"
 #include "cerulion/measurement/ping.hpp"
+#include "cerulion/measurement/slow_phases.hpp"
 #include "cerulion/measurement/tail_explain.hpp"
 
 namespace cerulion::measurement {
@@ -62,6 +63,7 @@ struct PingSummary {
   bool flashback = false;
   std::optional<PingKeeperFigures> keeper;  ///< with flashback
   std::optional<TailBreakdown> tail;        ///< with explain_tail: explain_tail() of the run
+  std::optional<SlowPhases> phases;         ///< with explain_tail: find_slow_phases() of the run
 };
 
 /// The summary of a run (its figures from figures_of()), with a keeper's figures where one ran.
