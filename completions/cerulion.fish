@@ -231,7 +231,7 @@ complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from start' -l max-dumps -r -d 'Automatic dumps allowed per hour (default 20)'
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from start' -l max-disk -r -d 'Refuse automatic dumps once those in --dir take this much (default 2GiB)'
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from start' -l lockstep -d 'Join as a lockstep subscriber: publishers wait for the keeper instead of it missing messages'
-complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from start' -l priority -r -a 'idle normal' -d 'idle: run only on CPU time nobody else wants (default; normal with --lockstep); normal'
+complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from start' -l priority -r -a 'idle normal' -d 'idle: compress only on CPU time nobody else wants (taps and dumps keep normal priority; default, normal with --lockstep); normal'
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from start' -a '(__cerulion_topics)'
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from dump' -s h -l help -d 'Print this help message and exit'
 complete -c cerulion -n '__fish_seen_subcommand_from flashback; and __fish_seen_subcommand_from dump' -s o -l output -r -F -d 'Output file (default flashback-<domain>-<name>-<UTC time>.mcap in --dir)'
