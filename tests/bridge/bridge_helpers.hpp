@@ -9,12 +9,14 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
 #include <sys/file.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -27,10 +29,25 @@
 
 namespace cerulion::test {
 
-/// A DDS domain id for this test process (1..232), different per call.
+/// A DDS domain id (1..230) that no other test process holds, different per call. Test processes
+/// run in parallel and an importer following every topic would take another test's traffic, so
+/// each id is claimed with a lock file held until this process exits (231 and 232 stay for tests
+/// that name a fixed id).
 inline std::uint32_t test_dds_domain() {
   static std::atomic<std::uint32_t> counter{0};
-  return 1 + (static_cast<std::uint32_t>(::getpid()) * 7 + counter++ * 31) % bridge::kMaxDdsDomain;
+  constexpr std::uint32_t kIds = 230;
+  const auto dir = std::filesystem::temp_directory_path() / ("cerulion-test-dds-" + std::to_string(::getuid()));
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  const std::uint32_t first = static_cast<std::uint32_t>(::getpid()) * 7 + counter++ * 31;
+  for (std::uint32_t k = 0; k < kIds; ++k) {
+    const std::uint32_t id = 1 + (first + k) % kIds;
+    const int fd = ::open((dir / (std::to_string(id) + ".lock")).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) break;
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return id;  // the fd stays open: the claim lasts until exit
+    ::close(fd);
+  }
+  return 1 + first % kIds;  // every id claimed (or no temp directory): share one, as before
 }
 
 /// Every topic, including later ones.
@@ -110,6 +127,40 @@ inline bool warm_up(Publisher& pub, Subscriber& sub, std::chrono::seconds timeou
   }
   return false;
 }
+
+/// The next numbered message `sub` receives within `timeout`, passing over warm-ups: on a busy
+/// machine a warm-up repeated before the first crossed can arrive after warm_up stopped draining.
+inline Result<Sample> receive_numbered(Subscriber& sub, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    auto got = sub.receive(std::max(left, std::chrono::milliseconds(0)));
+    if (!got.ok() || got->data().empty() || got->data()[0] != kWarmup) return got;
+  }
+}
+
+/// Runs `send` on a thread while the test reads. Should the test end early (a failed REQUIRE), it
+/// reads `sub` until the sender is done, so a lockstep chain of bridges never leaves the sender
+/// waiting for room forever.
+class SenderThread {
+ public:
+  SenderThread(Subscriber& sub, std::function<void()> send)
+      : sub_(sub), thread_([this, send = std::move(send)] {
+          send();
+          done_ = true;
+        }) {}
+  ~SenderThread() {
+    while (!done_) (void)sub_.receive(std::chrono::milliseconds(100));
+    thread_.join();
+  }
+  SenderThread(const SenderThread&) = delete;
+  SenderThread& operator=(const SenderThread&) = delete;
+
+ private:
+  Subscriber& sub_;
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
 
 /// A publisher of `topic` in `domain`, with the topic's default settings.
 inline Publisher open_publisher(const std::string& domain, const std::string& topic) {

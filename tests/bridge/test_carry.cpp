@@ -24,24 +24,21 @@ TEST_CASE("A message published in one domain arrives in the other byte-exact and
   // Published while the far side reads (its topic runs free: a reader far behind would lose the
   // oldest). The exporting tap never holds the publisher back either: the messages are paced.
   std::atomic<bool> published_all{true};
-  std::thread sender([&] {
+  std::optional<SenderThread> sender(std::in_place, *sub, [&] {
     for (int i = 0; i < count; ++i) {
       if (!pub->publish_copy(numbered(i, size)).ok()) published_all = false;
       std::this_thread::sleep_for(std::chrono::milliseconds(size > (1u << 20) ? 60 : size > 4096 ? 10 : 2));
     }
   });
-  struct Join {
-    std::thread& t;
-    ~Join() { t.join(); }
-  } join{sender};
   for (int i = 0; i < count; ++i) {
-    auto got = sub->receive(std::chrono::seconds(20));
+    auto got = receive_numbered(*sub, std::chrono::seconds(20));
     REQUIRE(got.ok());
     REQUIRE(got->size() == size);
     CHECK(index_of(got->data()) == static_cast<std::uint64_t>(i));
     const auto expected = numbered(i, size);
     CHECK(std::memcmp(got->data().data(), expected.data(), size) == 0);
   }
+  sender.reset();
   CHECK(published_all);
   const auto status = in.status();
   REQUIRE(status.topics.size() == 1);
@@ -108,15 +105,11 @@ TEST_CASE("Lockstep bridges with a deep history carry a burst without a loss", "
   });
   auto [pub, sub] = open_crossing(a, b, topic);
   constexpr int kCount = 500;
-  std::thread sender([&] {
+  SenderThread sender(*sub, [&] {
     for (int i = 0; i < kCount; ++i) (void)pub->publish_copy(numbered(i, 256));  // back to back
   });
-  struct Join {
-    std::thread& t;
-    ~Join() { t.join(); }
-  } join{sender};
   for (int i = 0; i < kCount; ++i) {
-    auto got = sub->receive(std::chrono::seconds(20));
+    auto got = receive_numbered(*sub, std::chrono::seconds(20));
     REQUIRE(got.ok());
     REQUIRE(index_of(got->data()) == static_cast<std::uint64_t>(i));
   }

@@ -67,7 +67,7 @@ TEST_CASE("Bridges in two network namespaces carry a topic over UDP byte-exact",
     INFO("size " << size);
     const auto sent = numbered(index, size);
     REQUIRE(pub->publish_copy(sent).ok());
-    auto got = sub->receive(std::chrono::seconds(30));
+    auto got = receive_numbered(*sub, std::chrono::seconds(30));
     REQUIRE(got.ok());
     REQUIRE(got->size() == size);
     CHECK(index_of(got->data()) == index);

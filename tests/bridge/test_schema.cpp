@@ -81,7 +81,7 @@ TEST_CASE("A topic's type announcement reads back as it was, whatever its schema
   for (const TopicType& type : {TopicType{"json", {}}, imu_json_type(), protobuf_imu_type(), ros2_string_type(),
                                 TopicType{"x-mine", {"T", "x-idl", binary}}, TopicType{"cbor", {}}}) {
     INFO(describe(type));
-    CHECK(bridge::read_type_announcement(bridge::announce_type(type)) == bridge::TypeAnnouncement{type, {}, 0});
+    CHECK(bridge::read_type_announcement(bridge::announce_type(type)) == bridge::TypeAnnouncement{type, {}, 0, {}});
   }
   CHECK(bridge::announce_type(TopicType{}).empty());
   // What bridges said before schemas travelled still reads.
@@ -102,7 +102,7 @@ TEST_CASE("User data that is not an announcement reads as raw bytes, a damaged s
                                 "cerulion.schema-omitted=3:Big10:jsonschema20:99999999999999999999", "cerulion.future=1"}) {
     INFO(tail);
     const auto read = bridge::read_type_announcement(bytes_of(encoding + std::string(tail)));
-    CHECK(read == bridge::TypeAnnouncement{TopicType{"json", {}}, {}, 0});
+    CHECK(read == bridge::TypeAnnouncement{TopicType{"json", {}}, {}, 0, {}});
   }
   // Every cut of a whole announcement reads as something, never past its end.
   const auto whole = bridge::announce_type(imu_json_type());
@@ -122,7 +122,7 @@ TEST_CASE("A schema too large for discovery is announced as left out, with its n
   const auto announced = bridge::announce_type(larger);
   CHECK(announced.size() <= bridge::kMaxAnnouncementBytes);
   CHECK(bridge::read_type_announcement(announced) ==
-        bridge::TypeAnnouncement{TopicType{"json", {}}, Schema{"Big", "jsonschema", {}}, larger.schema.data.size()});
+        bridge::TypeAnnouncement{TopicType{"json", {}}, Schema{"Big", "jsonschema", {}}, larger.schema.data.size(), {}});
   // A ceiling too small for even that: the encoding alone.
   CHECK(bridge::read_type_announcement(bridge::announce_type(imu_json_type(), 30)).type == TopicType{"json", {}});
 }
