@@ -54,7 +54,7 @@ CERULION_HOT_PATH void AdaptivePlanner::record_arrival(std::uint64_t event_ns) {
   }
   // Four late in a row are learnt as the new grid, even when they were late because our own poll
   // held the CPU their publisher needed: the later grid polls longer and holds it longer. That
-  // phase of 0.6-1 ms round trips (issue 55) is not prevented here; note_wait()'s fallback ends it.
+  // slow phase (issue 55) is not prevented here; note_wait()'s fallback ends it.
   if (++off_grid_ >= kOffGridToRelearn) {
     learn_again(event_ns, interval);
     return;
