@@ -74,7 +74,7 @@ has cerulion-dev ./usr/include/cerulion/core.hpp ./usr/include/cerulion/version.
   "./$libdir/libcerulion_core.a" "./$libdir/libcerulion_flashback.a" \
   "./$libdir/cmake/cerulion/cerulionConfig.cmake" "./$libdir/pkgconfig/cerulion.pc" \
   ./usr/share/doc/cerulion-dev/copyright ./usr/share/doc/cerulion-dev/changelog.gz
-only cerulion-dev "\./usr/include/cerulion/|\./$libdir/(libcerulion_[a-z_0-9]*\.a|cmake/cerulion/|pkgconfig/cerulion[a-z-]*\.pc)|\./usr/share/doc/cerulion-dev/(copyright|changelog\.gz)$"
+only cerulion-dev "\./usr/include/cerulion/|\./$libdir/(libcerulion_[a-z_0-9]*\.a|cmake/cerulion/|pkgconfig/cerulion[a-z0-9-]*\.pc)|\./usr/share/doc/cerulion-dev/(copyright|changelog\.gz)$"
 if [ -n "$python" ]; then
   has python3-cerulion ./usr/lib/python3/dist-packages/cerulion/__init__.py ./usr/share/doc/python3-cerulion/copyright
   grep -q '^\./usr/lib/python3/dist-packages/cerulion/_cerulion\.cpython-[0-9]*-.*\.so$' "$tmp/python3-cerulion.contents" ||
