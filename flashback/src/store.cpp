@@ -86,10 +86,8 @@ Result<std::unique_ptr<StoreImpl>> create_store(std::string_view domain, std::st
   const std::uint64_t types_offset = data_offset + data_capacity;
   const std::uint64_t total = types_offset + kTypesCapacity;
 
-  auto file = ShmFile::create_unnamed(0600, what);
+  auto file = ShmFile::create({.mode = 0600, .group = std::nullopt, .size = total, .committed = data_offset}, what);
   if (!file) return file.status();
-  if (::ftruncate(file->fd(), static_cast<off_t>(total)) != 0) return cerulion::detail::system_error(what, errno);
-  if (auto st = cerulion::detail::reserve(file->fd(), 0, data_offset, what); !st) return st;
   auto map = MappedRegion::map(file->fd(), 0, total, true, what);
   if (!map) return map.status();
   // Written through, so readers can tell a complete store from a damaged one (fully_written).
