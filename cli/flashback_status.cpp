@@ -3,12 +3,10 @@
 // triggers them, the window held and why it is short, memory, dumps, and per topic what the store
 // took and whether its publishers live.
 
-#include <algorithm>
-
 #include <fmt/core.h>
-#include <nlohmann/json.hpp>
 
 #include "cerulion/core/options.hpp"
+#include "cerulion/flashback/status_json.hpp"
 #include "cerulion/flashback/store.hpp"
 #include "command.hpp"
 #include "flashback_commands.hpp"
@@ -17,113 +15,7 @@
 namespace cerulion::cli {
 namespace {
 
-using Json = nlohmann::ordered_json;
-
 double status_seconds(std::uint64_t ns) { return static_cast<double>(ns) / 1e9; }
-
-Json or_null(bool known, Json value) { return known ? std::move(value) : Json(nullptr); }
-
-Json pids(const std::vector<std::uint32_t>& list) {
-  Json out = Json::array();
-  for (auto pid : list) out.push_back(pid);
-  return out;
-}
-
-// Those that died publishing: still listed, or evicted since (by any reader, a dump's catch-up
-// among them) and in the topic's death log.
-std::vector<std::uint32_t> dead_publishers(const flashback::TopicPublishers& p) {
-  std::vector<std::uint32_t> out;
-  for (const auto& d : p.died) out.push_back(d.pid);
-  for (auto pid : p.dead) out.push_back(pid);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
-const char* cut_name(flashback::WindowCut cut) {
-  switch (cut) {
-    case flashback::WindowCut::Memory: return "memory";
-    case flashback::WindowCut::ChunkSlots: return "chunk_slots";
-    case flashback::WindowCut::None: break;
-  }
-  return nullptr;
-}
-
-/// The status object; with no store (nothing runs there) every figure is null and lists are empty
-/// (docs/json.md, rule 8).
-Json status_json(const std::string& name, const std::string& domain, const flashback::StoreStatus* st,
-                 const std::vector<flashback::TopicPublishers>& publishers) {
-  const std::uint64_t now = realtime_ns();
-  const bool have = st != nullptr;
-  Json j;
-  j["name"] = name;
-  j["domain"] = domain;
-  j["store"] = or_null(have, have ? st->path : "");
-  j["keeper_pid"] = or_null(have && st->keeper_pid != 0, have ? st->keeper_pid : 0);
-  j["alive"] = have && st->alive;
-  const bool up = have && st->alive && st->keeper_started_realtime_ns != 0;
-  j["uptime_s"] = or_null(up, up ? status_seconds(now - st->keeper_started_realtime_ns) : 0.0);
-  j["keeper_stopped_realtime_ns"] =
-      or_null(have && st->keeper_stopped_realtime_ns != 0, have ? st->keeper_stopped_realtime_ns : 0);
-  const bool said = have && !st->keeper.dump_dir.empty();
-  j["dump_dir"] = or_null(said, said ? st->keeper.dump_dir : "");
-  if (said) {
-    const auto& k = st->keeper;
-    j["triggers"] = {{"signal", k.on_signal},
-                     {"topic", or_null(!k.trigger_topic.empty(), k.trigger_topic)},
-                     {"death", k.on_death},
-                     {"stall_s", or_null(k.on_stall_s > 0, k.on_stall_s)},
-                     {"post_s", k.post_s},
-                     {"max_dumps_per_hour", k.max_dumps_per_hour},
-                     {"max_disk_bytes", k.max_disk_bytes}};
-  } else {
-    j["triggers"] = nullptr;
-  }
-  j["window_s"] = or_null(have, have && st->window_end_ns > st->window_start_ns
-                                    ? status_seconds(st->window_end_ns - st->window_start_ns)
-                                    : 0.0);
-  j["window_limit_s"] = or_null(have, have ? st->window_limit_s : 0.0);
-  const char* cut = have ? cut_name(st->window_cut) : nullptr;
-  j["window_cut"] = or_null(cut != nullptr, cut ? cut : "");
-  j["memory_bytes"] = or_null(have, have ? st->memory_bytes : 0);
-  j["memory_limit_bytes"] = or_null(have, have ? st->memory_limit_bytes : 0);
-  j["memory_usable_bytes"] = or_null(have, have ? st->memory_usable_bytes : 0);
-  j["memory_committed_bytes"] = or_null(have, have ? st->memory_committed_bytes : 0);
-  j["shm_free_bytes"] = or_null(have, have ? st->shm_free_bytes : 0);
-  j["compression_ratio"] = or_null(have, have ? st->compression_ratio : 0.0);
-  j["chunks"] = or_null(have, have ? st->chunks : 0);
-  j["messages"] = or_null(have, have ? st->messages : 0);
-  j["dumps"] = or_null(have, have ? st->dumps : 0);
-  j["dumps_refused"] = or_null(have, have ? st->dumps_refused : 0);
-  if (have && st->last_dump) {
-    const auto& d = *st->last_dump;
-    j["last_dump"] = {{"path", d.path}, {"trigger", d.trigger}, {"written_realtime_ns", d.realtime_ns}, {"messages", d.messages}};
-  } else {
-    j["last_dump"] = nullptr;
-  }
-  j["chunks_evicted"] = or_null(have, have ? st->chunks_evicted : 0);
-  j["chunks_dropped"] = or_null(have, have ? st->chunks_dropped : 0);
-  j["chunks_stored_raw"] = or_null(have, have ? st->chunks_stored_raw : 0);
-  j["messages_dropped"] = or_null(have, have ? st->messages_dropped : 0);
-  j["damaged_chunks"] = or_null(have, have ? st->damaged_chunks : 0);
-  j["damaged_messages"] = or_null(have, have ? st->damaged_messages : 0);
-  Json topics = Json::array();
-  for (std::size_t i = 0; have && i < st->topics.size(); ++i) {
-    const auto& t = st->topics[i];
-    const auto& p = publishers[i];
-    topics.push_back({{"topic", t.topic},
-                      {"messages", t.messages},
-                      {"rate_hz", st->alive ? t.rate_hz : 0.0},
-                      {"bytes", t.bytes},
-                      {"lost", t.lost},
-                      {"last_realtime_ns", or_null(t.last_realtime_ns != 0, t.last_realtime_ns)},
-                      {"in_domain", p.listed},
-                      {"publishers", pids(p.alive)},
-                      {"dead_publishers", pids(dead_publishers(p))}});
-  }
-  j["topics"] = topics;
-  return j;
-}
 
 std::string keeper_text(const flashback::StoreStatus& st, std::uint64_t now) {
   if (st.keeper_pid == 0) return "never ran";
@@ -169,9 +61,11 @@ std::string memory_text(const flashback::StoreStatus& st) {
   } else if (st.memory_usable_bytes - std::min(st.memory_usable_bytes, st.memory_committed_bytes) > st.shm_free_bytes) {
     room = fmt::format(" (/dev/shm has {} free: it cannot grow to the limit)", format_bytes(static_cast<double>(st.shm_free_bytes)));
   }
-  return fmt::format("{} of {}{}, compression {:.2f}x, {}, {}", format_bytes(static_cast<double>(st.memory_bytes)),
+  const std::string staged =
+      st.staged_bytes > 0 ? fmt::format(", {} staged for compression", format_bytes(static_cast<double>(st.staged_bytes))) : "";
+  return fmt::format("{} of {}{}, compression {:.2f}x, {}, {}{}", format_bytes(static_cast<double>(st.memory_bytes)),
                      format_bytes(static_cast<double>(st.memory_limit_bytes)), room, st.compression_ratio,
-                     counted(st.chunks, "chunk"), counted(st.messages, "message"));
+                     counted(st.chunks, "chunk"), counted(st.messages, "message"), staged);
 }
 
 std::string dumps_text(const flashback::StoreStatus& st) {
@@ -186,7 +80,7 @@ std::string dumps_text(const flashback::StoreStatus& st) {
 std::string publishers_text(const flashback::TopicPublishers& p) {
   if (!p.listed) return "; gone from the domain";
   std::string text;
-  const auto dead = dead_publishers(p);
+  const auto dead = flashback::dead_pids(p);
   for (auto pid : dead) text += fmt::format("; publisher {} died", pid);
   if (p.alive.empty() && dead.empty()) text += "; no publisher";
   return text;
@@ -197,13 +91,13 @@ void run_status(const std::string& name, bool json) {
   auto store = flashback::Store::open(domain, name);
   if (!store) {
     // Nothing to show is still an object for a program (every figure null), and a failure.
-    if (json && store.code() == ErrorCode::NotFound) fmt::print("{}\n", status_json(name, domain, nullptr, {}).dump());
+    if (json && store.code() == ErrorCode::NotFound) fmt::print("{}\n", flashback::to_json(name, domain, nullptr, {}, realtime_ns()));
     check(store.status());
   }
   const auto st = store->status();
   const auto publishers = flashback::publishers_of(st.domain, st.topics);
   if (json) {
-    fmt::print("{}\n", status_json(name, domain, &st, publishers).dump());
+    fmt::print("{}\n", flashback::to_json(name, domain, &st, publishers, realtime_ns()));
     return;
   }
   const std::uint64_t now = realtime_ns();

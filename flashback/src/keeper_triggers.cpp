@@ -156,7 +156,8 @@ std::string KeeperImpl::dump_refusal() {
     const auto size = it->file_size(size_ec);
     if (!size_ec) used += size;
   }
-  const std::uint64_t estimate = store.status().memory_bytes;
+  const auto held = store.status();
+  const std::uint64_t estimate = held.memory_bytes + held.staged_bytes;
   if (used + estimate > options.max_disk_bytes) {
     return fmt::format("the dumps in {} take {} and this one would add about {} (the limit is {})", dir.string(),
                        amount(static_cast<double>(used)), amount(static_cast<double>(estimate)),

@@ -2,6 +2,7 @@
 // A store's topics as the domain lists them now: who publishes, and who died publishing (what
 // --on-death dumps on and what status shows): still listed dead, or evicted and in the death log.
 
+#include <algorithm>
 #include <map>
 
 #include "cerulion/core/discovery.hpp"
@@ -36,6 +37,15 @@ std::vector<TopicPublishers> publishers_of(std::string_view domain, const std::v
       if (d.role == Role::Publisher) entry.died.push_back(d);
     }
   }
+  return out;
+}
+
+std::vector<std::uint32_t> dead_pids(const TopicPublishers& p) {
+  std::vector<std::uint32_t> out;
+  for (const auto& d : p.died) out.push_back(d.pid);
+  for (auto pid : p.dead) out.push_back(pid);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 

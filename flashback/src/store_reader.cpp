@@ -230,8 +230,7 @@ StoreStatus StoreImpl::status() const {
     const std::uint64_t staged = std::min(b.length.load(std::memory_order_acquire), h.staging_capacity);
     // A sealed buffer whose chunk is committed already (a keeper killed before freeing it) is in the chunks.
     if (staged == 0 || (i != active && b.generation.load() < head)) continue;
-    s.memory_bytes += staged;
-    s.uncompressed_bytes += staged;
+    s.staged_bytes += staged;
     s.messages += b.messages.load(std::memory_order_relaxed);
     const std::uint64_t start = b.start_ns.load(), end = b.end_ns.load();
     if (s.window_start_ns == 0 || start < s.window_start_ns) s.window_start_ns = start;

@@ -9,10 +9,13 @@
 #include <thread>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include "cerulion/core/discovery.hpp"
 #include "cerulion/core/publisher.hpp"
 #include "cerulion/core/stop.hpp"
 #include "cerulion/flashback/keeper.hpp"
+#include "cerulion/flashback/status_json.hpp"
 #include "child.hpp"
 #include "helpers.hpp"
 #include "store_impl.hpp"
@@ -173,6 +176,53 @@ TEST_CASE("A window cut short by memory is said so, and one cut by age is not", 
     CHECK(store->status().chunks_evicted == 1);
     CHECK(store->status().window_cut == WindowCut::None);
   }
+}
+
+TEST_CASE("A full store's memory never reads above its limit: what waits in staging is counted apart", "[flashback][status]") {
+  TestDomain domain;
+  auto store = Store::open_for_keeper(domain.name, "keeper", {.window_s = 3600, .memory_bytes = 256 << 10, .chunk_size = 16 << 10});
+  requireOk(store.status());
+  auto channel = impl_of(*store).channel_for("/cam", "free-run", 16, 1 << 20);
+  const std::uint64_t now = realtime_ns();
+  // Incompressible, so the chunks fill the limit; the last few messages stay staged.
+  for (std::uint32_t s = 0; s < 1005; ++s) {
+    requireOk(impl_of(*store).append(*channel, s, now + s, now + s, payload(s, 1000, true)));
+    if (s % 100 == 0) CHECK(store->status().memory_bytes <= store->status().memory_limit_bytes);
+  }
+  const auto st = store->status();
+  CHECK(st.memory_limit_bytes == 256u << 10);
+  CHECK(st.memory_bytes <= st.memory_limit_bytes);
+  CHECK(st.memory_bytes > st.memory_limit_bytes / 2);
+  CHECK(st.staged_bytes > 0);
+  CHECK(st.staged_bytes < 2 * (16u << 10) + 2000);
+  const auto json = nlohmann::json::parse(cerulion::flashback::to_json("keeper", domain.name, &st, {}, now));
+  CHECK(json["memory_bytes"] == st.memory_bytes);
+  CHECK(json["staged_bytes"] == st.staged_bytes);
+  CHECK(json["memory_limit_bytes"] == 256u << 10);
+  CHECK(json["topics"][0]["topic"] == "/cam");
+  CHECK(json["topics"][0]["in_domain"] == false);  // nothing publishes it: no publisher was asked about
+}
+
+TEST_CASE("The status JSON of no store has the same keys as a store's, each figure null", "[flashback][status]") {
+  TestDomain domain;
+  auto store = Store::open_for_keeper(domain.name, "keeper", {.memory_bytes = 8 << 20});
+  requireOk(store.status());
+  const auto st = store->status();
+  const auto have = nlohmann::ordered_json::parse(cerulion::flashback::to_json("keeper", domain.name, &st, {}, realtime_ns()));
+  const auto none = nlohmann::ordered_json::parse(cerulion::flashback::to_json("keeper", domain.name, nullptr, {}, realtime_ns()));
+  std::vector<std::string> keys_have, keys_none;
+  for (const auto& [key, value] : have.items()) keys_have.push_back(key);
+  for (const auto& [key, value] : none.items()) keys_none.push_back(key);
+  CHECK(keys_have == keys_none);
+  for (const auto& [key, value] : none.items()) {
+    if (key == "name" || key == "domain" || key == "alive" || key == "topics") continue;
+    INFO(key);
+    CHECK(value.is_null());
+  }
+  CHECK(none["alive"] == false);
+  CHECK(none["topics"].empty());
+  CHECK(have["memory_bytes"] == 0);
+  CHECK(have["alive"].is_boolean());
 }
 
 TEST_CASE("A keeper whose memory limit is more than /dev/shm has free starts and warns, naming the free space",

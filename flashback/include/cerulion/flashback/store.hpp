@@ -99,13 +99,17 @@ struct StoreStatus {
   std::uint64_t window_end_ns = 0;    ///< newest message held
   double window_limit_s = 0;
   WindowCut window_cut = WindowCut::None;
-  std::uint64_t memory_bytes = 0;       ///< held by closed chunks and the open one
+  /// Held by the committed chunks: at most the limit (memory_limit_bytes).
+  std::uint64_t memory_bytes = 0;
+  /// Taken by the taps and not yet committed, in the staging buffers: a fixed area beside the
+  /// limit (a few chunks' worth), uncompressed.
+  std::uint64_t staged_bytes = 0;
   std::uint64_t memory_limit_bytes = 0;
   std::uint64_t memory_usable_bytes = 0;  ///< less than the limit when /dev/shm ran out
   std::uint64_t memory_committed_bytes = 0;  ///< of the limit, taken in /dev/shm so far (it grows as it fills)
   std::uint64_t shm_free_bytes = 0;         ///< free in /dev/shm now, for the rest to grow into
   std::uint64_t uncompressed_bytes = 0;   ///< what memory_bytes holds, uncompressed
-  double compression_ratio = 1;
+  double compression_ratio = 1;           ///< of the committed chunks
   std::uint64_t chunks = 0;
   std::uint64_t messages = 0;          ///< held now
   std::uint64_t dumps = 0;
@@ -210,5 +214,8 @@ struct TopicPublishers {
 /// is in no list; one that died stays in `dead` until another participant evicts it, and is in
 /// `died` from then on.
 std::vector<TopicPublishers> publishers_of(std::string_view domain, const std::vector<TopicStatus>& topics);
+
+/// Those of `p` that died publishing, whether still listed or evicted since: sorted, each once.
+std::vector<std::uint32_t> dead_pids(const TopicPublishers& p);
 
 }  // namespace cerulion::flashback
