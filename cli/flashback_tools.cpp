@@ -37,6 +37,20 @@ struct DumpSettings {
   double post_s = 0;
 };
 
+/// Why a dump holds no message, so that an empty file is never taken for a quiet robot.
+std::string empty_dump_reason(const flashback::StoreStatus& st, double last_s) {
+  const std::string keeper = st.alive ? "its keeper" : "its last keeper";
+  if (st.messages > 0 && last_s > 0) {
+    return fmt::format("the dump holds no message: the store has {}, none in the last {:g} s", counted(st.messages, "message"), last_s);
+  }
+  if (st.topics.empty()) {
+    return fmt::format("the dump holds no message: {} has kept no topic (none in domain '{}' matched what it takes)",
+                       keeper, st.domain);
+  }
+  return fmt::format("the dump holds no message: {} keeps {} but none sent anything within the window", keeper,
+                     counted(st.topics.size(), "topic"));
+}
+
 void run_dump(const DumpSettings& s) {
   auto store = open_store(s.name);
   if (s.post_s > 0) {
@@ -74,6 +88,7 @@ void run_dump(const DumpSettings& s) {
              seconds(dumped->window_end_ns - dumped->window_start_ns), format_bytes(static_cast<double>(dumped->file_bytes)),
              left_out);
   for (const auto& line : dumped->skipped) fmt::print(stderr, "cerulion: warning: skipped (the store is damaged): {}\n", line);
+  if (dumped->messages == 0) fmt::print(stderr, "cerulion: warning: {}\n", empty_dump_reason(store.status(), s.last_s));
 }
 
 void run_stop(const std::string& name, bool discard) {

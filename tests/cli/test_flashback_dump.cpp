@@ -229,6 +229,32 @@ TEST_CASE("A topic gone before the window is left out of a later flashback dump,
   CHECK_FALSE(md.contains("messages:/old"));
 }
 
+TEST_CASE("A flashback dump that holds no message is still written, with a warning saying why", "[cli][flashback]") {
+  FlashbackDomain d("fb_empty");
+  auto keeper = d.start_keeper({"-a", "--window", "1s"});
+  auto r = d.run({"flashback", "dump", "-o", d.path("nothing.mcap")});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(info_json(d.path("nothing.mcap"))["message_count"] == 0);
+  CHECK(r.err.find("warning: the dump holds no message: its keeper has kept no topic (none in domain '" + d.name) !=
+        std::string::npos);
+
+  REQUIRE(d.run({"pub", "/old", "x", "-n", "5", "-r", kTapSafeRate}).exit_code == 0);
+  REQUIRE(eventually([&] { return d.kept("/old") == 5; }));
+  REQUIRE(eventually([&] { return d.status().value("messages", 1) == 0; }));  // out of the 1 s window
+  r = d.run({"flashback", "dump", "-o", d.path("quiet.mcap")});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.find("warning: the dump holds no message: its keeper keeps 1 topic but none sent anything within the window") !=
+        std::string::npos);
+  // A dump with messages in it has no such warning.
+  REQUIRE(d.run({"pub", "/old", "x", "-n", "5", "-r", kTapSafeRate}).exit_code == 0);
+  REQUIRE(eventually([&] { return d.kept("/old") >= 1; }));
+  r = d.run({"flashback", "dump", "-o", d.path("some.mcap")});
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.find("warning") == std::string::npos);
+}
+
 TEST_CASE("flashback dump to a path that cannot be written fails with one line and leaves nothing",
           "[cli][flashback]") {
   FlashbackDomain d("fb_badpath");
