@@ -13,12 +13,12 @@ py::object to_python(const nlohmann::ordered_json& v) {
     case nlohmann::ordered_json::value_t::object: {
       py::dict out;
       for (const auto& [key, item] : v.items()) out[py::str(key)] = to_python(item);
-      return std::move(out);
+      return out;
     }
     case nlohmann::ordered_json::value_t::array: {
       py::list out(v.size());
       for (std::size_t i = 0; i < v.size(); ++i) out[i] = to_python(v[i]);
-      return std::move(out);
+      return out;
     }
     case nlohmann::ordered_json::value_t::binary: {
       const auto& b = v.get_binary();
