@@ -11,6 +11,7 @@
 #include "cerulion/core/detail/liveness.hpp"
 #include "cerulion/core/detail/shm_directory.hpp"
 #include "bell.hpp"
+#include "removed_topics.hpp"
 #include "segment.hpp"
 
 namespace cerulion {
@@ -313,6 +314,13 @@ Result<std::vector<CleanedSegment>> clean_domain(std::string_view domain, bool d
       item.segment = "/" + bell.name;
       item.reason = "a wait set's bell whose process died (" + std::to_string(bell.pid) + ")";
       item.removed = bell.removed;
+      report.push_back(item);
+    }
+    if (auto log = detail::clean_removed_log(domain, dry_run)) {
+      CleanedSegment item;
+      item.segment = "/" + detail::removed_log_name(domain);
+      item.reason = *log;
+      item.removed = !dry_run;
       report.push_back(item);
     }
   }

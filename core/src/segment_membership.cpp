@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cerulion/core/detail/liveness.hpp"
+#include "removed_topics.hpp"
 
 namespace cerulion::detail {
 
@@ -180,6 +181,10 @@ void TopicSegment::detach(std::uint32_t index) {
   unlock();
   control_->room.notify();  // a lockstep publisher may have been waiting for this subscriber
   control_->members.notify();
+  // A reader following the domain may not have joined it yet (a topic published once and left at
+  // once): it hears of the topic and what it held from the domain's log.
+  const std::uint64_t published = control_->published.load(std::memory_order_acquire);
+  if (!anyone_left && published > 0) note_removed_topic(domain(), topic_, published, config_->created_realtime_ns);
 }
 
 std::uint32_t TopicSegment::evict_dead(bool force) {

@@ -276,6 +276,7 @@ std::uint64_t Subscriber::published() const noexcept {
   return impl_->segment().control().published.load(std::memory_order_acquire);
 }
 std::uint32_t Subscriber::publisher_count() const noexcept { return impl_->segment().count(Role::Publisher); }
+std::uint64_t Subscriber::created_realtime_ns() const noexcept { return impl_->segment().config().created_realtime_ns; }
 const std::string& Subscriber::topic() const noexcept { return impl_->segment().topic(); }
 Mode Subscriber::mode() const noexcept { return impl_->mode(); }
 Role Subscriber::role() const noexcept { return impl_->role(); }

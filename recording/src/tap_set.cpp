@@ -2,6 +2,7 @@
 // TapSet: opening topics (named ones at create(), discovered ones as they appear) and the public
 // API. The reader threads are in tap_readers.cpp.
 
+#include <algorithm>
 #include <chrono>
 
 #include "cerulion/core/names.hpp"
@@ -70,6 +71,32 @@ void TapSetImpl::discover() {
   for (const auto& problem : listing->problems) report(EventKind::Problem, "", "cannot read " + problem);
 }
 
+void TapSetImpl::account_removed() {
+  if (!removed_) return;
+  for (const auto& t : removed_->take()) {
+    if (!matcher_.matches(t.topic)) continue;
+    bool read = false;
+    {
+      std::lock_guard lock(mutex_);
+      for (const auto& tap : taps_) {
+        read = read || (descriptions_[tap->index].topic == t.topic && tap->created_realtime_ns == t.created_realtime_ns);
+      }
+      if (!read) removed_unread_[t.topic] += t.published;
+    }
+    if (!read) {
+      recording::report(options_.events, EventKind::Warning, t.topic,
+                        "'" + t.topic + "' came and went before it could be read: " + std::to_string(t.published) +
+                            (t.published == 1 ? " message" : " messages") + " missed");
+    }
+  }
+  if (const std::uint64_t overrun = removed_->overrun(); overrun > removed_overrun_said_) {
+    recording::report(options_.events, EventKind::Warning, "",
+                      std::to_string(overrun - removed_overrun_said_) +
+                          " more topics came and went too fast to be named: their messages are missed, uncounted");
+    removed_overrun_said_ = overrun;
+  }
+}
+
 void TapSetImpl::discovery_loop(std::optional<TopicWatch> watch) {
   // The watch notices a new topic at once; the periodic listing is there for what it misses.
   const auto period = std::chrono::milliseconds(watch ? 1000 : 200);
@@ -80,12 +107,15 @@ void TapSetImpl::discovery_loop(std::optional<TopicWatch> watch) {
       discover();
       next_listing = std::chrono::steady_clock::now() + period;
     }
+    // After the listing: a topic it opened is one read, not one removed unread.
+    account_removed();
     if (watch) {
       appeared = watch->wait(std::chrono::milliseconds(50));
     } else {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   }
+  account_removed();
 }
 
 void TapSetImpl::start() {
@@ -100,7 +130,14 @@ void TapSetImpl::start() {
     }
   }
   if (!matcher_.follows_new_topics()) return;
-  // Watching before the first listing, so that nothing appears unnoticed in between.
+  // Listening and watching before the first listing, so that nothing appears (or comes and goes)
+  // unnoticed in between.
+  if (auto log = RemovedTopicLog::listen(options_.domain); log.ok()) {
+    removed_.emplace(std::move(*log));
+  } else {
+    report(EventKind::Warning, "",
+           "topics that come and go before they are read will not be counted: " + log.message());
+  }
   std::optional<TopicWatch> watch;
   if (auto w = TopicWatch::create(options_.domain); w.ok()) watch.emplace(std::move(*w));
   discover();
@@ -126,6 +163,14 @@ std::vector<TopicCounts> TapSetImpl::counts() const {
   for (const auto& tap : taps_) {
     out.push_back({descriptions_[tap->index].topic, tap->received.load(), tap->missed.load(), tap->dropped.load(),
                    tap->subscriber.published()});
+  }
+  for (const auto& [topic, missed] : removed_unread_) {
+    auto same = std::find_if(out.begin(), out.end(), [&](const TopicCounts& c) { return c.topic == topic; });
+    if (same != out.end()) {
+      same->missed += missed;
+    } else {
+      out.push_back({topic, 0, missed, 0, missed});
+    }
   }
   return out;
 }

@@ -5,6 +5,7 @@
 // discovers; tap_readers.cpp reads.
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "cerulion/core/discovery.hpp"
+#include "cerulion/core/removed_topics.hpp"
 #include "cerulion/core/subscriber.hpp"
 #include "cerulion/recording/tap_set.hpp"
 
@@ -21,9 +23,10 @@ namespace cerulion::recording::detail {
 
 /// One opened topic. The counters are written by the one reader thread that owns the tap.
 struct Tap {
-  Tap(Subscriber s, std::size_t i) : subscriber(std::move(s)), index(i) {}
+  Tap(Subscriber s, std::size_t i) : subscriber(std::move(s)), index(i), created_realtime_ns(subscriber.created_realtime_ns()) {}
   Subscriber subscriber;
   std::size_t index;
+  std::uint64_t created_realtime_ns;  ///< tells the topic it reads from others of the same name
   std::atomic<std::uint64_t> received{0};
   std::atomic<std::uint64_t> missed{0};
   std::atomic<std::uint64_t> dropped{0};
@@ -48,6 +51,9 @@ class TapSetImpl {
   /// Lists the domain and opens what the selection wants.
   void discover();
   void discovery_loop(std::optional<TopicWatch> watch);
+  /// Counts the topics the selection wants that came and went before they were opened (the
+  /// domain's log of removed topics), and says so.
+  void account_removed();
   /// A pooled reader: polls its share of the taps.
   void reader_loop(unsigned which);
   /// A per-topic reader: waits on its one tap.
@@ -76,11 +82,16 @@ class TapSetImpl {
   std::vector<TopicDescription> descriptions_;
   std::set<std::string> open_names_;
   std::set<std::string> said_;  // subject and message of each event said
+  /// Per topic name, messages of topics removed before they were opened (counted as missed).
+  std::map<std::string, std::uint64_t> removed_unread_;
   /// taps_.size() as the reader threads may see it: published after a tap is complete.
   std::atomic<std::size_t> tap_count_{0};
 
   std::vector<std::thread> readers_;  ///< guarded by mutex_ once started (per-topic ones are added)
   std::thread discovery_;
+  /// Heard from while the set follows new topics (discovery thread only, after start()).
+  std::optional<RemovedTopicLog> removed_;
+  std::uint64_t removed_overrun_said_ = 0;
 };
 
 }  // namespace cerulion::recording::detail

@@ -41,6 +41,11 @@ TEST_CASE("Hostile entries in place of a wait set's bell are refused, never foll
   check_hostile_entries(bell_kind());
 }
 
+TEST_CASE("Hostile entries in place of a domain's log of removed topics are refused, never followed or waited on",
+          "[hostile][shm][removed]") {
+  check_hostile_entries(removed_log_kind());
+}
+
 TEST_CASE("A FIFO named like a segment is described without blocking and clean removes it", "[hostile]") {
   const std::string domain = "fifo" + std::to_string(getpid());
   const std::string path = shm_path("/planted", domain);

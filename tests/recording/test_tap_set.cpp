@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <map>
 #include <thread>
 
 #include "cerulion/core/names.hpp"
@@ -201,6 +202,61 @@ TEST_CASE("A tap set says once, as a problem, an entry of its domain it cannot r
   INFO(problems[0].message);
   CHECK(problems[0].message.find("/planted") != std::string::npos);
   CHECK(problems[0].message.find("FIFO") != std::string::npos);
+}
+
+TEST_CASE("A tap set over every topic accounts for each topic that came and went before it could open it",
+          "[recording][taps][removed]") {
+  TestDomain domain("taps_flash");
+  KeepingSink sink;
+  EventQueue events;
+  TapSetOptions o;
+  o.domain = domain.name;
+  o.selection.all = true;
+  o.events = &events;
+  auto taps = TapSet::create(o, sink);
+  REQUIRE(taps.ok());
+  taps->start();
+  // Created, published twice and left at once, faster than any discovery: a one-shot publisher.
+  const int topics = 20;
+  for (int i = 0; i < topics; ++i) {
+    auto publisher = Publisher::create("/flash/t" + std::to_string(i), publisher_in(domain.name));
+    REQUIRE(publisher.ok());
+    REQUIRE(publisher->publish_copy(bytes_of("a")).ok());
+    REQUIRE(publisher->publish_copy(bytes_of("b")).ok());
+  }
+  // Each topic's two messages are read or counted missed, none unaccounted.
+  auto accounted = [&] {
+    std::map<std::string, std::uint64_t> per_topic;
+    for (const auto& c : taps->counts()) per_topic[c.topic] += c.received + c.missed;
+    if (per_topic.size() != static_cast<std::size_t>(topics)) return false;
+    for (const auto& [topic, n] : per_topic) {
+      if (n != 2) return false;
+    }
+    return true;
+  };
+  const bool settled = eventually(accounted);
+  taps->stop();
+  std::map<std::string, std::uint64_t> received, missed;
+  for (const auto& c : taps->counts()) {
+    received[c.topic] += c.received;
+    missed[c.topic] += c.missed;
+  }
+  std::string summary;
+  for (const auto& [topic, n] : received) summary += topic + ": " + std::to_string(n) + " received, " + std::to_string(missed[topic]) + " missed\n";
+  INFO(summary);
+  REQUIRE(settled);
+  // Each topic missed whole is said once, by name, with how many messages it held.
+  std::size_t said = 0;
+  for (const auto& e : events.drain()) {
+    if (e.message.find("came and went before it could be read") == std::string::npos) continue;
+    ++said;
+    CHECK(e.kind == EventKind::Warning);
+    CHECK(missed[e.subject] == 2);
+    CHECK(e.message == "'" + e.subject + "' came and went before it could be read: 2 messages missed");
+  }
+  std::size_t missed_whole = 0;
+  for (const auto& [topic, n] : missed) missed_whole += n == 2 ? 1 : 0;
+  CHECK(said == missed_whole);
 }
 
 TEST_CASE("A tap that falls behind a free-run topic counts what it missed", "[recording][taps]") {

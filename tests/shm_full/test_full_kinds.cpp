@@ -15,7 +15,7 @@ using namespace cerulion::test;
 
 TEST_CASE("Making any kind of object in a full /dev/shm fails with one clear error and leaves nothing behind",
           "[full][shm]") {
-  std::vector<ShmObjectKind> kinds{topic_segment_kind(), bell_kind(), flashback_store_kind()};
+  std::vector<ShmObjectKind> kinds{topic_segment_kind(), bell_kind(), removed_log_kind(), flashback_store_kind()};
 #ifdef CERULION_TEST_HAVE_BRIDGE
   kinds.push_back(bridge_status_kind());
 #endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Core's kinds of object in /dev/shm, for the hostile cases: topic segments and wait-set bells.
+// Core's kinds of object in /dev/shm, for the hostile cases: topic segments, wait-set bells and
+// the log of removed topics.
 
 #include <cinttypes>
 #include <cstdio>
@@ -9,8 +10,10 @@
 #include "bell.hpp"  // white box: a bell is not reached through the public API alone
 #include "cerulion/core/discovery.hpp"
 #include "cerulion/core/publisher.hpp"
+#include "cerulion/core/removed_topics.hpp"
 #include "cerulion/core/subscriber.hpp"
 #include "process.hpp"
+#include "removed_topics.hpp"  // white box: the log's file name
 #include "shm_objects.hpp"
 
 namespace cerulion::test {
@@ -62,6 +65,21 @@ ShmObjectKind bell_kind() {
     }
     return detail::open_bell(id).status();
   };
+  return kind;
+}
+
+ShmObjectKind removed_log_kind() {
+  const std::string domain = unique_domain("hostile");
+  ShmObjectKind kind;
+  kind.noun = std::string(detail::kRemovedTopicLog.noun);
+  kind.prefix = std::string(detail::kRemovedTopicLog.prefix);
+  kind.path = detail::shm_path(detail::removed_log_name(domain));
+  kind.make = [domain]() -> Result<MadeObject> {
+    auto log = RemovedTopicLog::listen(domain);
+    if (!log) return log.status();
+    return MadeObject{detail::shm_path(detail::removed_log_name(domain)), std::make_shared<RemovedTopicLog>(std::move(*log))};
+  };
+  kind.open = [domain](const std::string&) -> Status { return RemovedTopicLog::listen(domain).status(); };
   return kind;
 }
 

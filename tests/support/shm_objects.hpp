@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Every kind of object cerulion keeps in /dev/shm (topic segments, wait-set bells, flashback
-// stores, bridge and view status files), described one way, so that each hostile case (shm_hostile.cpp; a
-// full /dev/shm in tests/shm_full) is written once and applied to every kind.
+// Every kind of object cerulion keeps in /dev/shm (topic segments, wait-set bells, the log of
+// removed topics, flashback stores, bridge and view status files), described one way, so that
+// each hostile case (shm_hostile.cpp; a full /dev/shm in tests/shm_full) is written once and
+// applied to every kind.
 
 #include <functional>
 #include <memory>
@@ -45,6 +46,7 @@ struct ShmObjectKind {
 /// component, so a test links only what it tests).
 ShmObjectKind topic_segment_kind();
 ShmObjectKind bell_kind();
+ShmObjectKind removed_log_kind();
 ShmObjectKind flashback_store_kind();
 ShmObjectKind bridge_status_kind();
 ShmObjectKind view_status_kind();

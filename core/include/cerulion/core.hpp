@@ -10,6 +10,7 @@
 #include "cerulion/core/pacing.hpp"
 #include "cerulion/core/protobuf_schema.hpp"
 #include "cerulion/core/publisher.hpp"
+#include "cerulion/core/removed_topics.hpp"
 #include "cerulion/core/status.hpp"
 #include "cerulion/core/stop.hpp"
 #include "cerulion/core/subscriber.hpp"

@@ -142,6 +142,9 @@ class Subscriber {
   std::uint64_t published() const noexcept;
   /// Publishers attached now.
   std::uint32_t publisher_count() const noexcept;
+  /// When the topic was created: with its name, tells it from an earlier or later topic of the
+  /// same name (RemovedTopic::created_realtime_ns).
+  std::uint64_t created_realtime_ns() const noexcept;
   const std::string& topic() const noexcept;
   Mode mode() const noexcept;
   Role role() const noexcept;

@@ -100,7 +100,9 @@ class SampleSink {
 struct TopicCounts {
   std::string topic;
   std::uint64_t received = 0;  ///< handed to the sink
-  std::uint64_t missed = 0;    ///< overwritten before they were read
+  /// Overwritten before they were read; and, for a set that follows new topics, published in a
+  /// topic of this name that came and went before the set could open it (said as a warning).
+  std::uint64_t missed = 0;
   std::uint64_t dropped = 0;   ///< refused by the sink
   /// The topic's own count of messages published (Subscriber::published), read when counted:
   /// it moves while publishers publish, however far behind the taps are.
@@ -131,6 +133,8 @@ class TapSet {
   /// (a flashback dump). The first read error, if any (the other topics are read all the same).
   Status read_ready();
 
+  /// One entry per topic opened, in their order (TopicDescription::index), then one per topic that
+  /// came and went without being opened.
   std::vector<TopicCounts> counts() const;
   std::vector<TopicDescription> topics() const;
 

@@ -37,6 +37,7 @@ inline constexpr ShmKind kWaitSetBell{"cerulion-bell.", "wait set's bell"};
 inline constexpr ShmKind kFlashbackStore{"cerulion-flashback.", "flashback store"};
 inline constexpr ShmKind kBridgeStatusFile{"cerulion-bridge.", "bridge status file"};
 inline constexpr ShmKind kViewStatusFile{"cerulion-view.", "view status file"};
+inline constexpr ShmKind kRemovedTopicLog{"cerulion-removed.", "log of removed topics"};
 
 /// "/dev/shm/<name>" for a file name (a segment name without its leading '/'), or "<directory>/<name>".
 std::string shm_path(std::string_view name, std::string_view directory = kShmDirectory);
