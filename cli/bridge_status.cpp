@@ -13,6 +13,10 @@ namespace cerulion::cli {
 
 #ifdef CERULION_HAVE_BRIDGE
 std::string bridged_topic_line(const bridge::BridgedTopic& t) {
+  // A topic that came and went before the bridge could open it has no type and carried nothing.
+  if (!t.imported && t.dds_type.empty() && t.messages == 0) {
+    return fmt::format("export {} -> {}: came and went before it could be read, {} lost", t.topic, t.dds_topic, t.lost);
+  }
   return fmt::format("{} {} -> {} ({}): {}, {}, {:.1f} Hz, {}/s, {} lost, {}", t.imported ? "import" : "export",
                      t.imported ? t.dds_topic : t.topic, t.imported ? t.topic : t.dds_topic,
                      t.dds_type, counted(t.messages, "message"), format_bytes(static_cast<double>(t.bytes)),

@@ -245,6 +245,18 @@ std::vector<BridgedTopic> Exporter::topics(const std::vector<recording::TopicCou
     }
     out.push_back(std::move(b));
   }
+  // Topics that came and went before the taps could open them (the tap set's count of their
+  // messages): nothing carried, all lost.
+  for (const auto& c : counts) {
+    if (c.missed == 0) continue;
+    const bool shown = std::any_of(out.begin(), out.end(), [&](const BridgedTopic& b) { return b.topic == c.topic; });
+    if (shown) continue;
+    BridgedTopic b;
+    b.topic = c.topic;
+    b.dds_topic = dds_topic_name(c.topic);
+    b.lost = c.missed + c.dropped;
+    out.push_back(std::move(b));
+  }
   return out;
 }
 
