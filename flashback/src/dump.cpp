@@ -170,6 +170,7 @@ class DumpWriter {
       }
     }
     add_losses(newest_losses_);
+    add_unread_topics();
     // A channel with losses and no message here (its ring emptied before anyone read it) is shown.
     for (const auto& [id, loss] : losses_) {
       if (auto st = declare(id); !st && st.code() != ErrorCode::Corrupted) return st;
@@ -223,6 +224,17 @@ class DumpWriter {
       base = std::min(base, evicted);
     }
     return loss->second.last_lost - std::min(loss->second.last_lost, base);
+  }
+
+  // A topic that came and went before the keeper's taps could open it has a channel that never
+  // had a message, its loss counted at its removal: in a dump whose window holds that moment.
+  void add_unread_topics() {
+    const std::uint64_t now = realtime_ns();
+    const std::uint64_t from = cutoff_ != 0 ? cutoff_ : now - std::min(now, impl_.header().window_ns.load());
+    for (const auto& [id, c] : known_) {
+      if (c.messages != 0 || c.lost == 0 || losses_.count(id) || c.last_realtime_ns < from) continue;
+      losses_[id] = detail::ChannelLoss{0, 0, c.lost, 0};
+    }
   }
 
   void add_losses(const detail::LossTable& table) {

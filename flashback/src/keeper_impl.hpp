@@ -85,6 +85,8 @@ class KeeperImpl {
   void measure_rates(std::uint64_t now_realtime);
   void watch_deaths();
   void watch_stalls(std::uint64_t now_realtime);
+  /// Counts in the store the topics that came and went before the taps could open them.
+  void count_removed_unread();
   void run_pending_dump();
   /// "" when a dump may be written now; else why not.
   std::string dump_refusal();

@@ -87,6 +87,22 @@ void KeeperImpl::control_loop() {
       next_death_check = now + 200'000'000ull;
     }
     if (options.on_stall_s > 0) watch_stalls(realtime_ns());
+    count_removed_unread();
+  }
+  count_removed_unread();
+}
+
+void KeeperImpl::count_removed_unread() {
+  if (!taps_) return;
+  for (const auto& r : taps_->take_removed_unread()) {
+    // On its name's channel; else a channel of its own, with no message: status lists it, and a
+    // dump of a window that holds its removal counts its messages lost.
+    std::optional<std::uint16_t> id;
+    for (const auto& t : impl_of(store).channels()) {
+      if (t.topic == r.topic && !t.name_damaged) id = t.channel_id;
+    }
+    if (!id) id = impl_of(store).channel_for(r.topic, "", 0, 0);
+    if (id) impl_of(store).count_lost_unread(*id, r.messages, r.removed_realtime_ns);
   }
 }
 

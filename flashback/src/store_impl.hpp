@@ -161,6 +161,10 @@ class StoreImpl {
   Result<std::optional<TopicType>> channel_type(std::uint16_t id) const;
 
   // Writing (the keeper only; any thread of its process).
+  /// Counts all `messages` of `channel` lost: a topic that came and went before the keeper's taps
+  /// could open it. A channel that never had a message takes `removed_realtime_ns` as its last
+  /// time, so that a dump whose window holds that moment shows the loss.
+  void count_lost_unread(std::uint16_t channel, std::uint64_t messages, std::uint64_t removed_realtime_ns);
   /// The channel id of a topic, registering it on first use; nullopt when the table is full.
   std::optional<std::uint16_t> channel_for(const std::string& topic, const std::string& mode, std::uint32_t depth,
                                            std::uint64_t max_payload, const TopicType& type = {});

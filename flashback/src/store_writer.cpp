@@ -176,6 +176,16 @@ std::optional<std::uint16_t> StoreImpl::channel_for(const std::string& topic, co
   return static_cast<std::uint16_t>(count);
 }
 
+void StoreImpl::count_lost_unread(std::uint16_t id, std::uint64_t messages, std::uint64_t removed_realtime_ns) {
+  // Under the staging lock, as a tap's own counting of the channel is.
+  std::lock_guard lock(staging_mutex_);
+  auto& c = channel(id);
+  c.lost.fetch_add(messages, std::memory_order_relaxed);
+  if (c.messages.load(std::memory_order_relaxed) == 0 && c.last_realtime_ns.load() < removed_realtime_ns) {
+    c.last_realtime_ns.store(removed_realtime_ns, std::memory_order_relaxed);
+  }
+}
+
 void StoreImpl::note_evicted(std::uint64_t number) {
   auto& h = header();
   auto& s = slot(number);

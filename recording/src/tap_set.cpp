@@ -81,7 +81,10 @@ void TapSetImpl::account_removed() {
       for (const auto& tap : taps_) {
         read = read || (descriptions_[tap->index].topic == t.topic && tap->created_realtime_ns == t.created_realtime_ns);
       }
-      if (!read) removed_unread_[t.topic] += t.published;
+      if (!read) {
+        removed_unread_[t.topic] += t.published;
+        removed_untaken_.push_back({t.topic, t.published, t.removed_realtime_ns});
+      }
     }
     if (!read) {
       recording::report(options_.events, EventKind::Warning, t.topic,
@@ -175,6 +178,13 @@ std::vector<TopicCounts> TapSetImpl::counts() const {
   return out;
 }
 
+std::vector<RemovedUnread> TapSetImpl::take_removed_unread() {
+  std::lock_guard lock(mutex_);
+  std::vector<RemovedUnread> out;
+  out.swap(removed_untaken_);
+  return out;
+}
+
 std::vector<TopicDescription> TapSetImpl::topics() const {
   std::lock_guard lock(mutex_);
   return descriptions_;
@@ -204,5 +214,6 @@ void TapSet::stop() { impl_->stop(); }
 Status TapSet::read_ready() { return impl_->read_ready(); }
 std::vector<TopicCounts> TapSet::counts() const { return impl_->counts(); }
 std::vector<TopicDescription> TapSet::topics() const { return impl_->topics(); }
+std::vector<RemovedUnread> TapSet::take_removed_unread() { return impl_->take_removed_unread(); }
 
 }  // namespace cerulion::recording

@@ -46,6 +46,7 @@ class TapSetImpl {
 
   std::vector<TopicCounts> counts() const;
   std::vector<TopicDescription> topics() const;
+  std::vector<RemovedUnread> take_removed_unread();
 
  private:
   /// Lists the domain and opens what the selection wants.
@@ -84,6 +85,7 @@ class TapSetImpl {
   std::set<std::string> said_;  // subject and message of each event said
   /// Per topic name, messages of topics removed before they were opened (counted as missed).
   std::map<std::string, std::uint64_t> removed_unread_;
+  std::vector<RemovedUnread> removed_untaken_;  ///< not yet handed to take_removed_unread()
   /// taps_.size() as the reader threads may see it: published after a tap is complete.
   std::atomic<std::size_t> tap_count_{0};
 

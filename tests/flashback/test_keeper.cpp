@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -242,4 +243,41 @@ TEST_CASE("A keeper's counters agree with its dump while it runs, after the traf
   auto caught_up = dump_and_read(*store);
   agree(caught_up);
   CHECK(caught_up.messages.size() >= killed.messages.size());
+}
+
+TEST_CASE("A keeper of every topic counts the messages of topics that came and went before its taps opened them",
+          "[flashback][keeper][removed]") {
+  TestDomain domain;
+  KeeperOptions options;
+  options.domain = domain.name;
+  options.selection.all = true;
+  options.limits.memory_bytes = 16 << 20;
+  auto keeper = Keeper::start(options);
+  requireOk(keeper.status());
+  // Created, published twice and left at once: faster than any discovery.
+  const int topics = 10;
+  PublisherOptions publisher_options;
+  publisher_options.topic.domain = domain.name;
+  for (int i = 0; i < topics; ++i) {
+    auto publisher = Publisher::create("/flash/t" + std::to_string(i), publisher_options);
+    requireOk(publisher.status());
+    requireOk(publisher->publish_copy(payload(0, 16)).status());
+    requireOk(publisher->publish_copy(payload(1, 16)).status());
+  }
+  // Each topic's two messages are held or counted lost, by status and by a dump alike.
+  auto per_topic = [](const auto& list) {
+    std::map<std::string, std::uint64_t> out;
+    for (const auto& t : list) out[t.topic] += t.messages + t.lost;
+    return out;
+  };
+  const std::map<std::string, std::uint64_t> all_two = [&] {
+    std::map<std::string, std::uint64_t> out;
+    for (int i = 0; i < topics; ++i) out["/flash/t" + std::to_string(i)] = 2;
+    return out;
+  }();
+  CHECK(cerulion::test::eventually([&] { return per_topic(keeper->status().topics) == all_two; }));
+  auto dump = dump_and_read(keeper->store());
+  CHECK(dump.problems.empty());
+  CHECK(per_topic(dump.summary.topics) == all_two);
+  keeper->stop();
 }

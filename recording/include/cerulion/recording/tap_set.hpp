@@ -109,6 +109,13 @@ struct TopicCounts {
   std::uint64_t published = 0;
 };
 
+/// A topic of a following set's selection that came and went before the set could open it.
+struct RemovedUnread {
+  std::string topic;
+  std::uint64_t messages = 0;  ///< all it held: missed (counted in TopicCounts::missed too)
+  std::uint64_t removed_realtime_ns = 0;
+};
+
 namespace detail {
 class TapSetImpl;
 }
@@ -137,6 +144,9 @@ class TapSet {
   /// came and went without being opened.
   std::vector<TopicCounts> counts() const;
   std::vector<TopicDescription> topics() const;
+  /// The topics that came and went unread since the last call, oldest first: for a reader that
+  /// keeps its own account (a flashback store) rather than asking counts().
+  std::vector<RemovedUnread> take_removed_unread();
 
  private:
   explicit TapSet(std::unique_ptr<detail::TapSetImpl> impl);
