@@ -156,3 +156,28 @@ TEST_CASE("GET / is the page, GET /channels.json the channels with their counts"
   CHECK_FALSE(channels[0].contains("size"));
   CHECK(test::http_get(live.port(), "/nothing").status == 404);
 }
+
+TEST_CASE("Topics that came and went before the view could open them are counted lost, and named", "[view][server][removed]") {
+  recording::EventQueue events;
+  view::ViewOptions options;
+  options.events = &events;
+  LiveServer live(options);
+  // Created, published twice and left at once: faster than the view's discovery.
+  const int topics = 10;
+  for (int i = 0; i < topics; ++i) {
+    auto pub = live.publisher("/flash/t" + std::to_string(i));
+    REQUIRE(pub.publish_text("a").ok());
+    REQUIRE(pub.publish_text("b").ok());
+  }
+  // Each topic the view never opened is said once by name, and its two messages are in `lost`.
+  std::uint64_t said = 0;
+  const bool counted = test::eventually([&] {
+    for (const auto& e : events.drain()) {
+      if (e.message.find("came and went before it could be read: 2 messages missed") != std::string::npos) ++said;
+    }
+    return said > 0 && live.server->counts().lost == 2 * said;
+  });
+  INFO("said " << said << ", lost " << live.server->counts().lost);
+  CHECK(counted);
+  CHECK(said <= static_cast<std::uint64_t>(topics));
+}

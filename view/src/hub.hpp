@@ -40,6 +40,9 @@ class Hub final : public recording::SampleSink {
   /// (a topic that existed before the server is read from its next message, which may be long in
   /// coming), unadvertises topics without one, reports drops and losses, takes each topic's rate from its listing.
   void tick();
+  /// Counts messages of a topic that came and went before the view's taps could open it: lost,
+  /// with no channel to show them on.
+  void count_removed_unread(std::uint64_t messages) { lost_.fetch_add(messages, std::memory_order_relaxed); }
   /// Bytes of a frame the I/O side wrote to a client.
   void note_sent(std::size_t bytes, bool message);
   void note_refused();

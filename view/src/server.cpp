@@ -377,6 +377,9 @@ class ViewServerImpl {
     timer_.async_wait([this](beast::error_code ec) {
       if (ec) return;
       hub_.tick();
+      if (taps_) {
+        for (const auto& r : taps_->take_removed_unread()) hub_.count_removed_unread(r.messages);
+      }
       write_status();
       tick_next();
     });

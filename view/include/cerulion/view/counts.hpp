@@ -29,7 +29,9 @@ struct ViewCounts {
   std::uint64_t messages_sent = 0;  ///< message frames written to clients
   std::uint64_t bytes_sent = 0;     ///< bytes of those frames
   std::uint64_t dropped = 0;        ///< messages dropped from client queues (clients behind)
-  std::uint64_t lost = 0;           ///< messages the view's taps never read (ChannelCounts::lost, all channels)
+  /// Messages the view's taps never read: ChannelCounts::lost of all channels, and the messages of
+  /// topics that came and went before the view could open them (named in its events).
+  std::uint64_t lost = 0;
   std::uint64_t connections = 0;    ///< WebSocket clients accepted since start
   std::uint64_t refused = 0;        ///< connections refused (too many clients, not the protocol)
   std::uint64_t queued_bytes = 0;   ///< payload bytes waiting in client queues now
