@@ -16,6 +16,7 @@
 #include "cerulion/core/options.hpp"
 #include "cerulion/core/publisher.hpp"
 #include "cerulion/flashback/dump.hpp"
+#include "cerulion/flashback/keeper.hpp"
 #include "cerulion/flashback/store.hpp"
 #include "cerulion/recorder/profile.hpp"
 #include "cerulion/recorder/reader.hpp"
@@ -36,6 +37,15 @@ struct TestDomain {
     for (const auto& s : flashback::list_stores(name)) ::unlink(s.path.c_str());
   }
 };
+
+/// A keeper's options for every topic of `domain`, with a store of `memory_bytes`.
+inline flashback::KeeperOptions keeper_of_all(const TestDomain& domain, std::uint64_t memory_bytes = 16 << 20) {
+  flashback::KeeperOptions options;
+  options.domain = domain.name;
+  options.selection.all = true;
+  options.limits.memory_bytes = memory_bytes;
+  return options;
+}
 
 /// Payload of message `sequence`: its number, then bytes derived from it (incompressible when
 /// `random`), `size` bytes in all.

@@ -22,11 +22,7 @@ using cerulion::test::pose_json_type;
 
 TEST_CASE("A flashback dump carries each topic's type, after its publisher and its topic are gone", "[flashback][types]") {
   TestDomain domain;
-  KeeperOptions options;
-  options.domain = domain.name;
-  options.selection.all = true;
-  options.limits.memory_bytes = 16 << 20;
-  auto keeper = Keeper::start(options);
+  auto keeper = Keeper::start(keeper_of_all(domain));
   requireOk(keeper.status());
   {
     PublisherOptions typed;

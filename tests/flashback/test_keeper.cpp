@@ -248,11 +248,7 @@ TEST_CASE("A keeper's counters agree with its dump while it runs, after the traf
 TEST_CASE("A keeper of every topic counts the messages of topics that came and went before its taps opened them",
           "[flashback][keeper][removed]") {
   TestDomain domain;
-  KeeperOptions options;
-  options.domain = domain.name;
-  options.selection.all = true;
-  options.limits.memory_bytes = 16 << 20;
-  auto keeper = Keeper::start(options);
+  auto keeper = Keeper::start(keeper_of_all(domain));
   requireOk(keeper.status());
   // Created, published twice and left at once: faster than any discovery.
   const int topics = 10;

@@ -33,13 +33,7 @@ using cerulion::test::kSecondNs;
 
 namespace {
 
-KeeperOptions small_keeper(const TestDomain& domain) {
-  KeeperOptions options;
-  options.domain = domain.name;
-  options.selection.all = true;
-  options.limits.memory_bytes = 8 << 20;
-  return options;
-}
+KeeperOptions small_keeper(const TestDomain& domain) { return keeper_of_all(domain, 8 << 20); }
 
 }  // namespace
 

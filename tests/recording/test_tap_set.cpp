@@ -23,6 +23,15 @@ using namespace std::chrono_literals;
 
 namespace {
 
+/// A set following every topic of `domain`, saying what it has to say to `events`.
+TapSetOptions every_topic_of(const TestDomain& domain, EventQueue& events) {
+  TapSetOptions o;
+  o.domain = domain.name;
+  o.selection.all = true;
+  o.events = &events;
+  return o;
+}
+
 int thread_count() {
   int n = 0;
   if (DIR* dir = ::opendir("/proc/self/task")) {
@@ -180,11 +189,7 @@ TEST_CASE("A tap set says once, as a problem, an entry of its domain it cannot r
   REQUIRE(::mkfifo(planted.c_str(), 0600) == 0);
   KeepingSink sink;
   EventQueue events;
-  TapSetOptions o;
-  o.domain = domain.name;
-  o.selection.all = true;
-  o.events = &events;
-  auto taps = TapSet::create(o, sink);
+  auto taps = TapSet::create(every_topic_of(domain, events), sink);
   REQUIRE(taps.ok());
   taps->start();
   // A topic that appears after start() is found by a second listing, which sees the FIFO again.
@@ -209,11 +214,7 @@ TEST_CASE("A tap set over every topic accounts for each topic that came and went
   TestDomain domain("taps_flash");
   KeepingSink sink;
   EventQueue events;
-  TapSetOptions o;
-  o.domain = domain.name;
-  o.selection.all = true;
-  o.events = &events;
-  auto taps = TapSet::create(o, sink);
+  auto taps = TapSet::create(every_topic_of(domain, events), sink);
   REQUIRE(taps.ok());
   taps->start();
   // Created, published twice and left at once, faster than any discovery: a one-shot publisher.
