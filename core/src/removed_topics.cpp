@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstring>
 #include <new>
+#include <thread>
 #include <sys/file.h>
 #include <sys/stat.h>
 
@@ -96,10 +97,16 @@ struct RemovedTopicLogImpl {
   ~RemovedTopicLogImpl() {
     if (file.fd() < 0) return;
     ::flock(file.fd(), LOCK_UN);
-    // The last listener removes it; one opening it meanwhile finds it gone and makes another.
-    if (::flock(file.fd(), LOCK_EX | LOCK_NB) == 0) {
-      if (same_file(file.fd(), path)) ::unlink(path.c_str());
-      ::flock(file.fd(), LOCK_UN);
+    // The last listener removes it; one opening it meanwhile finds it gone and makes another. A
+    // departing participant's look (an exclusive lock held for a moment) is waited out a little,
+    // so that it does not leave the log behind for clean.
+    for (int attempt = 0; attempt < 5; ++attempt) {
+      if (::flock(file.fd(), LOCK_EX | LOCK_NB) == 0) {
+        if (same_file(file.fd(), path)) ::unlink(path.c_str());
+        ::flock(file.fd(), LOCK_UN);
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
   }
 
