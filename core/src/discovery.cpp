@@ -300,6 +300,10 @@ Result<std::vector<CleanedSegment>> clean_domain(std::string_view domain, bool d
       }
       if (locked) s.control().unlinked.store(1);
       remove();
+      // A reader following the domain that never opened it hears of it, as of any topic removed.
+      if (const std::uint64_t published = s.control().published.load(); item.removed && published > 0) {
+        detail::note_removed_topic(domain, topic, published, s.config().created_realtime_ns);
+      }
       report.push_back(item);
     }
     if (locked) s.unlock();

@@ -174,9 +174,12 @@ void TopicSegment::detach(std::uint32_t index) {
     }
     anyone_left = true;
   }
-  if (!anyone_left) {
-    control_->unlinked.store(1, std::memory_order_release);
+  // Removed already (clean --force): its name may be a newer topic's by now, and its removal was
+  // noted then.
+  bool removed_here = false;
+  if (!anyone_left && control_->unlinked.exchange(1, std::memory_order_acq_rel) == 0) {
     ::unlink(shm_path(name_).c_str());
+    removed_here = true;
   }
   unlock();
   control_->room.notify();  // a lockstep publisher may have been waiting for this subscriber
@@ -184,7 +187,7 @@ void TopicSegment::detach(std::uint32_t index) {
   // A reader following the domain may not have joined it yet (a topic published once and left at
   // once): it hears of the topic and what it held from the domain's log.
   const std::uint64_t published = control_->published.load(std::memory_order_acquire);
-  if (!anyone_left && published > 0) note_removed_topic(domain(), topic_, published, config_->created_realtime_ns);
+  if (removed_here && published > 0) note_removed_topic(domain(), topic_, published, config_->created_realtime_ns);
 }
 
 std::uint32_t TopicSegment::evict_dead(bool force) {

@@ -7,6 +7,7 @@
 
 #include <csignal>
 #include <filesystem>
+#include <optional>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -138,4 +139,37 @@ TEST_CASE("clean removes a log whose listeners were killed, and leaves one that 
   CHECK((*cleaned)[0].removed);
   CHECK((*cleaned)[0].reason.find("log of removed topics") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(log_path(domain)));
+}
+
+TEST_CASE("A topic clean removes with messages in it is heard of once, like any removed topic", "[removed]") {
+  const std::string domain = unique_domain("removed_forced");
+  auto log = RemovedTopicLog::listen(domain);
+  REQUIRE(log.ok());
+  PublisherOptions o;
+  o.topic.domain = domain;
+  std::optional<Result<Publisher>> newer;
+  {
+    auto pub = Publisher::create("/forced", o);
+    REQUIRE(pub.ok());
+    REQUIRE(pub->publish_text("m").ok());
+    REQUIRE(pub->publish_text("n").ok());
+    auto cleaned = clean_domain(domain, false, "/forced");
+    REQUIRE(cleaned.ok());
+    REQUIRE(cleaned->size() == 1);
+    CHECK((*cleaned)[0].removed);
+    newer.emplace(Publisher::create("/forced", o));
+    REQUIRE(newer->ok());
+  }
+  // Its publisher, leaving the removed topic, neither noted it again nor removed the newer topic.
+  auto listing = list_topics(domain);
+  REQUIRE(listing.ok());
+  CHECK(listing->topics.size() == 1);
+  auto heard = log->take();
+  REQUIRE(heard.size() == 1);
+  CHECK(heard[0].topic == "/forced");
+  CHECK(heard[0].published == 2);
+  // A dry run removes nothing and notes nothing.
+  REQUIRE((*newer)->publish_text("m").ok());
+  REQUIRE(clean_domain(domain, true, "/forced").ok());
+  CHECK(log->take().empty());
 }
