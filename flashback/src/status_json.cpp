@@ -58,60 +58,56 @@ Json topics(const StoreStatus& st, const std::vector<TopicPublishers>& publisher
 
 }  // namespace
 
-std::string to_json(std::string_view name, std::string_view domain, const StoreStatus* st,
+std::string to_json(std::string_view name, std::string_view domain, const StoreStatus* status,
                     const std::vector<TopicPublishers>& publishers, std::uint64_t now_realtime_ns) {
-  const bool have = st != nullptr;
+  const StoreStatus none{};
+  const StoreStatus& st = status ? *status : none;
   Json j;
   j["name"] = name;
   j["domain"] = domain;
-  j["store"] = have ? Json(st->path) : Json(nullptr);
-  j["keeper_pid"] = or_null(have && st->keeper_pid != 0, have ? st->keeper_pid : 0);
-  j["alive"] = have && st->alive;
-  const bool up = have && st->alive && st->keeper_started_realtime_ns != 0 && now_realtime_ns >= st->keeper_started_realtime_ns;
-  j["uptime_s"] = or_null(up, up ? seconds(now_realtime_ns - st->keeper_started_realtime_ns) : 0.0);
-  j["keeper_stopped_realtime_ns"] =
-      or_null(have && st->keeper_stopped_realtime_ns != 0, have ? st->keeper_stopped_realtime_ns : 0);
-  const bool said = have && !st->keeper.dump_dir.empty();
-  j["dump_dir"] = said ? Json(st->keeper.dump_dir) : Json(nullptr);
-  j["triggers"] = said ? triggers(st->keeper) : Json(nullptr);
-  if (!have) {  // the same keys, each null
-    for (const char* key : {"window_s", "window_limit_s", "window_cut", "memory_bytes", "staged_bytes", "memory_limit_bytes",
-                            "memory_usable_bytes", "memory_committed_bytes", "shm_free_bytes", "compression_ratio", "chunks",
-                            "messages", "dumps", "dumps_refused", "last_dump", "chunks_evicted", "chunks_dropped",
-                            "chunks_stored_raw", "messages_dropped", "damaged_chunks", "damaged_messages"}) {
-      j[key] = nullptr;
-    }
-    j["topics"] = Json::array();
-    return j.dump();
-  }
-  j["window_s"] = st->window_end_ns > st->window_start_ns ? seconds(st->window_end_ns - st->window_start_ns) : 0.0;
-  j["window_limit_s"] = st->window_limit_s;
-  const char* cut = cut_name(st->window_cut);
+  j["store"] = st.path;
+  j["keeper_pid"] = or_null(st.keeper_pid != 0, st.keeper_pid);
+  j["alive"] = st.alive;
+  const bool up = st.alive && st.keeper_started_realtime_ns != 0 && now_realtime_ns >= st.keeper_started_realtime_ns;
+  j["uptime_s"] = or_null(up, up ? seconds(now_realtime_ns - st.keeper_started_realtime_ns) : 0.0);
+  j["keeper_stopped_realtime_ns"] = or_null(st.keeper_stopped_realtime_ns != 0, st.keeper_stopped_realtime_ns);
+  const bool said = !st.keeper.dump_dir.empty();
+  j["dump_dir"] = or_null(said, st.keeper.dump_dir);
+  j["triggers"] = said ? triggers(st.keeper) : Json(nullptr);
+  j["window_s"] = st.window_end_ns > st.window_start_ns ? seconds(st.window_end_ns - st.window_start_ns) : 0.0;
+  j["window_limit_s"] = st.window_limit_s;
+  const char* cut = cut_name(st.window_cut);
   j["window_cut"] = cut ? Json(cut) : Json(nullptr);
-  j["memory_bytes"] = st->memory_bytes;
-  j["staged_bytes"] = st->staged_bytes;
-  j["memory_limit_bytes"] = st->memory_limit_bytes;
-  j["memory_usable_bytes"] = st->memory_usable_bytes;
-  j["memory_committed_bytes"] = st->memory_committed_bytes;
-  j["shm_free_bytes"] = st->shm_free_bytes;
-  j["compression_ratio"] = st->compression_ratio;
-  j["chunks"] = st->chunks;
-  j["messages"] = st->messages;
-  j["dumps"] = st->dumps;
-  j["dumps_refused"] = st->dumps_refused;
-  if (st->last_dump) {
-    const auto& d = *st->last_dump;
+  j["memory_bytes"] = st.memory_bytes;
+  j["staged_bytes"] = st.staged_bytes;
+  j["memory_limit_bytes"] = st.memory_limit_bytes;
+  j["memory_usable_bytes"] = st.memory_usable_bytes;
+  j["memory_committed_bytes"] = st.memory_committed_bytes;
+  j["shm_free_bytes"] = st.shm_free_bytes;
+  j["compression_ratio"] = st.compression_ratio;
+  j["chunks"] = st.chunks;
+  j["messages"] = st.messages;
+  j["dumps"] = st.dumps;
+  j["dumps_refused"] = st.dumps_refused;
+  if (st.last_dump) {
+    const auto& d = *st.last_dump;
     j["last_dump"] = {{"path", d.path}, {"trigger", d.trigger}, {"written_realtime_ns", d.realtime_ns}, {"messages", d.messages}};
   } else {
     j["last_dump"] = nullptr;
   }
-  j["chunks_evicted"] = st->chunks_evicted;
-  j["chunks_dropped"] = st->chunks_dropped;
-  j["chunks_stored_raw"] = st->chunks_stored_raw;
-  j["messages_dropped"] = st->messages_dropped;
-  j["damaged_chunks"] = st->damaged_chunks;
-  j["damaged_messages"] = st->damaged_messages;
-  j["topics"] = topics(*st, publishers);
+  j["chunks_evicted"] = st.chunks_evicted;
+  j["chunks_dropped"] = st.chunks_dropped;
+  j["chunks_stored_raw"] = st.chunks_stored_raw;
+  j["messages_dropped"] = st.messages_dropped;
+  j["damaged_chunks"] = st.damaged_chunks;
+  j["damaged_messages"] = st.damaged_messages;
+  j["topics"] = topics(st, publishers);
+  if (!status) {
+    // No store: the same keys, every figure null.
+    for (auto& [key, value] : j.items()) {
+      if (key != "name" && key != "domain" && key != "alive" && key != "topics") value = nullptr;
+    }
+  }
   return j.dump();
 }
 
